@@ -1,0 +1,1 @@
+"""The kernel: events, store, determinism primitives, state and snapshots. Knows no domain."""

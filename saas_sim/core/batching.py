@@ -1,0 +1,278 @@
+"""Group commit: plan many appends as one transaction, resolve each caller separately.
+
+Backends share this logic. A backend opens a transaction and takes its write
+lock, fetches the heads of the touched streams, the already-seen command ids
+and the last global position, then asks `plan_batch` what to write. Each
+request gets its own outcome: an `AppendResult`, a `ConcurrencyError` or an
+`IdempotencyConflictError`. A failed request never affects its neighbours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from saas_sim.core.events import GENESIS_HASH, PendingEvent, RecordedEvent, chain_hash
+from saas_sim.errors import (
+    ConcurrencyError,
+    IdempotencyConflictError,
+    StoreClosedError,
+    StoreError,
+)
+
+__all__ = [
+    "AppendRequest",
+    "AppendResult",
+    "BatchPlan",
+    "CommandRecord",
+    "GroupCommitter",
+    "StreamHead",
+    "match_committed",
+    "plan_batch",
+]
+
+EventRowTuple = tuple[int, str, int, str, int, bytes, str | None, str | None, str, str]
+"""(global_position, stream_id, version, event_type, schema_version, payload, sim_time,
+command_id, prev_hash, hash): the column order of every backend's insert."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """What an append wrote (or, for a repeated command, what it wrote the first time).
+
+    Attributes:
+        stream_id: The stream appended to.
+        first_version: The version of the first event written.
+        last_version: The version of the last event written; the stream's new version.
+        first_position: The global position of the first event.
+        last_position: The global position of the last event.
+        head_hash: The chain hash of the last event written.
+        deduplicated: True when this result repeats an earlier command's result.
+    """
+
+    stream_id: str
+    first_version: int
+    last_version: int
+    first_position: int
+    last_position: int
+    head_hash: str
+    deduplicated: bool = False
+
+    @property
+    def positions(self) -> range:
+        """The global positions written, in order."""
+        return range(self.first_position, self.last_position + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamHead:
+    """A stream's current version and last chain hash."""
+
+    version: int
+    head_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """A stored idempotent command."""
+
+    command_id: str
+    stream_id: str
+    fingerprint: str
+    first_version: int
+    last_version: int
+    first_position: int
+    last_position: int
+    head_hash: str
+
+    def result(self) -> AppendResult:
+        """Returns the original result, marked as deduplicated."""
+        return AppendResult(
+            self.stream_id,
+            self.first_version,
+            self.last_version,
+            self.first_position,
+            self.last_position,
+            self.head_hash,
+            deduplicated=True,
+        )
+
+
+@dataclass(slots=True)
+class AppendRequest:
+    """One caller's append, waiting in the group-commit queue."""
+
+    stream_id: str
+    expected_version: int | None
+    command_id: str | None
+    pending: tuple[PendingEvent, ...]
+    future: asyncio.Future[AppendResult]
+    fingerprint: str = ""
+
+    def __post_init__(self) -> None:
+        h = hashlib.sha256(self.stream_id.encode())
+        h.update(b"\x1f%d" % (-1 if self.expected_version is None else self.expected_version))
+        for p in self.pending:
+            h.update(b"\x1e" + p.event_type.encode() + b"\x1f%d\x1f" % p.schema_version)
+            h.update((p.sim_time or "").encode() + b"\x1f" + p.payload)
+        self.fingerprint = h.hexdigest()
+
+
+@dataclass(slots=True)
+class BatchPlan:
+    """The rows one transaction must write, and each request's outcome."""
+
+    event_rows: list[EventRowTuple] = field(default_factory=list)
+    heads: dict[str, StreamHead] = field(default_factory=dict)
+    commands: list[CommandRecord] = field(default_factory=list)
+    outcomes: list[AppendResult | StoreError] = field(default_factory=list)
+
+
+def plan_batch(
+    requests: Sequence[AppendRequest],
+    heads: Mapping[str, StreamHead],
+    commands: Mapping[str, CommandRecord],
+    last_position: int,
+) -> BatchPlan:
+    """Decides what a batch writes. Pure: the same inputs give the same plan.
+
+    Args:
+        requests: The appends, in queue order (which becomes commit order).
+        heads: The current head of each touched stream that exists.
+        commands: The stored commands among the requests' command ids.
+        last_position: The highest global position already stored.
+    """
+    plan = BatchPlan()
+    live_heads = dict(heads)
+    seen_commands = dict(commands)
+    position = last_position
+    for req in requests:
+        if req.command_id is not None and req.command_id in seen_commands:
+            record = seen_commands[req.command_id]
+            if record.fingerprint != req.fingerprint:
+                plan.outcomes.append(IdempotencyConflictError(req.command_id))
+            else:
+                plan.outcomes.append(record.result())
+            continue
+        head = live_heads.get(req.stream_id, StreamHead(0, GENESIS_HASH))
+        if req.expected_version is not None and req.expected_version != head.version:
+            plan.outcomes.append(
+                ConcurrencyError(req.stream_id, req.expected_version, head.version)
+            )
+            continue
+        prev = head.head_hash
+        version = head.version
+        first_position = position + 1
+        for p in req.pending:
+            version += 1
+            position += 1
+            h = chain_hash(prev, version, p.event_type, p.schema_version, p.sim_time, p.payload)
+            plan.event_rows.append(
+                (position, req.stream_id, version, p.event_type, p.schema_version, p.payload,
+                 p.sim_time, req.command_id, prev, h)
+            )
+            prev = h
+        live_heads[req.stream_id] = plan.heads[req.stream_id] = StreamHead(version, prev)
+        result = AppendResult(
+            req.stream_id, head.version + 1, version, first_position, position, prev
+        )
+        if req.command_id is not None:
+            record = CommandRecord(
+                req.command_id, req.stream_id, req.fingerprint, result.first_version,
+                result.last_version, result.first_position, result.last_position, prev,
+            )
+            plan.commands.append(record)
+            seen_commands[req.command_id] = record
+        plan.outcomes.append(result)
+    return plan
+
+
+def match_committed(req: AppendRequest, stored: Sequence[RecordedEvent]) -> AppendResult | None:
+    """Returns the result if `stored` is exactly what `req` would have written.
+
+    Used after a connection dropped during COMMIT: the outcome is unknown, and
+    a request without a command id is recognised by its chain hashes instead.
+    """
+    if req.expected_version is None or len(stored) != len(req.pending) or not stored:
+        return None
+    prev = stored[0].prev_hash
+    version = req.expected_version
+    for p, row in zip(req.pending, stored, strict=True):
+        version += 1
+        h = chain_hash(prev, version, p.event_type, p.schema_version, p.sim_time, p.payload)
+        if row.version != version or row.hash != h:
+            return None
+        prev = h
+    return AppendResult(
+        req.stream_id, stored[0].version, stored[-1].version, stored[0].global_position,
+        stored[-1].global_position, prev, deduplicated=True,
+    )
+
+
+CommitFn = Callable[[list[AppendRequest]], Awaitable[None]]
+
+
+class GroupCommitter:
+    """One writer task that drains the queue into batches and commits each in one transaction.
+
+    Args:
+        commit: The backend's batch commit. It must resolve every request's future.
+        max_events: The most events one transaction takes.
+    """
+
+    def __init__(self, commit: CommitFn, *, max_events: int = 4000) -> None:
+        self._commit = commit
+        self._max_events = max_events
+        self._queue: asyncio.Queue[AppendRequest | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    async def submit(self, req: AppendRequest) -> AppendResult:
+        """Queues a request and waits for its own outcome."""
+        if self._closed:
+            raise StoreClosedError("the store is closed")
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name="saas-sim-group-commit"
+            )
+        self._queue.put_nowait(req)
+        return await req.future
+
+    async def close(self) -> None:
+        """Commits what is queued, then stops the writer task. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._task is not None:
+            self._queue.put_nowait(None)
+            await self._task
+
+    async def _run(self) -> None:
+        stop = False
+        while not stop:
+            first = await self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            events = len(first.pending)
+            while events < self._max_events and not self._queue.empty():
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+                events += len(nxt.pending)
+            try:
+                await self._commit(batch)
+            except Exception as exc:  # the writer must survive; every caller gets the error
+                for req in batch:
+                    if not req.future.done():
+                        req.future.set_exception(
+                            exc if isinstance(exc, StoreError) else StoreError(f"append failed: {exc!r}")
+                        )
+            finally:
+                for req in batch:
+                    if not req.future.done():
+                        req.future.set_exception(StoreError("append was not resolved by the backend"))

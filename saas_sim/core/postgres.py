@@ -1,0 +1,303 @@
+"""The PostgreSQL backend (asyncpg): the scale-out store.
+
+* Appenders are serialized by `pg_advisory_xact_lock`, held until COMMIT. A
+  transaction takes its global positions only after the previous holder has
+  committed, so insert order equals commit order, and a tailing reader that
+  advances to the highest position it saw never skips a late commit. There is
+  no time-based gap detection anywhere.
+* One writer task group-commits many streams per transaction with set-based
+  statements (`unnest`), one round trip each.
+* `lock_timeout` and `idle_in_transaction_session_timeout` are set on every
+  connection, so a stuck peer cannot hang us forever.
+* A dropped connection is retried a bounded number of times. When a COMMIT's
+  outcome is unknown, a retried request is recognised by its command id, or,
+  without one, by its chain hashes: no duplicates either way.
+* `?schema=NAME` puts the tables in a schema of their own (tests use this);
+  `?pgbouncer=true` turns off prepared statements for transaction pooling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import asyncpg
+
+from saas_sim.core.batching import (
+    AppendRequest,
+    BatchPlan,
+    CommandRecord,
+    StreamHead,
+    match_committed,
+    plan_batch,
+)
+from saas_sim.core.events import EventRegistry, RecordedEvent
+from saas_sim.core.schema import ddl_statements
+from saas_sim.core.store import EventStore, Snapshot, StoreUrl
+from saas_sim.errors import ConcurrencyError, StoreError, StoreUnavailableError, UsageError
+
+__all__ = ["PostgresEventStore"]
+
+T = TypeVar("T")
+
+_RETRIES = 6
+_BACKOFF_S = 0.05
+_CONNECTION_ERRORS: tuple[type[Exception], ...] = (
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.InterfaceError,
+    ConnectionError,
+    OSError,
+)
+_RETRYABLE_WRITE: tuple[type[Exception], ...] = (*_CONNECTION_ERRORS, StoreUnavailableError)
+_EVENT_COLUMNS = (
+    "global_position, stream_id, version, event_type, schema_version, payload, sim_time, "
+    "command_id, prev_hash, hash"
+)
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def _record(row: Any) -> RecordedEvent:
+    return RecordedEvent(
+        global_position=row[0], stream_id=row[1], version=row[2], event_type=row[3],
+        schema_version=row[4], payload=bytes(row[5]), sim_time=row[6], command_id=row[7],
+        prev_hash=row[8], hash=row[9],
+    )
+
+
+class PostgresEventStore(EventStore):
+    """An `EventStore` in PostgreSQL."""
+
+    backend = "postgresql"
+
+    def __init__(self, url: str, registry: EventRegistry, parsed: StoreUrl) -> None:
+        super().__init__(url, registry)
+        self.dsn = parsed.target
+        self.schema = parsed.options.get("schema", "public")
+        if not _SCHEMA_NAME.match(self.schema):
+            raise UsageError(f"schema {self.schema!r} must be a lowercase SQL identifier")
+        self._statement_cache = 0 if parsed.options.get("pgbouncer", "").lower() == "true" else 100
+        digest = hashlib.sha256(f"saas_sim.events:{self.schema}".encode()).digest()
+        self.lock_key = int.from_bytes(digest[:8], "big", signed=True)
+        self._pool: asyncpg.Pool | None = None
+        self._writer: asyncpg.Connection | None = None
+
+    def _settings(self) -> dict[str, str]:
+        return {
+            "search_path": self.schema,
+            "lock_timeout": "15s",
+            "idle_in_transaction_session_timeout": "60s",
+        }
+
+    async def _connect(self) -> asyncpg.Connection:
+        try:
+            return await asyncpg.connect(
+                self.dsn, server_settings=self._settings(),
+                statement_cache_size=self._statement_cache, timeout=10,
+            )
+        except (*_CONNECTION_ERRORS, asyncpg.exceptions.PostgresError) as exc:
+            raise StoreUnavailableError(f"cannot connect to PostgreSQL: {exc}") from exc
+
+    async def _open(self) -> None:
+        setup = await self._connect()
+        try:
+            async with setup.transaction():
+                await setup.execute("SELECT pg_advisory_xact_lock($1)", self.lock_key)
+                await setup.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
+                for statement in ddl_statements("postgresql"):
+                    await setup.execute(statement)
+        finally:
+            await setup.close()
+        try:
+            self._pool = await asyncpg.create_pool(
+                self.dsn, min_size=1, max_size=4, server_settings=self._settings(),
+                statement_cache_size=self._statement_cache, timeout=10,
+            )
+        except _CONNECTION_ERRORS as exc:
+            raise StoreUnavailableError(f"cannot connect to PostgreSQL: {exc}") from exc
+
+    async def _close(self) -> None:
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                await self._writer.close(timeout=5)
+            self._writer = None
+        if self._pool is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._pool.close(), timeout=10)
+            self._pool = None
+
+    async def _retrying(self, op: Callable[[], Awaitable[T]]) -> T:
+        """Runs a read, retrying on a dropped connection a bounded number of times."""
+        for attempt in range(_RETRIES):
+            try:
+                return await op()
+            except _CONNECTION_ERRORS as exc:
+                if attempt == _RETRIES - 1:
+                    raise StoreUnavailableError(f"PostgreSQL unreachable: {exc}") from exc
+                await asyncio.sleep(_BACKOFF_S * 2**attempt)
+        raise AssertionError("unreachable")
+
+    async def _fetch(self, sql: str, *args: Any) -> list[Any]:
+        pool = self._pool
+        if pool is None:
+            raise StoreError("store is not open")
+
+        async def op() -> list[Any]:
+            return list(await pool.fetch(sql, *args))
+
+        return await self._retrying(op)
+
+    # read side ---------------------------------------------------------------
+    async def _read_stream(self, stream_id: str, after: int) -> list[RecordedEvent]:
+        rows = await self._fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version",
+            stream_id, after,
+        )
+        return [_record(r) for r in rows]
+
+    async def _read_all(self, after: int, limit: int) -> list[RecordedEvent]:
+        rows = await self._fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE global_position > $1 "
+            "ORDER BY global_position LIMIT $2",
+            after, limit,
+        )
+        return [_record(r) for r in rows]
+
+    async def _stream_version(self, stream_id: str) -> int:
+        rows = await self._fetch("SELECT version FROM streams WHERE stream_id = $1", stream_id)
+        return int(rows[0][0]) if rows else 0
+
+    async def _load_snapshot(self, stream_id: str, max_version: int | None) -> Snapshot | None:
+        rows = await self._fetch(
+            "SELECT stream_id, version, schema_version, state, state_hash, event_hash FROM snapshots "
+            "WHERE stream_id = $1 AND version <= $2 ORDER BY version DESC LIMIT 1",
+            stream_id, 2**31 - 1 if max_version is None else max_version,
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return Snapshot(r[0], r[1], r[2], bytes(r[3]), r[4], r[5])
+
+    async def _save_snapshot(self, snapshot: Snapshot) -> None:
+        pool = self._pool
+        if pool is None:
+            raise StoreError("store is not open")
+
+        async def op() -> None:
+            await pool.execute(
+                "INSERT INTO snapshots (stream_id, version, schema_version, state, state_hash, "
+                "event_hash) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (stream_id, version) DO "
+                "UPDATE SET schema_version = EXCLUDED.schema_version, state = EXCLUDED.state, "
+                "state_hash = EXCLUDED.state_hash, event_hash = EXCLUDED.event_hash",
+                snapshot.stream_id, snapshot.version, snapshot.schema_version, snapshot.state,
+                snapshot.state_hash, snapshot.event_hash,
+            )
+
+        await self._retrying(op)
+
+    # write side --------------------------------------------------------------
+    async def _commit_batch(self, requests: list[AppendRequest]) -> None:
+        plan: BatchPlan | None = None
+        for attempt in range(_RETRIES):
+            try:
+                if self._writer is None or self._writer.is_closed():
+                    self._writer = await self._connect()
+                plan = await self._commit_once(self._writer, requests, recovering=attempt > 0)
+                break
+            except _RETRYABLE_WRITE as exc:
+                if self._writer is not None:
+                    self._writer.terminate()
+                    self._writer = None
+                if attempt == _RETRIES - 1:
+                    raise StoreUnavailableError(
+                        f"PostgreSQL append failed after {_RETRIES} attempts: {exc}"
+                    ) from exc
+                await asyncio.sleep(_BACKOFF_S * 2**attempt)
+            except asyncpg.exceptions.PostgresError as exc:
+                raise StoreError(f"PostgreSQL append failed: {exc}") from exc
+        if plan is None:
+            raise StoreError("PostgreSQL append produced no plan")
+        for req, outcome in zip(requests, plan.outcomes, strict=True):
+            if req.future.done():
+                continue
+            if isinstance(outcome, Exception):
+                req.future.set_exception(outcome)
+            else:
+                req.future.set_result(outcome)
+
+    async def _commit_once(
+        self, conn: asyncpg.Connection, requests: list[AppendRequest], *, recovering: bool
+    ) -> BatchPlan:
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", self.lock_key)
+            stream_ids = sorted({r.stream_id for r in requests})
+            heads = {
+                r[0]: StreamHead(r[1], r[2])
+                for r in await conn.fetch(
+                    "SELECT stream_id, version, head_hash FROM streams WHERE stream_id = ANY($1::text[])",
+                    stream_ids,
+                )
+            }
+            command_ids = sorted({r.command_id for r in requests if r.command_id is not None})
+            commands: dict[str, CommandRecord] = {}
+            if command_ids:
+                for r in await conn.fetch(
+                    "SELECT command_id, stream_id, fingerprint, first_version, last_version, "
+                    "first_position, last_position, head_hash FROM commands "
+                    "WHERE command_id = ANY($1::text[])",
+                    command_ids,
+                ):
+                    commands[r[0]] = CommandRecord(*r)
+            last = await conn.fetchval("SELECT COALESCE(MAX(global_position), 0) FROM events")
+            plan = plan_batch(requests, heads, commands, int(last))
+            if recovering:
+                await self._recover(conn, requests, plan)
+            if plan.event_rows:
+                cols = list(zip(*plan.event_rows, strict=True))
+                await conn.execute(
+                    f"INSERT INTO events ({_EVENT_COLUMNS}) SELECT * FROM unnest($1::bigint[], "
+                    "$2::text[], $3::int[], $4::text[], $5::int[], $6::bytea[], $7::text[], "
+                    "$8::text[], $9::text[], $10::text[])",
+                    *[list(c) for c in cols],
+                )
+                await conn.execute(
+                    "INSERT INTO streams (stream_id, version, head_hash) SELECT * FROM "
+                    "unnest($1::text[], $2::int[], $3::text[]) ON CONFLICT (stream_id) DO UPDATE "
+                    "SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash",
+                    list(plan.heads), [h.version for h in plan.heads.values()],
+                    [h.head_hash for h in plan.heads.values()],
+                )
+            if plan.commands:
+                await conn.execute(
+                    "INSERT INTO commands (command_id, stream_id, fingerprint, first_version, "
+                    "last_version, first_position, last_position, head_hash) SELECT * FROM "
+                    "unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], "
+                    "$6::bigint[], $7::bigint[], $8::text[])",
+                    *[list(c) for c in zip(*[
+                        (c.command_id, c.stream_id, c.fingerprint, c.first_version, c.last_version,
+                         c.first_position, c.last_position, c.head_hash) for c in plan.commands
+                    ], strict=True)],
+                )
+        return plan
+
+    async def _recover(
+        self, conn: asyncpg.Connection, requests: list[AppendRequest], plan: BatchPlan
+    ) -> None:
+        """After an unknown COMMIT outcome, turns conflicts that are our own writes into successes."""
+        for i, (req, outcome) in enumerate(zip(requests, plan.outcomes, strict=True)):
+            if not isinstance(outcome, ConcurrencyError) or req.expected_version is None:
+                continue
+            rows = await conn.fetch(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 "
+                "AND version <= $3 ORDER BY version",
+                req.stream_id, req.expected_version, req.expected_version + len(req.pending),
+            )
+            matched = match_committed(req, [_record(r) for r in rows])
+            if matched is not None:
+                plan.outcomes[i] = matched

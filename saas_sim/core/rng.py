@@ -1,0 +1,59 @@
+"""Seed trees, named random streams and seeded Faker instances.
+
+Every random choice in saas_sim descends from one root seed through a tree of
+names: `child = sha256(f"{parent}:{name}")`. Python's `hash()` is salted per
+process, so it is never used; sha256 gives the same tree everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+
+from faker import Faker
+
+__all__ = ["SeedTree", "derive_seed"]
+
+
+def derive_seed(parent: str, name: str) -> str:
+    """Returns the hex sha256 seed of child `name` under `parent`."""
+    return hashlib.sha256(f"{parent}:{name}".encode()).hexdigest()
+
+
+class SeedTree:
+    """A node in the seed tree.
+
+    Args:
+        seed: The root seed (an int or a string) or a derived hex seed.
+    """
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int | str) -> None:
+        self.seed = str(seed)
+
+    def child(self, name: str) -> SeedTree:
+        """Returns the subtree for `name`."""
+        return SeedTree(derive_seed(self.seed, name))
+
+    def int_seed(self, bits: int = 64) -> int:
+        """Returns this node's seed as a non-negative integer of at most `bits` bits."""
+        digest = hashlib.sha256(self.seed.encode()).digest()
+        return int.from_bytes(digest, "big") >> (256 - bits)
+
+    def random(self, name: str) -> random.Random:
+        """Returns a fresh `random.Random` stream seeded by child `name`."""
+        return random.Random(self.child(name).int_seed())
+
+    def faker(self, name: str, locales: Sequence[str] = ("en_US",)) -> Faker:
+        """Returns a Faker instance seeded by child `name`.
+
+        Faker's output depends on its release, which is why the project pins it.
+        """
+        fake = Faker(list(locales))
+        fake.seed_instance(self.child(name).int_seed())
+        return fake
+
+    def __repr__(self) -> str:
+        return f"SeedTree({self.seed[:12]}...)"

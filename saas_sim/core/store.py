@@ -1,0 +1,326 @@
+"""The async `EventStore` interface and `open_store(url)`.
+
+Three URLs open a store:
+
+* `sqlite+aiosqlite:///path/events.db` (the embedded default; add `?durable=true`
+  for `synchronous=FULL`, `?busy_timeout_ms=N` to change the lock wait);
+* `sqlite+aiosqlite:///:memory:`;
+* `postgresql+asyncpg://user@host:port/db` (add `?schema=NAME` to use a schema
+  of its own).
+
+Every backend keeps the same contract: atomic appends checked against
+`expected_version`, idempotent `command_id`s, strictly increasing global
+positions in commit order, and a per-stream hash chain verified on read.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+from urllib.parse import parse_qs, urlsplit
+
+from saas_sim.core.batching import AppendRequest, AppendResult, GroupCommitter
+from saas_sim.core.events import DEFAULT_REGISTRY, Event, EventRegistry, RecordedEvent
+from saas_sim.errors import IntegrityError, InvalidStoreUrlError, StoreClosedError, UsageError
+
+__all__ = ["MAX_STREAM_ID", "EventStore", "Snapshot", "StoreUrl", "open_store", "verify_chain"]
+
+MAX_STREAM_ID = 255
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A serialized state of a stream at a version.
+
+    Attributes:
+        stream_id: The stream the state was folded from.
+        version: The last stream version folded into the state.
+        schema_version: The state encoding's version; a mismatch means replay.
+        state: The encoded state.
+        state_hash: The content hash of the state, checked on load.
+        event_hash: The chain hash of the stream at `version`.
+    """
+
+    stream_id: str
+    version: int
+    schema_version: int
+    state: bytes
+    state_hash: str
+    event_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoreUrl:
+    """A parsed store URL."""
+
+    backend: str
+    target: str
+    options: dict[str, str]
+
+    @classmethod
+    def parse(cls, url: str) -> StoreUrl:
+        """Parses and validates a store URL.
+
+        Raises:
+            InvalidStoreUrlError: The URL is not a string or names no supported backend.
+        """
+        if not isinstance(url, str) or not url:
+            raise InvalidStoreUrlError(f"store URL must be a non-empty string, got {url!r}")
+        scheme, sep, rest = url.partition("://")
+        if not sep:
+            raise InvalidStoreUrlError(f"store URL {url!r} has no scheme (expected sqlite+aiosqlite:// or postgresql+asyncpg://)")
+        path, _, query = rest.partition("?")
+        options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
+        if scheme in ("sqlite+aiosqlite", "sqlite"):
+            if not path.startswith("/"):
+                raise InvalidStoreUrlError(f"SQLite URL {url!r} must look like sqlite+aiosqlite:///path.db")
+            target = path[1:]
+            if not target:
+                raise InvalidStoreUrlError(f"SQLite URL {url!r} names no file (use /:memory: for memory)")
+            return cls("sqlite", target, options)
+        if scheme in ("postgresql+asyncpg", "postgresql", "postgres"):
+            parts = urlsplit("postgresql://" + rest)
+            if not parts.hostname and not parts.path.strip("/"):
+                raise InvalidStoreUrlError(f"PostgreSQL URL {url!r} names no host or database")
+            return cls("postgresql", "postgresql://" + path, options)
+        raise InvalidStoreUrlError(
+            f"unsupported store URL scheme {scheme!r}; use sqlite+aiosqlite or postgresql+asyncpg"
+        )
+
+
+def verify_chain(rows: Sequence[RecordedEvent], prev_hash: str | None) -> None:
+    """Checks each row's own hash and its link to the previous row of the stream.
+
+    Raises:
+        IntegrityError: A row was altered, naming its stream and version.
+    """
+    for row in rows:
+        if prev_hash is not None and row.prev_hash != prev_hash:
+            raise IntegrityError(row.stream_id, row.version, "hash chain broken (prev_hash mismatch)")
+        if not row.verify():
+            raise IntegrityError(row.stream_id, row.version, "stored event does not match its hash")
+        prev_hash = row.hash
+
+
+def _check_stream_id(stream_id: object) -> str:
+    if not isinstance(stream_id, str):
+        raise UsageError(f"stream_id must be a str, got {type(stream_id).__name__}")
+    if not stream_id or len(stream_id) > MAX_STREAM_ID:
+        raise UsageError(f"stream_id must be 1-{MAX_STREAM_ID} characters")
+    return stream_id
+
+
+def _check_count(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 0:
+        raise UsageError(f"{name} must be >= 0, got {value}")
+    return value
+
+
+class EventStore(abc.ABC):
+    """An append-only, hash-chained event log. Open one with `open_store(url)`.
+
+    Use it as an async context manager, or call `close()`: engines and
+    connections are always released, so nothing hangs at exit.
+    """
+
+    backend: str = ""
+
+    def __init__(self, url: str, registry: EventRegistry) -> None:
+        self.url = url
+        self.registry = registry
+        self._closed = False
+        self._committer = GroupCommitter(self._commit_batch)
+
+    # lifecycle ---------------------------------------------------------------
+    @abc.abstractmethod
+    async def _open(self) -> None: ...
+
+    @abc.abstractmethod
+    async def _close(self) -> None: ...
+
+    async def close(self) -> None:
+        """Flushes queued appends and releases every connection. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._committer.close()
+        finally:
+            await self._close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close()` was called."""
+        return self._closed
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError(f"store {self.url!r} is closed")
+
+    # writes ------------------------------------------------------------------
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[Event],
+        expected_version: int | None,
+        command_id: str | None = None,
+        *,
+        sim_time: datetime | None = None,
+    ) -> AppendResult:
+        """Appends events to a stream atomically.
+
+        Args:
+            stream_id: The stream to append to (1-255 characters).
+            events: Registered events, at least one.
+            expected_version: The version the stream must have now (0 for a new
+                stream), or None to append at whatever the head is.
+            command_id: An idempotency key. Repeating it returns the original
+                result and writes nothing.
+            sim_time: The simulated instant recorded with every event.
+
+        Raises:
+            ConcurrencyError: The stream's version is not `expected_version`.
+            IdempotencyConflictError: `command_id` was used for different events.
+            UsageError: An argument is malformed; nothing is written.
+            StoreClosedError: The store was closed.
+        """
+        self._check_open()
+        _check_stream_id(stream_id)
+        if expected_version is not None:
+            _check_count("expected_version", expected_version)
+        if command_id is not None and (not isinstance(command_id, str) or not command_id):
+            raise UsageError("command_id must be a non-empty str or None")
+        if not isinstance(events, list | tuple) or not events:
+            raise UsageError("events must be a non-empty sequence of Event")
+        pending = tuple(self.registry.encode(ev, sim_time) for ev in events)
+        loop = asyncio.get_running_loop()
+        request = AppendRequest(stream_id, expected_version, command_id, pending, loop.create_future())
+        return await self._committer.submit(request)
+
+    @abc.abstractmethod
+    async def _commit_batch(self, requests: list[AppendRequest]) -> None:
+        """Writes a batch in one transaction and resolves every request's future."""
+
+    # reads -------------------------------------------------------------------
+    async def read(self, stream_id: str, after: int = 0) -> list[RecordedEvent]:
+        """Returns the stream's events with version > `after`, verified against the hash chain.
+
+        Raises:
+            IntegrityError: A stored event was altered.
+        """
+        self._check_open()
+        _check_stream_id(stream_id)
+        _check_count("after", after)
+        rows = await self._read_stream(stream_id, max(after - 1, 0) if after else 0)
+        prev: str | None = None
+        if after:
+            if rows and rows[0].version == after:
+                prev = rows[0].hash
+                verify_chain(rows[:1], None)
+                rows = rows[1:]
+        else:
+            prev = "0" * 64
+        verify_chain(rows, prev)
+        return rows
+
+    async def read_events(self, stream_id: str, after: int = 0) -> list[Event]:
+        """Returns the stream's events as current models (upcast on read)."""
+        return [self.registry.decode(r) for r in await self.read(stream_id, after)]
+
+    async def read_all(self, after: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Returns up to `limit` events of all streams with global position > `after`, in order.
+
+        Insert order equals commit order, so a reader that advances its cursor to
+        the highest position it saw never skips an event that commits late.
+        """
+        self._check_open()
+        _check_count("after", after)
+        _check_count("limit", limit)
+        rows = await self._read_all(after, limit)
+        for row in rows:
+            if not row.verify():
+                raise IntegrityError(row.stream_id, row.version, "stored event does not match its hash")
+        return rows
+
+    async def stream_version(self, stream_id: str) -> int:
+        """Returns the stream's current version (0 if it does not exist)."""
+        self._check_open()
+        _check_stream_id(stream_id)
+        return await self._stream_version(stream_id)
+
+    @abc.abstractmethod
+    async def _read_stream(self, stream_id: str, after: int) -> list[RecordedEvent]: ...
+
+    @abc.abstractmethod
+    async def _read_all(self, after: int, limit: int) -> list[RecordedEvent]: ...
+
+    @abc.abstractmethod
+    async def _stream_version(self, stream_id: str) -> int: ...
+
+    # snapshots ---------------------------------------------------------------
+    async def save_snapshot(self, snapshot: Snapshot) -> None:
+        """Stores a snapshot (replacing one at the same stream and version)."""
+        self._check_open()
+        _check_stream_id(snapshot.stream_id)
+        await self._save_snapshot(snapshot)
+
+    async def load_snapshot(self, stream_id: str, max_version: int | None = None) -> Snapshot | None:
+        """Returns the latest snapshot of a stream at or below `max_version`, or None."""
+        self._check_open()
+        _check_stream_id(stream_id)
+        return await self._load_snapshot(stream_id, max_version)
+
+    @abc.abstractmethod
+    async def _save_snapshot(self, snapshot: Snapshot) -> None: ...
+
+    @abc.abstractmethod
+    async def _load_snapshot(self, stream_id: str, max_version: int | None) -> Snapshot | None: ...
+
+
+async def open_store(
+    url: str, *, registry: EventRegistry | None = None, durable: bool | None = None
+) -> EventStore:
+    """Opens (and creates, if needed) the store at `url`.
+
+    Args:
+        url: A store URL (see the module docstring).
+        registry: The event registry; defaults to the one `@event` fills.
+        durable: For SQLite files, `synchronous=FULL` instead of `NORMAL`.
+            Overrides the URL's `durable` option when given.
+
+    Raises:
+        InvalidStoreUrlError: The URL is malformed or names no supported backend.
+        StoreUnavailableError: The backend cannot be reached.
+    """
+    parsed = StoreUrl.parse(url)
+    reg = registry or DEFAULT_REGISTRY
+    store: EventStore
+    if parsed.backend == "sqlite":
+        from saas_sim.core.sqlite import SqliteEventStore
+
+        store = SqliteEventStore(url, reg, parsed, durable=durable)
+    else:
+        from saas_sim.core.postgres import PostgresEventStore
+
+        store = PostgresEventStore(url, reg, parsed)
+    try:
+        await store._open()
+    except BaseException:
+        await store.close()
+        raise
+    return store
