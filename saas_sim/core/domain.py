@@ -1,0 +1,186 @@
+"""The contract a domain (CRM, support desk, IDE, or a test domain) fulfils.
+
+A domain is data plus pure functions, registered in one `Domain` value:
+
+* `projection` and `schema`: its events' reducers and its tables' models;
+* `tools`: the `ToolSpec`s agents may call;
+* `generate`: builds its part of a world from a profile's parameters and a
+  seed, as a list of events (it sees the state built so far, so a support desk
+  can link customers to CRM contacts);
+* `setups`: named scenario setup functions. Each picks the task's entities
+  with the episode's seeded rng and may emit setup events;
+* `checks`: named predicates over the final state and its diff from the start;
+* `policy`: the numbered rules the agent is shown;
+* `data_report`: measured rates of each kind of mess in a world.
+
+Nothing here knows the runtime or any adapter.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from saas_sim.core.events import Event
+from saas_sim.core.ids import IdFactory
+from saas_sim.core.rng import SeedTree
+from saas_sim.core.snapshots import StateSchema
+from saas_sim.core.state import Entity, Projection, State, TableKey
+from saas_sim.core.tools import ToolSpec
+
+__all__ = [
+    "CheckContext",
+    "CheckFn",
+    "CheckOutcome",
+    "Domain",
+    "GenerateContext",
+    "GenerateFn",
+    "Setup",
+    "SetupContext",
+    "SetupFn",
+]
+
+T = TypeVar("T", bound=Entity)
+
+
+@dataclass
+class GenerateContext:
+    """What a world generator gets.
+
+    Attributes:
+        params: The domain's section of the world profile.
+        seed: The seed subtree of this domain (derive named children from it).
+        state: The world built so far by earlier domains.
+        now: The world's clock at generation time.
+        ids: Allocates ids continuing from `state`'s counters.
+    """
+
+    params: Mapping[str, Any]
+    seed: SeedTree
+    state: State
+    now: datetime
+    ids: IdFactory
+
+
+GenerateFn = Callable[[GenerateContext], list[Event]]
+
+
+@dataclass
+class Setup:
+    """A scenario setup's output: the task's bindings and any events that stage it."""
+
+    bindings: dict[str, Any]
+    events: list[Event] = field(default_factory=list)
+
+
+@dataclass
+class SetupContext:
+    """What a scenario setup function gets.
+
+    Attributes:
+        state: The world state, ground truth included.
+        params: The `setup.params` of the scenario file.
+        rng: A random stream seeded by the episode seed; picks the task's entities.
+        now: The simulated instant the episode starts.
+        ids: Allocates ids for setup events.
+    """
+
+    state: State
+    params: Mapping[str, Any]
+    rng: random.Random
+    now: datetime
+    ids: IdFactory
+
+
+SetupFn = Callable[[SetupContext], Setup]
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """The verdict of one check: a score in [0, 1] and a human-readable detail."""
+
+    score: float
+    detail: str
+
+    @classmethod
+    def passed(cls, detail: str) -> CheckOutcome:
+        """Returns a full-credit outcome."""
+        return cls(1.0, detail)
+
+    @classmethod
+    def failed(cls, detail: str) -> CheckOutcome:
+        """Returns a zero-credit outcome."""
+        return cls(0.0, detail)
+
+    @classmethod
+    def of(cls, ok: bool, detail: str) -> CheckOutcome:
+        """Returns full or zero credit from a boolean."""
+        return cls(1.0 if ok else 0.0, detail)
+
+
+@dataclass
+class CheckContext:
+    """What a check reads: the start and final states, their diff, and the task's bindings.
+
+    Attributes:
+        initial: The state when the agent took over (after setup).
+        final: The state at grading time.
+        bindings: The setup's bindings (picked entities, expected values).
+        events: The events the agent's calls emitted, in order.
+        now: The simulated instant at grading.
+    """
+
+    initial: State
+    final: State
+    bindings: Mapping[str, Any]
+    events: Sequence[Event]
+    now: datetime
+
+    def changed(self, key: TableKey[T]) -> Iterator[tuple[str, T | None, T | None]]:
+        """Yields `(id, before, after)` for every entity of `key` that differs, in id order.
+
+        `before` is None for a created entity and `after` is None for a deleted one.
+        """
+        before = self.initial.table(key)
+        after = self.final.table(key)
+        if before.same_as(after):
+            return
+        ids = sorted(set(before.ids()) | set(after.ids()))
+        for entity_id in ids:
+            b = before.get(entity_id)
+            a = after.get(entity_id)
+            if b is not a and b != a:
+                yield entity_id, b, a
+
+    def created(self, key: TableKey[T]) -> list[T]:
+        """Returns the entities of `key` that did not exist at the start."""
+        return [a for _, b, a in self.changed(key) if b is None and a is not None]
+
+    def events_of(self, cls: type[Event]) -> list[Event]:
+        """Returns the agent's events of one class, in order."""
+        return [e for e in self.events if isinstance(e, cls)]
+
+
+CheckFn = Callable[..., CheckOutcome]
+"""`check(ctx: CheckContext, **params) -> CheckOutcome`."""
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One simulated product, as the runtime sees it."""
+
+    name: str
+    projection: Projection
+    schema: StateSchema
+    tools: Sequence[ToolSpec]
+    generate: GenerateFn
+    setups: Mapping[str, SetupFn] = field(default_factory=dict)
+    checks: Mapping[str, CheckFn] = field(default_factory=dict)
+    policy: str = ""
+    data_report: Callable[[State], Mapping[str, Any]] | None = None
+    extra: Mapping[str, BaseModel] = field(default_factory=dict)

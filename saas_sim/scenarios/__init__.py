@@ -1,0 +1,1 @@
+"""Scenario files: models, loading, templating and reference agents."""
