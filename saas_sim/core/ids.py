@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from saas_sim.errors import UsageError
 
-__all__ = ["ID_WIDTH", "IdFactory", "format_id", "parse_id"]
+__all__ = ["ID_WIDTH", "IdFactory", "format_id", "parse_id", "unique_token"]
 
 ID_WIDTH = 6
 _PREFIX = re.compile(r"^[a-z][a-z0-9]{0,11}$")
@@ -63,3 +63,10 @@ class IdFactory:
     def counters(self) -> dict[str, int]:
         """Returns a copy of the per-prefix counters."""
         return dict(self._counters)
+
+
+def unique_token() -> str:
+    """Returns a random 12-hex-digit token for naming storage (never for content or results)."""
+    import uuid
+
+    return uuid.uuid4().hex[:12]

@@ -25,7 +25,7 @@ from typing import Self
 from urllib.parse import parse_qs, urlsplit
 
 from saas_sim.core.batching import AppendRequest, AppendResult, GroupCommitter
-from saas_sim.core.events import DEFAULT_REGISTRY, Event, EventRegistry, RecordedEvent
+from saas_sim.core.events import DEFAULT_REGISTRY, Event, EventRegistry, PendingEvent, RecordedEvent
 from saas_sim.errors import IntegrityError, InvalidStoreUrlError, StoreClosedError, UsageError
 
 __all__ = ["MAX_STREAM_ID", "EventStore", "Snapshot", "StoreUrl", "open_store", "verify_chain"]
@@ -208,9 +208,39 @@ class EventStore(abc.ABC):
         if not isinstance(events, list | tuple) or not events:
             raise UsageError("events must be a non-empty sequence of Event")
         pending = tuple(self.registry.encode(ev, sim_time) for ev in events)
+        return await self.append_pending(stream_id, pending, expected_version, command_id)
+
+    async def append_pending(
+        self,
+        stream_id: str,
+        pending: Sequence[PendingEvent],
+        expected_version: int | None,
+        command_id: str | None = None,
+    ) -> AppendResult:
+        """Appends already-encoded events (each with its own sim time). See `append`."""
+        self._check_open()
+        _check_stream_id(stream_id)
+        if not pending:
+            raise UsageError("pending must hold at least one event")
         loop = asyncio.get_running_loop()
-        request = AppendRequest(stream_id, expected_version, command_id, pending, loop.create_future())
+        request = AppendRequest(stream_id, expected_version, command_id, tuple(pending), loop.create_future())
         return await self._committer.submit(request)
+
+    async def fork_stream(self, source: str, target: str, upto_version: int) -> AppendResult | None:
+        """Copies the first `upto_version` events of `source` into the new stream `target`.
+
+        The copy has the same versions, payloads, sim times and chain hashes, so a
+        fork that replays the same calls reproduces the original's hashes.
+        Returns None when there is nothing to copy.
+        """
+        _check_count("upto_version", upto_version)
+        rows = [r for r in await self.read(source) if r.version <= upto_version]
+        if len(rows) != upto_version:
+            raise UsageError(f"stream {source!r} has {len(rows)} events, fewer than {upto_version}")
+        if not rows:
+            return None
+        pending = [PendingEvent(r.event_type, r.schema_version, r.payload, r.sim_time) for r in rows]
+        return await self.append_pending(target, pending, 0)
 
     @abc.abstractmethod
     async def _commit_batch(self, requests: list[AppendRequest]) -> None:

@@ -90,7 +90,7 @@ class ToolContext:
         state: The episode's current state.
         now: The simulated instant of the call.
         projection: Applies emitted events.
-        rng: A random stream seeded by (episode seed, step).
+        rng: A random stream seeded by (episode seed, step), or a factory for one.
         kind: The tool's kind; READ tools may not emit.
     """
 
@@ -99,16 +99,23 @@ class ToolContext:
         state: State,
         now: datetime,
         projection: Projection,
-        rng: random.Random,
+        rng: random.Random | Callable[[], random.Random],
         kind: ToolKind,
     ) -> None:
         self._state = state
         self.now = now
         self._projection = projection
-        self.rng = rng
+        self._rng = rng
         self.kind = kind
         self.ids = IdFactory(state.counters())
         self.events: list[Event] = []
+
+    @property
+    def rng(self) -> random.Random:
+        """A random stream seeded by (episode seed, step): the only randomness a handler may use."""
+        if not isinstance(self._rng, random.Random):
+            self._rng = self._rng()
+        return self._rng
 
     @property
     def state(self) -> State:

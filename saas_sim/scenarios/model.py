@@ -91,7 +91,6 @@ class FaultProfile(_Strict):
     read: FaultRates = Field(default_factory=FaultRates)
     write: FaultRates = Field(default_factory=FaultRates)
     retry_after_s: float = Field(default=2.0, gt=0)
-    max_consecutive: int = Field(default=2, ge=1)
 
     @field_validator("read")
     @classmethod

@@ -1,0 +1,1 @@
+"""The episode runtime: worlds, tools, faults, episodes, trajectories, grading."""

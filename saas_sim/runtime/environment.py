@@ -1,0 +1,218 @@
+"""The `Environment`: the entry point that opens a store, knows the scenarios and starts episodes.
+
+    async with Environment() as env:
+        episode = await env.start("crm/close-won-deal", seed=3)
+        print(episode.instructions)
+        result = await episode.call("crm.search_deals", {"query": "Acme"})
+        grade = await episode.grade()
+
+Worlds are built once per (profile, seed, code version) and cached in memory
+and as store snapshots. Tasks (a scenario set up on a world for one seed) are
+cached in memory. So a reset copies a reference to an immutable state: its
+cost does not grow with the world.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, Self
+
+import anyio
+
+from saas_sim.core.domain import Domain
+from saas_sim.core.events import DEFAULT_REGISTRY, EventRegistry
+from saas_sim.core.snapshots import decode_state, take_snapshot
+from saas_sim.core.store import EventStore, open_store
+from saas_sim.errors import SnapshotError, UsageError
+from saas_sim.runtime.episode import Episode
+from saas_sim.runtime.task import TaskInstance, make_task
+from saas_sim.runtime.toolkit import Toolkit
+from saas_sim.runtime.world import (
+    World,
+    WorldProfile,
+    build_world,
+    code_version,
+    compose,
+    load_profiles,
+    resolve_domains,
+)
+from saas_sim.scenarios.loader import Scenario, ScenarioCatalog
+from saas_sim.scenarios.model import FaultProfile
+
+__all__ = ["DEFAULT_STORE_URL", "Environment", "default_dirs"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_STORE_URL = "sqlite+aiosqlite:///.saas_sim/events.db"
+"""An embedded SQLite file under `./.saas_sim/`."""
+
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def default_dirs(name: str) -> list[Path]:
+    """Returns `./<name>` and the source checkout's `<name>` folder, deduplicated."""
+    seen: dict[Path, None] = {}
+    for folder in (Path.cwd() / name, _REPO_ROOT / name):
+        if folder.is_dir():
+            seen.setdefault(folder.resolve(), None)
+    return list(seen)
+
+
+class Environment:
+    """Opens a store, loads scenarios and world profiles, and starts episodes.
+
+    Args:
+        store_url: The event store; defaults to an SQLite file under `./.saas_sim/`.
+        scenario_dirs: Extra scenario folders (each holds `<domain>/*.yaml`).
+        seeds_dirs: Extra world-profile folders.
+        domains: Extra domains (a test domain, say), beside the built-in ones.
+        builtin: Whether to load the built-in domains, scenarios and profiles.
+        registry: The event registry.
+        durable: For SQLite files, `synchronous=FULL`.
+    """
+
+    def __init__(
+        self,
+        store_url: str | None = None,
+        *,
+        scenario_dirs: Sequence[Path | str] = (),
+        seeds_dirs: Sequence[Path | str] = (),
+        domains: Iterable[Domain] = (),
+        builtin: bool = True,
+        registry: EventRegistry | None = None,
+        durable: bool | None = None,
+    ) -> None:
+        from saas_sim.domains import builtin_domains
+
+        self.store_url = store_url or DEFAULT_STORE_URL
+        self.registry = registry or DEFAULT_REGISTRY
+        self.durable = durable
+        self.domains: dict[str, Domain] = dict(builtin_domains()) if builtin else {}
+        for d in domains:
+            self.domains[d.name] = d
+        seeds = [*(default_dirs("seeds") if builtin else []), *map(Path, seeds_dirs)]
+        scen = [*(default_dirs("scenarios") if builtin else []), *map(Path, scenario_dirs)]
+        self.profiles: dict[str, WorldProfile] = load_profiles(seeds)
+        self.catalog = ScenarioCatalog(scen, self.domains, self.profiles)
+        self._store: EventStore | None = None
+        self._worlds: dict[str, World] = {}
+        self._tasks: dict[tuple[str, int, str], TaskInstance] = {}
+        self._toolkits: dict[str, Toolkit] = {}
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        """Opens the store (idempotent)."""
+        if self._store is None:
+            self._store = await open_store(self.store_url, registry=self.registry, durable=self.durable)
+
+    async def close(self) -> None:
+        """Closes the store and drops the caches. Idempotent."""
+        store, self._store = self._store, None
+        self._worlds.clear()
+        self._tasks.clear()
+        if store is not None:
+            await store.close()
+
+    @property
+    def store(self) -> EventStore:
+        """The open event store."""
+        if self._store is None:
+            raise UsageError("the environment is not open; use `async with Environment() as env`")
+        return self._store
+
+    def scenarios(self, pattern: str = "*") -> list[Scenario]:
+        """Returns the latest version of the scenarios whose id matches a glob."""
+        return self.catalog.match(pattern)
+
+    def scenario(self, name: str) -> Scenario:
+        """Returns a scenario by `id` or `id@version`."""
+        return self.catalog.get(name)
+
+    async def world(self, profile: WorldProfile, seed: int) -> World:
+        """Returns the world for (profile, seed), built at most once per process and code version."""
+        domains = resolve_domains(profile, self.domains)
+        key = f"world:{profile.name}:{seed}:{code_version({d.name: d for d in domains})}"
+        cached = self._worlds.get(key)
+        if cached is not None:
+            return cached
+        world = await self._world_from_snapshot(key, profile, seed, domains)
+        if world is None:
+            world = await anyio.to_thread.run_sync(build_world, profile, seed, self.domains)
+            snap = take_snapshot(world.key, 0, "0" * 64, world.state, world.schema)
+            await self.store.save_snapshot(snap)
+        self._worlds[key] = world
+        return world
+
+    async def _world_from_snapshot(
+        self, key: str, profile: WorldProfile, seed: int, domains: list[Domain]
+    ) -> World | None:
+        snap = await self.store.load_snapshot(key)
+        if snap is None:
+            return None
+        projection, schema = compose(domains)
+        try:
+            if snap.schema_version != schema.version:
+                raise SnapshotError(f"schema v{snap.schema_version} is not v{schema.version}")
+            state = await anyio.to_thread.run_sync(decode_state, snap.state, schema)
+            world_hash = state.content_hash()
+            if world_hash != snap.state_hash:
+                raise SnapshotError("world snapshot does not hash to its recorded hash")
+        except SnapshotError as exc:
+            log.warning("world snapshot %s unusable (%s); rebuilding", key, exc)
+            return None
+        version = code_version({d.name: d for d in domains})
+        return World(profile, seed, state, world_hash, projection, schema, version)
+
+    async def task(self, scenario: str | Scenario, seed: int) -> TaskInstance:
+        """Returns the set-up task for (scenario, seed), computed once."""
+        sc = scenario if isinstance(scenario, Scenario) else self.catalog.get(scenario)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise UsageError(f"seed must be a non-negative int, got {seed!r}")
+        world = await self.world(sc.profile, seed)
+        key = (sc.ref, seed, world.world_hash)
+        task = self._tasks.get(key)
+        if task is None:
+            task = make_task(sc, seed, world, self.registry)
+            self._tasks[key] = task
+        return task
+
+    def toolkit(self, scenario: Scenario) -> Toolkit:
+        """Returns the scenario's toolkit (cached: it is immutable)."""
+        kit = self._toolkits.get(scenario.ref)
+        if kit is None:
+            tools = [t for name in scenario.profile.domains for t in self.domains[name].tools]
+            kit = Toolkit(tools, scenario.spec.tools)
+            self._toolkits[scenario.ref] = kit
+        return kit
+
+    async def start(
+        self,
+        scenario: str | Scenario,
+        seed: int,
+        *,
+        faults: FaultProfile | Literal["scenario"] | None = "scenario",
+        stream_id: str | None = None,
+    ) -> Episode:
+        """Starts an episode of (scenario, seed).
+
+        Args:
+            scenario: `id` (latest version), `id@version`, or a loaded `Scenario`.
+            seed: The task seed; it picks the task's entities and the faults.
+            faults: `"scenario"` uses the scenario's fault profile, None turns
+                faults off, and a `FaultProfile` overrides it.
+            stream_id: The episode's stream id (default: unique).
+        """
+        task = await self.task(scenario, seed)
+        profile = task.scenario.spec.faults if faults == "scenario" else faults
+        return Episode(task, self.store, self.toolkit(task.scenario), profile, stream_id=stream_id)

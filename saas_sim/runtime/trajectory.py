@@ -1,0 +1,110 @@
+"""Trajectories: the JSONL record of an episode.
+
+Line 1 is the header (scenario@version, seed, code and world hashes, stream,
+parent for forks), then one line per step (tool, args, result or error,
+emitted events with their positions, state hash after, sim time, fault mark),
+then a footer with the grade and its attribution.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from saas_sim.core.canonical import normalize
+from saas_sim.errors import UsageError
+
+__all__ = ["FORMAT", "StepRecord", "Trajectory", "read_trajectory"]
+
+FORMAT = "saas_sim.trajectory/1"
+
+
+@dataclass(slots=True)
+class StepRecord:
+    """One tool call as it happened.
+
+    Attributes:
+        index: 0-based step number within the episode.
+        call_id: The idempotency key used for the call.
+        tool: The tool name as called.
+        args: The arguments as sent.
+        ok: Whether the agent got a value.
+        result: The value the agent saw (ok) or None.
+        error: The structured error the agent saw, or None.
+        events: `[type, version, global position]` of each event written.
+        state_hash: The stream's chain hash after the call.
+        sim_time: The simulated instant after the call.
+        fault: The injected fault, if any.
+        replayed: True when the call repeated an earlier call_id's result.
+    """
+
+    index: int
+    call_id: str
+    tool: str
+    args: Any
+    ok: bool
+    result: Any
+    error: dict[str, Any] | None
+    events: list[list[Any]]
+    state_hash: str
+    sim_time: str
+    fault: str | None = None
+    replayed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns the step as a JSON-ready dict."""
+        return {"kind": "step", **normalize(asdict(self))}
+
+
+@dataclass
+class Trajectory:
+    """A header, steps and (once graded) a footer."""
+
+    header: dict[str, Any]
+    steps: list[StepRecord] = field(default_factory=list)
+    footer: dict[str, Any] | None = None
+
+    def lines(self) -> list[dict[str, Any]]:
+        """Returns every JSONL line as a dict."""
+        out = [{"kind": "header", **normalize(self.header)}]
+        out += [s.to_json() for s in self.steps]
+        if self.footer is not None:
+            out.append({"kind": "footer", **normalize(self.footer)})
+        return out
+
+    def dumps(self) -> str:
+        """Returns the trajectory as JSONL text."""
+        return "".join(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n" for line in self.lines())
+
+    def write(self, path: Path) -> None:
+        """Writes the trajectory as a JSONL file."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.dumps(), encoding="utf-8")
+
+
+def read_trajectory(path: Path) -> Trajectory:
+    """Reads a trajectory JSONL file.
+
+    Raises:
+        UsageError: The file is unreadable or not a trajectory.
+    """
+    try:
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"cannot read trajectory {path}: {exc}") from exc
+    if not lines or lines[0].get("kind") != "header" or lines[0].get("format") != FORMAT:
+        raise UsageError(f"{path} is not a {FORMAT} file")
+    header = {k: v for k, v in lines[0].items() if k != "kind"}
+    steps: list[StepRecord] = []
+    footer = None
+    for line in lines[1:]:
+        kind = line.pop("kind", None)
+        if kind == "step":
+            steps.append(StepRecord(**line))
+        elif kind == "footer":
+            footer = line
+        else:
+            raise UsageError(f"{path}: unknown line kind {kind!r}")
+    return Trajectory(header, steps, footer)

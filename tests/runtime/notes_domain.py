@@ -1,0 +1,176 @@
+"""A tiny domain that lives in tests, so the runtime is proven without knowing any real domain."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from saas_sim.core.domain import CheckContext, CheckOutcome, Domain, GenerateContext, Setup, SetupContext
+from saas_sim.core.events import Event, event
+from saas_sim.core.snapshots import StateSchema
+from saas_sim.core.state import Entity, Projection, State, TableKey
+from saas_sim.core.tools import READ, WRITE, ToolArgs, ToolContext, ToolResult, tool
+from saas_sim.errors import ToolError
+
+
+class Note(Entity):
+    title: str
+    body: str
+    archived: bool = False
+
+
+NOTES = TableKey("notes.notes", Note)
+
+
+@event("notes.NoteCreated")
+class NoteCreated(Event):
+    note_id: str
+    title: str
+    body: str
+
+
+@event("notes.NoteArchived")
+class NoteArchived(Event):
+    note_id: str
+
+
+PROJECTION = Projection("notes")
+
+
+@PROJECTION.on(NoteCreated)
+def _created(state: State, ev: NoteCreated) -> State:
+    return state.put(NOTES, Note(id=ev.note_id, title=ev.title, body=ev.body))
+
+
+@PROJECTION.on(NoteArchived)
+def _archived(state: State, ev: NoteArchived) -> State:
+    note = state.get(NOTES, ev.note_id)
+    assert note is not None
+    return state.put(NOTES, note.model_copy(update={"archived": True}))
+
+
+class NoteView(ToolResult):
+    id: str
+    title: str
+    body: str
+    archived: bool
+
+
+class NoteList(ToolResult):
+    items: list[NoteView]
+    next_cursor: str | None
+
+
+class GetNoteArgs(ToolArgs):
+    note_id: str = Field(description="The note's id, such as nt_000001.")
+
+
+class ListNotesArgs(ToolArgs):
+    query: str | None = Field(default=None, description="Only notes whose title contains this text.")
+    limit: int = Field(default=20, ge=1, le=100, description="Page size.")
+    cursor: str | None = Field(default=None, description="The next_cursor of the previous page.")
+
+
+class CreateNoteArgs(ToolArgs):
+    title: str = Field(min_length=1, max_length=200, description="The title.")
+    body: str = Field(default="", description="The text.")
+
+
+class ArchiveNoteArgs(ToolArgs):
+    note_id: str = Field(description="The note to archive.")
+
+
+def _view(n: Note) -> NoteView:
+    return NoteView(id=n.id, title=n.title, body=n.body, archived=n.archived)
+
+
+@tool("notes.get_note", READ)
+def get_note(ctx: ToolContext, args: GetNoteArgs) -> NoteView:
+    """Returns one note by id."""
+    note = ctx.table(NOTES).get(args.note_id)
+    if note is None:
+        raise ToolError("not_found", f"note {args.note_id} does not exist")
+    return _view(note)
+
+
+@tool("notes.list_notes", READ)
+def list_notes(ctx: ToolContext, args: ListNotesArgs) -> NoteList:
+    """Lists notes sorted by id, optionally filtered by title text, with cursor pagination."""
+    items = [n for n in ctx.table(NOTES) if args.query is None or args.query.lower() in n.title.lower()]
+    if args.cursor:
+        items = [n for n in items if n.id > args.cursor]
+    page = items[: args.limit]
+    more = len(items) > args.limit
+    return NoteList(items=[_view(n) for n in page], next_cursor=page[-1].id if more and page else None)
+
+
+@tool("notes.create_note", WRITE)
+def create_note(ctx: ToolContext, args: CreateNoteArgs) -> NoteView:
+    """Creates a note. A title that already exists is a conflict."""
+    if any(n.title == args.title for n in ctx.table(NOTES)):
+        raise ToolError("conflict", f"a note titled {args.title!r} exists")
+    ctx.emit(NoteCreated(note_id=ctx.ids.next("nt"), title=args.title, body=args.body))
+    created = ctx.table(NOTES).get(ctx.ids.counters() and max(ctx.table(NOTES).ids()))
+    assert created is not None
+    return _view(created)
+
+
+@tool("notes.archive_note", WRITE)
+def archive_note(ctx: ToolContext, args: ArchiveNoteArgs) -> NoteView:
+    """Archives a note."""
+    note = ctx.table(NOTES).get(args.note_id)
+    if note is None:
+        raise ToolError("not_found", f"note {args.note_id} does not exist")
+    if note.archived:
+        raise ToolError("conflict", f"note {args.note_id} is already archived")
+    ctx.emit(NoteArchived(note_id=note.id))
+    return _view(ctx.table(NOTES).get(note.id))
+
+
+def generate(ctx: GenerateContext) -> list[Event]:
+    fake = ctx.seed.faker("notes")
+    return [
+        NoteCreated(note_id=ctx.ids.next("nt"), title=fake.sentence(nb_words=4), body=fake.text(80))
+        for _ in range(int(ctx.params.get("notes", 10)))
+    ]
+
+
+def pick_note(ctx: SetupContext) -> Setup:
+    notes = [n for n in ctx.state.table(NOTES) if not n.archived]
+    note = ctx.rng.choice(notes)
+    return Setup(bindings={"note": {"id": note.id, "title": note.title}, "new_title": f"Follow up {note.id}"})
+
+
+def note_archived(ctx: CheckContext, note_id: str) -> CheckOutcome:
+    note = ctx.final.get(NOTES, note_id)
+    return CheckOutcome.of(note is not None and note.archived, f"note {note_id} archived")
+
+
+def note_titled(ctx: CheckContext, title: str) -> CheckOutcome:
+    made = [n for n in ctx.created(NOTES) if n.title == title]
+    return CheckOutcome.of(len(made) == 1, f"exactly one new note titled {title!r} (found {len(made)})")
+
+
+def nothing_else_archived(ctx: CheckContext, note_id: str) -> CheckOutcome:
+    others = [i for i, b, a in ctx.changed(NOTES) if i != note_id and b is not None]
+    return CheckOutcome.of(not others, f"other notes changed: {others}")
+
+
+def broken_check(ctx: CheckContext) -> CheckOutcome:
+    raise RuntimeError("this check is broken on purpose")
+
+
+DOMAIN = Domain(
+    name="notes",
+    projection=PROJECTION,
+    schema=StateSchema(tables=[NOTES]),
+    tools=[get_note, list_notes, create_note, archive_note],
+    generate=generate,
+    setups={"notes.pick_note": pick_note},
+    checks={
+        "notes.note_archived": note_archived,
+        "notes.note_titled": note_titled,
+        "notes.nothing_else_archived": nothing_else_archived,
+        "notes.broken": broken_check,
+    },
+    policy="1. Archive only what you are asked to.",
+)
