@@ -14,11 +14,12 @@ cost does not grow with the world.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import anyio
 
@@ -87,6 +88,12 @@ class Environment:
     ) -> None:
         from saas_sim.domains import builtin_domains
 
+        self.config: dict[str, Any] = {
+            "scenario_dirs": [str(Path(p).resolve()) for p in scenario_dirs],
+            "seeds_dirs": [str(Path(p).resolve()) for p in seeds_dirs],
+            "domain_modules": [d.generate.__module__ for d in domains],
+            "builtin": builtin,
+        }
         self.store_url = store_url or DEFAULT_STORE_URL
         self.registry = registry or DEFAULT_REGISTRY
         self.durable = durable
@@ -101,6 +108,15 @@ class Environment:
         self._worlds: dict[str, World] = {}
         self._tasks: dict[tuple[str, int, str], TaskInstance] = {}
         self._toolkits: dict[str, Toolkit] = {}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], store_url: str = "sqlite+aiosqlite:///:memory:") -> Environment:
+        """Builds an environment like another one's `config` (used by subprocess checks)."""
+        domains = [importlib.import_module(m).DOMAIN for m in config.get("domain_modules", [])]
+        return cls(
+            store_url, scenario_dirs=config.get("scenario_dirs", []), seeds_dirs=config.get("seeds_dirs", []),
+            domains=domains, builtin=bool(config.get("builtin", True)),
+        )
 
     async def __aenter__(self) -> Self:
         await self.open()

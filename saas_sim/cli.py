@@ -1,0 +1,269 @@
+"""The `saas-sim` command line: scenarios, run, check, replay, generate, bench, data-report.
+
+Errors are one clean line on stderr and a non-zero exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from saas_sim.errors import SaasSimError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Deterministic simulated SaaS for agent RL.")
+bench_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Benchmarks (print JSON with --json).")
+app.add_typer(bench_app, name="bench")
+out = Console()
+err = Console(stderr=True)
+T = TypeVar("T")
+
+StoreOpt = Annotated[str | None, typer.Option("--store", help="Event store URL (default: ./.saas_sim/events.db).")]
+
+
+def _run(fn: Callable[[], Awaitable[T]]) -> T:
+    try:
+        return asyncio.run(fn())  # type: ignore[arg-type]
+    except SaasSimError as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False, markup=True)
+        raise typer.Exit(2) from None
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        if ":" in text:
+            a, b = (int(x) for x in text.split(":", 1))
+            if b <= a or a < 0:
+                raise ValueError
+            return list(range(a, b))
+        n = int(text)
+        if n < 0:
+            raise ValueError
+        return [n]
+    except ValueError:
+        raise SaasSimError(f"bad seeds {text!r}: use N or A:B with 0 <= A < B") from None
+
+
+@app.command()
+def scenarios(pattern: Annotated[str, typer.Argument(help="Glob over scenario ids.")] = "*") -> None:
+    """Lists the scenarios."""
+    from saas_sim.runtime.environment import Environment
+
+    async def go() -> None:
+        env = Environment("sqlite+aiosqlite:///:memory:")
+        table = Table("scenario", "world", "tools", "checks", "hacks", "noop", "description")
+        for s in env.scenarios(pattern):
+            table.add_row(s.ref, s.spec.world, str(len(s.spec.tools)), str(len(s.spec.checks)),
+                          str(len(s.spec.hacks)), f"{s.spec.noop_score:g}", s.spec.description)
+        out.print(table)
+
+    _run(go)
+
+
+@app.command()
+def run(
+    scenario: Annotated[str, typer.Argument(help="Scenario id or id@version.")],
+    seed: Annotated[int, typer.Option(help="Task seed.", min=0)] = 0,
+    agent: Annotated[str, typer.Option(help="oracle, noop, hack:NAME, random[:SEED] or replay:FILE.")] = "oracle",
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write the trajectory JSONL here.")] = None,
+    store: StoreOpt = None,
+) -> None:
+    """Runs one episode with a reference agent and prints each step and the grade."""
+    from saas_sim.runtime.environment import Environment
+    from saas_sim.scenarios.agents import dump_args, make_agent
+
+    async def go() -> None:
+        async with Environment(store) as env:
+            sc = env.scenario(scenario)
+            episode = await env.start(sc, seed)
+            world_hash = episode.task.world.world_hash[:12]
+            out.print(f"[bold]{sc.ref}[/bold] seed {seed}  world {sc.spec.world} ({world_hash})")
+            out.print(f"[bold]Task:[/bold] {episode.instructions}\n")
+            await make_agent(agent, sc).run(episode)
+            for step in episode.trajectory.steps:
+                mark = "[green]ok[/green]" if step.ok else f"[red]{(step.error or {}).get('code')}[/red]"
+                fault = f" [yellow](fault: {step.fault})[/yellow]" if step.fault else ""
+                out.print(f"{step.index:>3} {step.tool} {dump_args(step.args)[:160]} -> {mark}{fault}", highlight=False)
+                shown = step.result if step.ok else (step.error or {}).get("message")
+                out.print(f"      {json.dumps(shown, default=str, ensure_ascii=False)[:300]}", highlight=False)
+            grade = await episode.grade()
+            table = Table("check", "weight", "score", "detail")
+            for c in grade.checks:
+                table.add_row(c.name, f"{c.weight:g}", f"{c.score:.2f}", c.detail)
+            out.print(table)
+            score = "invalid" if grade.score is None else f"{grade.score:.3f}"
+            out.print(f"[bold]score {score}[/bold]  attribution {grade.attribution}  steps {episode.steps}")
+            if grade.error:
+                out.print(grade.error, highlight=False)
+            if out_file is not None:
+                episode.trajectory.write(out_file)
+                out.print(f"trajectory written to {out_file}")
+            await episode.close()
+
+    _run(go)
+
+
+@app.command()
+def check(
+    pattern: Annotated[str, typer.Argument(help="Glob over scenario ids.")] = "*",
+    seeds: Annotated[int, typer.Option("--seeds", help="Seeds 0..K-1 per scenario.", min=1)] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    store: Annotated[str, typer.Option("--store", help="Store URL.")] = "sqlite+aiosqlite:///:memory:",
+) -> None:
+    """Self-audit: oracle 1.0, no-op baseline, hacks under threshold, determinism, replay, rebuild, fork, isolation."""
+    from rich.progress import Progress
+
+    from saas_sim.runtime.audit import audit
+    from saas_sim.runtime.environment import Environment
+
+    async def go() -> bool:
+        async with Environment(store) as env:
+            chosen = env.scenarios(pattern)
+            if not chosen:
+                raise SaasSimError(f"no scenario matches {pattern!r}")
+            with Progress(console=err, transient=True) as progress:
+                bar = progress.add_task("auditing", total=len(chosen) * seeds + 1)
+
+                def tick(msg: str) -> None:
+                    progress.update(bar, advance=1, description=msg)
+
+                results = await audit(env, chosen, list(range(seeds)), tick)
+        calls = sum(r.random_calls for r in results)
+        errors = sum(r.harness_errors for r in results)
+        ok = all(r.ok for r in results)
+        if as_json:
+            print(json.dumps({"ok": ok, "harness_error_rate": errors / max(calls, 1),
+                              "scenarios": [r.to_json() for r in results]}, indent=2))
+        else:
+            table = Table("scenario", "oracle", "noop", "hacks (max)", "det", "replay", "rebuild", "fork", "iso", "ok")
+            for r in results:
+                hacks = ", ".join(f"{k}={v:.2f}" for k, v in r.hacks.items())
+                yn = {True: "[green]yes[/green]", False: "[red]no[/red]"}
+                table.add_row(r.id, f"{r.oracle_min:.2f}", f"{r.noop_max:.2f}", hacks, yn[r.deterministic],
+                              yn[r.replay_ok], yn[r.rebuild_ok], yn[r.fork_ok], yn[r.isolation_ok], yn[r.ok])
+            out.print(table)
+            for r in results:
+                for f in r.failures:
+                    out.print(f"[red]FAIL[/red] {r.id}: {f}", highlight=False)
+            out.print(f"{len(results)} scenarios, {seeds} seeds each; harness errors {errors}/{calls} random calls; "
+                      f"{'ok' if ok else 'FAILED'}")
+        return ok
+
+    if not _run(go):
+        raise typer.Exit(1)
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="A trajectory JSONL file.")],
+    store: Annotated[str, typer.Option("--store", help="Store URL.")] = "sqlite+aiosqlite:///:memory:",
+) -> None:
+    """Re-executes a trajectory and reports `identical` or the first divergence."""
+    from saas_sim.runtime.environment import Environment
+    from saas_sim.runtime.replay import replay_file
+
+    async def go() -> bool:
+        async with Environment(store) as env:
+            report = await replay_file(env, file)
+        out.print(report.describe(), highlight=False)
+        return report.identical
+
+    if not _run(go):
+        raise typer.Exit(1)
+
+
+@app.command()
+def generate(
+    scenario: Annotated[str, typer.Option("--scenario", help="Glob over scenario ids.")],
+    seeds: Annotated[str, typer.Option("--seeds", help="A:B (B exclusive) or N.")],
+    out_path: Annotated[Path, typer.Option("--out", help="Output JSONL file.")],
+) -> None:
+    """Writes one deterministic episode spec per line: an RL prompt set."""
+    from saas_sim.runtime.environment import Environment
+
+    async def go() -> int:
+        seed_list = _seeds(seeds)
+        lines: list[str] = []
+        async with Environment("sqlite+aiosqlite:///:memory:") as env:
+            chosen = env.scenarios(scenario)
+            if not chosen:
+                raise SaasSimError(f"no scenario matches {scenario!r}")
+            for sc in chosen:
+                tools = env.toolkit(sc).openai()
+                for seed in seed_list:
+                    task = await env.task(sc, seed)
+                    lines.append(json.dumps({"scenario": sc.ref, "seed": seed, "world_hash": task.world.world_hash,
+                                             "instructions": task.instructions, "tools": tools},
+                                            sort_keys=True, ensure_ascii=False))
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        return len(lines)
+
+    n = _run(go)
+    out.print(f"wrote {n} episode specs to {out_path}")
+
+
+@app.command("data-report")
+def data_report(
+    profile: Annotated[str, typer.Argument(help="World profile name (seeds/<name>.yaml).")],
+    seed: Annotated[int, typer.Option(help="World seed.", min=0)] = 0,
+) -> None:
+    """Prints the measured rate of each kind of mess in a world."""
+    from saas_sim.runtime.environment import Environment
+
+    async def go() -> dict[str, Any]:
+        async with Environment("sqlite+aiosqlite:///:memory:") as env:
+            prof = env.profiles.get(profile)
+            if prof is None:
+                raise SaasSimError(f"unknown world profile {profile!r}; known: {sorted(env.profiles)}")
+            world = await env.world(prof, seed)
+            report: dict[str, Any] = {"profile": profile, "seed": seed, "world_hash": world.world_hash}
+            for name in prof.domains:
+                fn = env.domains[name].data_report
+                if fn is not None:
+                    report[name] = dict(fn(world.state))
+            return report
+
+    print(json.dumps(_run(go), indent=2, sort_keys=True, default=str))
+
+
+@bench_app.command("store")
+def bench_store(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = True,
+    pg_url: Annotated[str | None, typer.Option("--pg-url", envvar="SAAS_SIM_BENCH_PG_URL",
+                                               help="PostgreSQL URL to include.")] = None,
+    scale: Annotated[float, typer.Option(help="Multiply the workload sizes.")] = 1.0,
+) -> None:
+    """Measures the event store (SQLite, durable SQLite, PostgreSQL, raw sqlite3, fold, snapshots)."""
+    import tempfile
+
+    from saas_sim.bench.store import run_store_bench
+
+    async def go() -> dict[str, Any]:
+        with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
+            return dict(await run_store_bench(pg_url=pg_url, workdir=Path(tmp), scale=scale,
+                                              progress=lambda m: err.print(m, highlight=False)))
+
+    print(json.dumps(_run(go), indent=2, sort_keys=True))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

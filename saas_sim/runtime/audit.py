@@ -1,0 +1,227 @@
+"""The self-audit behind `saas-sim check`: every scenario, several seeds, every promise.
+
+For each scenario and seed it checks that the oracle scores 1.0, the no-op
+scores its declared baseline, every hack stays under its threshold, and that
+determinism (in-process and in a separate process with another
+`PYTHONHASHSEED`), replay, rebuild, fork and isolation hold, and that a random
+agent causes no harness error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from saas_sim.errors import HarnessError, SaasSimError
+from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.episode import Episode
+from saas_sim.runtime.replay import compare_steps, replay
+from saas_sim.scenarios.agents import RandomAgent, make_agent
+from saas_sim.scenarios.loader import Scenario
+
+__all__ = ["ScenarioAudit", "audit", "fingerprint_main"]
+
+EPS = 1e-6
+
+
+@dataclass
+class ScenarioAudit:
+    """The audit of one scenario over its seeds."""
+
+    id: str
+    domain: str
+    seeds: list[int]
+    oracle_min: float = 1.0
+    noop_max: float = 0.0
+    hacks: dict[str, float] = field(default_factory=dict)
+    deterministic: bool = True
+    replay_ok: bool = True
+    rebuild_ok: bool = True
+    fork_ok: bool = True
+    isolation_ok: bool = True
+    harness_errors: int = 0
+    random_calls: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every promise held."""
+        return not self.failures
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns the audit in the `saas-sim check --json` shape."""
+        return {
+            "id": self.id, "domain": self.domain, "seeds": self.seeds, "oracle_min": self.oracle_min,
+            "noop_max": self.noop_max, "hacks": self.hacks, "deterministic": self.deterministic,
+            "replay_ok": self.replay_ok, "rebuild_ok": self.rebuild_ok, "fork_ok": self.fork_ok,
+            "isolation_ok": self.isolation_ok, "harness_errors": self.harness_errors, "ok": self.ok,
+            "failures": self.failures,
+        }
+
+
+async def _play(env: Environment, scenario: Scenario, seed: int, agent: str) -> Episode:
+    episode = await env.start(scenario, seed)
+    await make_agent(agent, scenario).run(episode)
+    return episode
+
+
+async def _score(env: Environment, scenario: Scenario, seed: int, agent: str) -> float:
+    episode = await _play(env, scenario, seed, agent)
+    try:
+        grade = await episode.grade()
+        if not grade.valid or grade.score is None:
+            raise HarnessError(f"{agent} episode invalid ({grade.attribution}): {grade.error}")
+        return grade.score
+    finally:
+        await episode.close()
+
+
+async def fingerprint(env: Environment, ref: str, seed: int) -> list[str]:
+    """Runs the oracle and returns every step's chain hash plus the final content hash."""
+    scenario = env.scenario(ref)
+    episode = await _play(env, scenario, seed, "oracle")
+    try:
+        await episode.grade()
+        return [s.state_hash for s in episode.trajectory.steps] + [episode.state.content_hash()]
+    finally:
+        await episode.close()
+
+
+async def _audit_seed(env: Environment, scenario: Scenario, seed: int, result: ScenarioAudit) -> list[str]:
+    spec = scenario.spec
+    fail = result.failures.append
+    tag = f"seed {seed}"
+    oracle = await _play(env, scenario, seed, "oracle")
+    grade = await oracle.grade()
+    score = grade.score if grade.score is not None else -1.0
+    result.oracle_min = min(result.oracle_min, score)
+    if abs(score - 1.0) > EPS:
+        failed = [c.name for c in grade.checks if c.score < 1.0]
+        fail(f"{tag}: oracle scored {score:.3f} ({grade.attribution}; failing checks {failed}; {grade.error})")
+    noop = await _score(env, scenario, seed, "noop")
+    result.noop_max = max(result.noop_max, noop)
+    if abs(noop - spec.noop_score) > EPS:
+        fail(f"{tag}: noop scored {noop:.3f}, declared {spec.noop_score}")
+    for hack in spec.hacks:
+        hs = await _score(env, scenario, seed, f"hack:{hack.name}")
+        result.hacks[hack.name] = max(result.hacks.get(hack.name, 0.0), hs)
+        if hs > hack.max_score + EPS:
+            fail(f"{tag}: hack {hack.name} scored {hs:.3f} > {hack.max_score}")
+    # determinism, in process
+    again = await fingerprint(env, spec.ref, seed)
+    mine = [s.state_hash for s in oracle.trajectory.steps] + [oracle.state.content_hash()]
+    if again != mine:
+        result.deterministic = False
+        fail(f"{tag}: two oracle runs differ")
+    # replay
+    report, _ = await replay(env, oracle.trajectory)
+    if not report.identical:
+        result.replay_ok = False
+        fail(f"{tag}: replay {report.describe()}")
+    # rebuild
+    if await oracle.rebuild_hash() != oracle.state.content_hash():
+        result.rebuild_ok = False
+        fail(f"{tag}: rebuild from the log differs from the live state")
+    # fork at the middle, then replay the rest
+    k = len(oracle.trajectory.steps) // 2
+    child = await oracle.fork(k)
+    for step in oracle.trajectory.steps[k:]:
+        await child.call(step.tool, step.args, step.call_id)
+    fork_report = compare_steps(oracle.trajectory.steps, child.trajectory.steps)
+    if not fork_report.identical or child.state_hash != oracle.state_hash:
+        result.fork_ok = False
+        fail(f"{tag}: fork at step {k} {fork_report.describe()}")
+    await child.close()
+    await oracle.close()
+    # random agent: errors are observations, never harness errors
+    episode = await env.start(scenario, seed)
+    try:
+        agent = RandomAgent(seed)
+        await agent.run(episode)
+        result.random_calls += episode.steps
+        grade = await episode.grade()
+        if not grade.valid:
+            result.harness_errors += 1
+            fail(f"{tag}: random agent episode invalid: {grade.error}")
+    except HarnessError as exc:
+        result.harness_errors += 1
+        fail(f"{tag}: random agent hit a harness error: {exc}")
+    finally:
+        await episode.close()
+    return mine
+
+
+async def _isolation(env: Environment, scenario: Scenario, seeds: Sequence[int], sequential: dict[int, list[str]],
+                     result: ScenarioAudit) -> None:
+    prints = await asyncio.gather(*(fingerprint(env, scenario.ref, s) for s in seeds for _ in range(2)))
+    for i, seed in enumerate(s for s in seeds for _ in range(2)):
+        if prints[i] != sequential[seed]:
+            result.isolation_ok = False
+            result.failures.append(f"seed {seed}: interleaved concurrent run differs from the sequential run")
+
+
+def _subprocess_fingerprints(env: Environment, items: list[tuple[str, int]], hashseed: str) -> dict[str, Any]:
+    config = env.config | {"items": items}
+    proc = subprocess.run(
+        [sys.executable, "-m", "saas_sim.runtime.audit"], input=json.dumps(config), capture_output=True,
+        text=True, env={**os.environ, "PYTHONHASHSEED": hashseed}, timeout=1800, check=False,
+    )
+    if proc.returncode != 0:
+        raise HarnessError(f"fingerprint subprocess failed: {proc.stderr[-2000:]}")
+    return dict(json.loads(proc.stdout))
+
+
+async def audit(
+    env: Environment, scenarios: Sequence[Scenario], seeds: Sequence[int],
+    progress: Callable[[str], None] | None = None,
+) -> list[ScenarioAudit]:
+    """Audits scenarios over seeds. Never raises for a scenario's failure: it is reported."""
+    say = progress or (lambda _m: None)
+    results: list[ScenarioAudit] = []
+    hashes: dict[tuple[str, int], list[str]] = {}
+    for scenario in scenarios:
+        result = ScenarioAudit(id=scenario.spec.id, domain=scenario.spec.domain, seeds=list(seeds))
+        results.append(result)
+        sequential: dict[int, list[str]] = {}
+        for seed in seeds:
+            say(f"{scenario.ref} seed {seed}")
+            try:
+                sequential[seed] = await _audit_seed(env, scenario, seed, result)
+                hashes[(scenario.ref, seed)] = sequential[seed]
+            except SaasSimError as exc:
+                result.failures.append(f"seed {seed}: {type(exc).__name__}: {exc}")
+        if len(sequential) == len(seeds):
+            await _isolation(env, scenario, seeds, sequential, result)
+    say("determinism across processes")
+    items = sorted(hashes)
+    if items:
+        other = _subprocess_fingerprints(env, items, "12345")
+        for ref, seed in items:
+            got = other.get(f"{ref}#{seed}")
+            if got != hashes[(ref, seed)]:
+                for r in results:
+                    if ref.startswith(r.id + "@"):
+                        r.deterministic = False
+                        r.failures.append(f"seed {seed}: a process with another PYTHONHASHSEED got other hashes")
+    return results
+
+
+async def _fingerprints_from_config(config: dict[str, Any]) -> dict[str, list[str]]:
+    async with Environment.from_config(config) as env:
+        return {f"{ref}#{seed}": await fingerprint(env, ref, int(seed)) for ref, seed in config["items"]}
+
+
+def fingerprint_main() -> None:
+    """Entry point of the fingerprint subprocess: config JSON on stdin, hashes JSON on stdout."""
+    config = json.loads(sys.stdin.read())
+    print(json.dumps(asyncio.run(_fingerprints_from_config(config))))
+
+
+if __name__ == "__main__":
+    fingerprint_main()
