@@ -174,3 +174,29 @@ DOMAIN = Domain(
     },
     policy="1. Archive only what you are asked to.",
 )
+
+
+class ExplodeArgs(ToolArgs):
+    pass
+
+
+class Nothing(ToolResult):
+    pass
+
+
+@tool("notes.explode", READ)
+def explode(ctx: ToolContext, args: ExplodeArgs) -> Nothing:
+    """A tool with a bug in it: it raises a plain exception."""
+    raise RuntimeError("a bug in the harness")
+
+
+DOMAIN = Domain(
+    name=DOMAIN.name,
+    projection=DOMAIN.projection,
+    schema=DOMAIN.schema,
+    tools=[*DOMAIN.tools, explode],
+    generate=DOMAIN.generate,
+    setups=DOMAIN.setups,
+    checks=DOMAIN.checks,
+    policy=DOMAIN.policy,
+)
