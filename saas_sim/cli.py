@@ -19,7 +19,8 @@ from rich.table import Table
 from saas_sim.errors import SaasSimError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Deterministic simulated SaaS for agent RL.")
-bench_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Benchmarks (print JSON with --json).")
+bench_app = typer.Typer(add_completion=False, invoke_without_command=True,
+                        help="Benchmarks. With no subcommand: the store and the runtime figures in one JSON object.")
 app.add_typer(bench_app, name="bench")
 out = Console()
 err = Console(stderr=True)
@@ -253,6 +254,54 @@ def bench_store(
         with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
             return dict(await run_store_bench(pg_url=pg_url, workdir=Path(tmp), scale=scale,
                                               progress=lambda m: err.print(m, highlight=False)))
+
+    print(json.dumps(_run(go), indent=2, sort_keys=True))
+
+
+async def _bench_runtime(scenario: str) -> dict[str, Any]:
+    import tempfile
+
+    from saas_sim.bench.runtime import run_runtime_bench
+    from saas_sim.runtime.environment import Environment
+
+    env = Environment("sqlite+aiosqlite:///:memory:")
+    matches = env.scenarios(scenario)
+    if not matches:
+        raise SaasSimError(f"no scenario matches {scenario!r}")
+    with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
+        return await run_runtime_bench(scenario=matches[0].ref, workdir=Path(tmp),
+                                       progress=lambda m: err.print(m, highlight=False))
+
+
+RuntimeScenarioOpt = Annotated[str, typer.Option("--scenario", help="Glob; the first match is timed.")]
+
+
+@bench_app.command("runtime")
+def bench_runtime(scenario: RuntimeScenarioOpt = "crm/*") -> None:
+    """Measures reset, READ/WRITE call latency, 1,000-episode durable writes and episode memory."""
+    print(json.dumps(_run(lambda: _bench_runtime(scenario)), indent=2, sort_keys=True))
+
+
+@bench_app.callback()
+def bench_all(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = True,
+    pg_url: Annotated[str | None, typer.Option("--pg-url", envvar="SAAS_SIM_BENCH_PG_URL")] = None,
+    scenario: RuntimeScenarioOpt = "crm/*",
+) -> None:
+    """Runs every benchmark when no subcommand is given."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import tempfile
+
+    from saas_sim.bench.store import run_store_bench
+
+    async def go() -> dict[str, Any]:
+        with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
+            figures = dict(await run_store_bench(pg_url=pg_url, workdir=Path(tmp),
+                                                 progress=lambda m: err.print(m, highlight=False)))
+        figures.update(await _bench_runtime(scenario))
+        return figures
 
     print(json.dumps(_run(go), indent=2, sort_keys=True))
 

@@ -106,6 +106,7 @@ class Environment:
         self.catalog = ScenarioCatalog(scen, self.domains, self.profiles)
         self._store: EventStore | None = None
         self._worlds: dict[str, World] = {}
+        self._world_keys: dict[tuple[int, int], str] = {}
         self._tasks: dict[tuple[str, int, str], TaskInstance] = {}
         self._toolkits: dict[str, Toolkit] = {}
 
@@ -136,6 +137,7 @@ class Environment:
         """Closes the store and drops the caches. Idempotent."""
         store, self._store = self._store, None
         self._worlds.clear()
+        self._world_keys.clear()
         self._tasks.clear()
         if store is not None:
             await store.close()
@@ -157,8 +159,12 @@ class Environment:
 
     async def world(self, profile: WorldProfile, seed: int) -> World:
         """Returns the world for (profile, seed), built at most once per process and code version."""
+        fast = self._world_keys.get((id(profile), seed))
+        if fast is not None and fast in self._worlds:
+            return self._worlds[fast]
         domains = resolve_domains(profile, self.domains)
         key = f"world:{profile.name}:{seed}:{code_version({d.name: d for d in domains})}"
+        self._world_keys[(id(profile), seed)] = key
         cached = self._worlds.get(key)
         if cached is not None:
             return cached

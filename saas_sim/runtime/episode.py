@@ -311,7 +311,7 @@ class Episode:
             "world": task.world.profile.name,
             "world_hash": task.world.world_hash,
             "code_version": task.world.code_version,
-            "bindings_hash": stable_hash(task.bindings),
+            "bindings_hash": task.bindings_hash,
             "stream_id": self.stream_id,
             "parent": parent,
             "faults": None if self.faults is None else self.faults.model_dump(mode="json"),

@@ -42,6 +42,7 @@ class TaskInstance:
         start_events: The encoded first events of every episode of this task.
         start_head: The chain hash after `start_events`.
         start_time: The sim instant the agent takes over.
+        bindings_hash: The canonical hash of `bindings`.
     """
 
     scenario: Scenario
@@ -53,6 +54,7 @@ class TaskInstance:
     start_events: tuple[PendingEvent, ...]
     start_head: str
     start_time: datetime
+    bindings_hash: str
 
     @property
     def seed_tree(self) -> SeedTree:
@@ -82,9 +84,10 @@ def make_task(scenario: Scenario, seed: int, world: World, registry: EventRegist
         raise
     except Exception as exc:
         raise ScenarioError(f"{spec.ref} seed {seed}: setup {spec.setup.fn!r} failed: {exc!r}") from exc
+    bindings_hash = stable_hash(bindings)
     started = EpisodeStarted(
         scenario=spec.ref, seed=seed, world_hash=world.world_hash,
-        bindings_hash=stable_hash(bindings), faults_enabled=spec.faults is not None,
+        bindings_hash=bindings_hash, faults_enabled=spec.faults is not None,
     )
     pending = tuple(registry.encode(ev, now) for ev in [started, *setup.events])
     head = GENESIS_HASH
@@ -92,5 +95,5 @@ def make_task(scenario: Scenario, seed: int, world: World, registry: EventRegist
         head = chain_hash(head, version, p.event_type, p.schema_version, p.sim_time, p.payload)
     return TaskInstance(
         scenario=scenario, seed=seed, world=world, bindings=bindings, instructions=instructions,
-        initial=initial, start_events=pending, start_head=head, start_time=now,
+        initial=initial, start_events=pending, start_head=head, start_time=now, bindings_hash=bindings_hash,
     )

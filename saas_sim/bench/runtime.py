@@ -1,0 +1,132 @@
+"""Runtime benchmark: reset, READ and WRITE call latency, 1,000-episode durable write throughput, memory.
+
+Numbers are medians (p50) and p99 of repeated measurements in one run. The
+world is a built-in one; `reset_p50_us_10x_world` repeats the reset on the same
+profile with every count multiplied by ten, to show reset cost is flat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import gc
+import statistics
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from saas_sim.core.clock import perf_ns
+from saas_sim.core.tools import ToolKind
+from saas_sim.errors import ScenarioError
+from saas_sim.runtime.environment import Environment
+from saas_sim.scenarios.loader import Scenario
+from saas_sim.scenarios.model import Limits, Step
+from saas_sim.scenarios.templating import render
+
+__all__ = ["run_runtime_bench"]
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _first_step(env: Environment, scenario: Scenario, kind: ToolKind, bindings: dict[str, Any]) -> Step:
+    """Returns the oracle's first step of `kind` whose arguments need only the task's bindings."""
+    kit = env.toolkit(scenario)
+    for step in scenario.spec.oracle:
+        if kit.allowed[step.tool].kind is not kind:
+            continue
+        try:
+            render(step.args, bindings)
+        except ScenarioError:
+            continue
+        return step
+    raise ScenarioError(f"{scenario.ref}: the oracle has no {kind.value} step usable for timing")
+
+
+async def _resets(env: Environment, scenario: Scenario, n: int) -> list[float]:
+    await env.task(scenario, 0)  # build the world and the task once
+    times: list[float] = []
+    for _ in range(n):
+        t0 = perf_ns()
+        await env.start(scenario, 0)
+        times.append((perf_ns() - t0) / 1000)
+    return times
+
+
+async def run_runtime_bench(
+    *, scenario: str, workdir: Path, episodes: int = 1000, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Measures the runtime on a built-in scenario; returns the figures as a flat dict."""
+    say = progress or (lambda _m: None)
+    out: dict[str, Any] = {"runtime_scenario": scenario}
+    db = workdir / "runtime-bench.db"
+    async with Environment(f"sqlite+aiosqlite:///{db}", durable=True) as env:
+        base = env.scenario(scenario)
+        # Timing loops make thousands of calls: lift the scenario's step and time limits.
+        sc = dataclasses.replace(base, spec=base.spec.model_copy(
+            update={"limits": Limits(max_steps=10_000, sim_time_s=1e9)}))
+        say(f"reset ({sc.spec.world})")
+        resets = await _resets(env, sc, 2000)
+        out["reset_p50_us"] = round(_pct(resets, 0.5), 2)
+        out["reset_p99_us"] = round(_pct(resets, 0.99), 2)
+        big = dataclasses.replace(sc, profile=sc.profile.scaled(10))
+        say("reset on a 10x world")
+        resets10 = await _resets(env, big, 2000)
+        out["reset_p50_us_10x_world"] = round(_pct(resets10, 0.5), 2)
+        task = await env.task(sc, 0)
+        state = task.world.state
+        out["world_entities"] = sum(len(state.raw_table(t)) for t in state.table_names())
+        read_step = _first_step(env, sc, ToolKind.READ, task.bindings)
+        write_step = _first_step(env, sc, ToolKind.WRITE, task.bindings)
+        out["read_tool"], out["write_tool"] = read_step.tool, write_step.tool
+        say("read calls")
+        ep = await env.start(sc, 0)
+        args = render(read_step.args, ep.task.bindings)
+        reads: list[float] = []
+        for i in range(3000):
+            t0 = perf_ns()
+            await ep.call(read_step.tool, args, f"r{i}")
+            reads.append((perf_ns() - t0) / 1000)
+        out["read_call_p50_us"] = round(_pct(reads, 0.5), 2)
+        say("write calls, one episode at a time")
+        writes: list[float] = []
+        for _ in range(300):
+            ep = await env.start(sc, 0)
+            wargs = render(write_step.args, ep.task.bindings)
+            t0 = perf_ns()
+            await ep.call(write_step.tool, wargs, "w")
+            writes.append((perf_ns() - t0) / 1000)
+        out["write_call_p50_us"] = round(_pct(writes, 0.5), 2)
+        say(f"write calls across {episodes} concurrent episodes (durable SQLite, group commit)")
+        eps = [await env.start(sc, 0) for _ in range(episodes)]
+        wargs = render(write_step.args, eps[0].task.bindings)
+        lat: list[float] = []
+
+        async def one(e: Any) -> None:
+            t0 = perf_ns()
+            result = await e.call(write_step.tool, wargs, "w")
+            lat.append((perf_ns() - t0) / 1000)
+            if not result.ok:
+                raise RuntimeError(f"benchmark write failed: {result.error}")
+
+        t0 = perf_ns()
+        await asyncio.gather(*(one(e) for e in eps))
+        wall = (perf_ns() - t0) / 1e9
+        out["write_calls_per_s_1000_episodes"] = round(episodes / wall, 1)
+        out["write_call_p50_us_1000_episodes"] = round(_pct(lat, 0.5), 2)
+        out["write_call_p99_us_1000_episodes"] = round(_pct(lat, 0.99), 2)
+        say("memory per fresh episode")
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.take_snapshot()
+        held = [await env.start(sc, 0) for _ in range(200)]
+        after = tracemalloc.take_snapshot()
+        tracemalloc.stop()
+        grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+        out["episode_kb"] = round(grown / len(held) / 1024, 2)
+        out["write_calls_median_of"] = episodes
+        out["stdev_reset_us"] = round(statistics.pstdev(resets), 2)
+    return out
