@@ -52,6 +52,8 @@ _CONNECTION_ERRORS: tuple[type[Exception], ...] = (
     asyncpg.exceptions.CrashShutdownError,
     asyncpg.exceptions.CannotConnectNowError,
     asyncpg.exceptions.InterfaceError,
+    # A backend killed mid-operation can leave the client protocol confused; reconnecting is the cure.
+    asyncpg.exceptions.InternalClientError,
     ConnectionError,
     OSError,
 )
@@ -91,6 +93,7 @@ class PostgresEventStore(EventStore):
     def _settings(self) -> dict[str, str]:
         return {
             "search_path": self.schema,
+            "application_name": f"saas_sim:{self.schema}",
             "lock_timeout": "15s",
             "idle_in_transaction_session_timeout": "60s",
         }
