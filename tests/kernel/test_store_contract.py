@@ -28,6 +28,7 @@ from saas_sim.errors import (
 )
 
 REG = EventRegistry()
+ROOT = Path(__file__).resolve().parents[2]
 PG_URL = os.environ.get("SAAS_SIM_TEST_PG_URL")
 REQUIRE_PG = bool(os.environ.get("CI") or os.environ.get("SAAS_SIM_REQUIRE_PG"))
 
@@ -177,7 +178,7 @@ async def test_unknown_event_type_on_read_names_the_type(store: EventStore) -> N
         await store.append("u", [Vanished(n=1)], 0)
     finally:
         store.registry = writer
-    with pytest.raises(UnknownEventTypeError, match="kernel.Vanished"):
+    with pytest.raises(UnknownEventTypeError, match=r"kernel\.Vanished"):
         await store.read_events("u")
 
 
@@ -229,7 +230,7 @@ asyncio.run(main(sys.argv[1]))
 def _flow(url: str, hashseed: str) -> str:
     proc = subprocess.run(
         [sys.executable, "-c", FLOW, url], capture_output=True, text=True, check=True, timeout=120,
-        env={**os.environ, "PYTHONHASHSEED": hashseed}, cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "PYTHONHASHSEED": hashseed}, cwd=ROOT,
     )
     return proc.stdout
 
@@ -265,15 +266,14 @@ asyncio.run(main(sys.argv[1]))
 
 
 async def _crash_and_check(url: str) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CRASH, url], stdout=subprocess.PIPE, text=True,
-        cwd=Path(__file__).resolve().parents[2],
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CRASH, url, stdout=asyncio.subprocess.PIPE, cwd=ROOT
     )
     assert proc.stdout is not None
     for _ in range(5):
-        proc.stdout.readline()
+        await proc.stdout.readline()
     proc.kill()  # SIGKILL, mid-batch
-    proc.wait()
+    await proc.wait()
     async with await open_store(url, registry=REG) as s:
         rows = await s.read_all(after=0, limit=1_000_000)
     per_stream: dict[str, int] = {}
