@@ -32,6 +32,12 @@ from saas_sim.errors import UsageError
 __all__ = ["canonical_bytes", "canonical_decimal", "normalize", "sha256_hex", "stable_hash"]
 
 _SCALARS = (str, bool, int, type(None))
+_EXACT_SCALARS = frozenset(_SCALARS)
+
+# One encoder for every call: `json.dumps` with options builds a new one each time.
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
 
 
 def canonical_decimal(value: Decimal) -> str:
@@ -58,6 +64,21 @@ def _normalize_datetime(value: datetime) -> str:
 
 def normalize(value: Any) -> Any:
     """Returns a JSON-ready structure in canonical form (see the module docstring)."""
+    # Fast path on exact types (the common case in event payloads); it gives the
+    # same results as the general dispatch below, which handles every subclass.
+    kind = type(value)
+    if kind in _EXACT_SCALARS:
+        return value
+    if kind is dict:
+        return {str(k): normalize(v) for k, v in value.items()}
+    if kind is Decimal:
+        return canonical_decimal(value)
+    if kind is list or kind is tuple:
+        return [normalize(v) for v in value]
+    return _normalize_general(value)
+
+
+def _normalize_general(value: Any) -> Any:
     if isinstance(value, _SCALARS):
         return value
     if isinstance(value, float):
@@ -87,13 +108,7 @@ def _sort_key(value: Any) -> str:
 
 def canonical_bytes(value: Any) -> bytes:
     """Encodes a value as canonical JSON bytes."""
-    return json.dumps(
-        normalize(value),
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    ).encode("utf-8")
+    return _ENCODER.encode(normalize(value)).encode("utf-8")
 
 
 def sha256_hex(data: bytes) -> str:

@@ -15,6 +15,7 @@ that is creation order, and it never depends on a process's hash seed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
@@ -117,6 +118,10 @@ class Table(Generic[T]):
 
 _EMPTY_TABLE: Table[Any] = Table()
 
+# `parse_id` is pure, and reducers put the same ids over and over: a bounded
+# cache turns its regex match into a dict hit.
+_parse_id = functools.lru_cache(maxsize=1 << 16)(parse_id)
+
 
 class State:
     """An immutable world or episode state.
@@ -138,18 +143,33 @@ class State:
         self._values: immutables.Map[str, BaseModel] = values or immutables.Map()
         self._counters: immutables.Map[str, int] = counters or immutables.Map()
 
+    @classmethod
+    def _of(
+        cls,
+        tables: immutables.Map[str, Table[Any]],
+        values: immutables.Map[str, BaseModel],
+        counters: immutables.Map[str, int],
+    ) -> State:
+        # The reducers' hot path: every argument is already a map, so skip __init__'s defaults.
+        state = object.__new__(cls)
+        state._tables = tables
+        state._values = values
+        state._counters = counters
+        return state
+
     # reads -----------------------------------------------------------------
     def table(self, key: TableKey[T]) -> Table[T]:
         """Returns the table for `key` (empty if nothing was ever stored in it)."""
-        return cast(Table[T], self._tables.get(key.name, _EMPTY_TABLE))
+        # A string cast: `Table[T]` evaluated at run time builds a generic alias per call.
+        return cast("Table[T]", self._tables.get(key.name, _EMPTY_TABLE))
 
     def get(self, key: TableKey[T], entity_id: str) -> T | None:
         """Returns one entity, or None."""
-        return self.table(key).get(entity_id)
+        return cast("Table[T]", self._tables.get(key.name, _EMPTY_TABLE))._map.get(entity_id)
 
     def value(self, key: ValueKey[V]) -> V | None:
         """Returns a singleton value, or None."""
-        return cast(V | None, self._values.get(key.name))
+        return cast("V | None", self._values.get(key.name))
 
     def counters(self) -> dict[str, int]:
         """Returns the highest id number used per prefix (feeds an `IdFactory`)."""
@@ -176,12 +196,16 @@ class State:
         """Returns a state with `entity` stored in `key`'s table."""
         if not isinstance(entity, key.model):
             raise UsageError(f"{key.name} holds {key.model.__name__}, not {type(entity).__name__}")
-        table = self.table(key).set(entity)
+        tables = self._tables
+        table: Table[T] = tables.get(key.name, _EMPTY_TABLE)
         counters = self._counters
-        parsed = parse_id(entity.id)
+        entity_id = entity.id
+        parsed = _parse_id(entity_id)
         if parsed is not None and parsed[1] > counters.get(parsed[0], 0):
             counters = counters.set(parsed[0], parsed[1])
-        return State(self._tables.set(key.name, table), self._values, counters)
+        return State._of(
+            tables.set(key.name, Table(table._map.set(entity_id, entity))), self._values, counters
+        )
 
     def put_many(self, key: TableKey[T], entities: Iterable[T]) -> State:
         """Returns a state with every entity stored (one new state, not one per entity)."""
@@ -191,7 +215,7 @@ class State:
             if not isinstance(entity, key.model):
                 raise UsageError(f"{key.name} holds {key.model.__name__}")
             table_map[entity.id] = entity
-            parsed = parse_id(entity.id)
+            parsed = _parse_id(entity.id)
             if parsed is not None and parsed[1] > counters.get(parsed[0], 0):
                 counters[parsed[0]] = parsed[1]
         new_table: Table[T] = Table(table_map.finish())
