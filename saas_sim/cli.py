@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from saas_sim.errors import SaasSimError
+from saas_sim.runtime.environment import Environment
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Deterministic simulated SaaS for agent RL.")
 bench_app = typer.Typer(add_completion=False, invoke_without_command=True,
@@ -27,6 +28,22 @@ err = Console(stderr=True)
 T = TypeVar("T")
 
 StoreOpt = Annotated[str | None, typer.Option("--store", help="Event store URL (default: ./.saas_sim/events.db).")]
+
+
+def _env(store: str | None) -> Environment:
+    """Builds the environment, plus any extra domains and folders named in the environment variables.
+
+    `SAAS_SIM_DOMAINS` (comma-separated modules exposing `DOMAIN`), `SAAS_SIM_SCENARIO_DIRS` and
+    `SAAS_SIM_SEEDS_DIRS` (os.pathsep-separated folders) let users plug in their own domains.
+    """
+    import importlib
+    import os
+
+    modules = [m for m in os.environ.get("SAAS_SIM_DOMAINS", "").split(",") if m.strip()]
+    domains = [importlib.import_module(m.strip()).DOMAIN for m in modules]
+    scen = [p for p in os.environ.get("SAAS_SIM_SCENARIO_DIRS", "").split(os.pathsep) if p]
+    seeds = [p for p in os.environ.get("SAAS_SIM_SEEDS_DIRS", "").split(os.pathsep) if p]
+    return Environment(store, scenario_dirs=scen, seeds_dirs=seeds, domains=domains)
 
 
 def _run(fn: Callable[[], Awaitable[T]]) -> T:
@@ -58,10 +75,9 @@ def _seeds(text: str) -> list[int]:
 @app.command()
 def scenarios(pattern: Annotated[str, typer.Argument(help="Glob over scenario ids.")] = "*") -> None:
     """Lists the scenarios."""
-    from saas_sim.runtime.environment import Environment
 
     async def go() -> None:
-        env = Environment("sqlite+aiosqlite:///:memory:")
+        env = _env("sqlite+aiosqlite:///:memory:")
         table = Table("scenario", "world", "tools", "checks", "hacks", "noop", "description")
         for s in env.scenarios(pattern):
             table.add_row(s.ref, s.spec.world, str(len(s.spec.tools)), str(len(s.spec.checks)),
@@ -80,11 +96,10 @@ def run(
     store: StoreOpt = None,
 ) -> None:
     """Runs one episode with a reference agent and prints each step and the grade."""
-    from saas_sim.runtime.environment import Environment
     from saas_sim.scenarios.agents import dump_args, make_agent
 
     async def go() -> None:
-        async with Environment(store) as env:
+        async with _env(store) as env:
             sc = env.scenario(scenario)
             episode = await env.start(sc, seed)
             world_hash = episode.task.world.world_hash[:12]
@@ -125,10 +140,9 @@ def check(
     from rich.progress import Progress
 
     from saas_sim.runtime.audit import audit
-    from saas_sim.runtime.environment import Environment
 
     async def go() -> bool:
-        async with Environment(store) as env:
+        async with _env(store) as env:
             chosen = env.scenarios(pattern)
             if not chosen:
                 raise SaasSimError(f"no scenario matches {pattern!r}")
@@ -170,11 +184,10 @@ def replay(
     store: Annotated[str, typer.Option("--store", help="Store URL.")] = "sqlite+aiosqlite:///:memory:",
 ) -> None:
     """Re-executes a trajectory and reports `identical` or the first divergence."""
-    from saas_sim.runtime.environment import Environment
     from saas_sim.runtime.replay import replay_file
 
     async def go() -> bool:
-        async with Environment(store) as env:
+        async with _env(store) as env:
             report = await replay_file(env, file)
         out.print(report.describe(), highlight=False)
         return report.identical
@@ -190,12 +203,11 @@ def generate(
     out_path: Annotated[Path, typer.Option("--out", help="Output JSONL file.")],
 ) -> None:
     """Writes one deterministic episode spec per line: an RL prompt set."""
-    from saas_sim.runtime.environment import Environment
 
     async def go() -> int:
         seed_list = _seeds(seeds)
         lines: list[str] = []
-        async with Environment("sqlite+aiosqlite:///:memory:") as env:
+        async with _env("sqlite+aiosqlite:///:memory:") as env:
             chosen = env.scenarios(scenario)
             if not chosen:
                 raise SaasSimError(f"no scenario matches {scenario!r}")
@@ -220,10 +232,9 @@ def data_report(
     seed: Annotated[int, typer.Option(help="World seed.", min=0)] = 0,
 ) -> None:
     """Prints the measured rate of each kind of mess in a world."""
-    from saas_sim.runtime.environment import Environment
 
     async def go() -> dict[str, Any]:
-        async with Environment("sqlite+aiosqlite:///:memory:") as env:
+        async with _env("sqlite+aiosqlite:///:memory:") as env:
             prof = env.profiles.get(profile)
             if prof is None:
                 raise SaasSimError(f"unknown world profile {profile!r}; known: {sorted(env.profiles)}")
@@ -262,9 +273,8 @@ async def _bench_runtime(scenario: str) -> dict[str, Any]:
     import tempfile
 
     from saas_sim.bench.runtime import run_runtime_bench
-    from saas_sim.runtime.environment import Environment
 
-    env = Environment("sqlite+aiosqlite:///:memory:")
+    env = _env("sqlite+aiosqlite:///:memory:")
     matches = env.scenarios(scenario)
     if not matches:
         raise SaasSimError(f"no scenario matches {scenario!r}")

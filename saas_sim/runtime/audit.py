@@ -170,7 +170,9 @@ def _subprocess_fingerprints(env: Environment, items: list[tuple[str, int]], has
     config = env.config | {"items": items}
     proc = subprocess.run(
         [sys.executable, "-m", "saas_sim.runtime.audit"], input=json.dumps(config), capture_output=True,
-        text=True, env={**os.environ, "PYTHONHASHSEED": hashseed}, timeout=1800, check=False,
+        text=True, timeout=1800, check=False,
+        # Same import path as this process (plug-in domains included), another hash seed.
+        env={**os.environ, "PYTHONHASHSEED": hashseed, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
     )
     if proc.returncode != 0:
         raise HarnessError(f"fingerprint subprocess failed: {proc.stderr[-2000:]}")

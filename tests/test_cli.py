@@ -1,0 +1,107 @@
+"""The `saas-sim` command line, driven on the test domain through the plug-in environment variables."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from saas_sim.cli import app
+from tests.runtime.conftest import FIXTURES
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def notes_plugin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SAAS_SIM_DOMAINS", "tests.runtime.notes_domain")
+    monkeypatch.setenv("COLUMNS", "250")
+    monkeypatch.setenv("SAAS_SIM_SCENARIO_DIRS", str(FIXTURES / "scenarios"))
+    monkeypatch.setenv("SAAS_SIM_SEEDS_DIRS", str(FIXTURES / "seeds"))
+    monkeypatch.chdir(tmp_path)
+
+
+def test_scenarios_lists_the_plugged_in_scenarios() -> None:
+    result = runner.invoke(app, ["scenarios", "notes/*"])
+    assert result.exit_code == 0, result.output
+    assert "notes/archive-and-follow-up@1" in result.output
+
+
+def test_run_prints_steps_and_grade_and_writes_a_replayable_trajectory(tmp_path: Path) -> None:
+    traj = tmp_path / "t.jsonl"
+    result = runner.invoke(app, ["run", "notes/archive-and-follow-up", "--seed", "2", "--agent", "oracle",
+                                 "--out", str(traj), "--store", f"sqlite+aiosqlite:///{tmp_path}/e.db"])
+    assert result.exit_code == 0, result.output
+    assert "notes.archive_note" in result.output
+    assert "score 1.000" in result.output
+    lines = [json.loads(x) for x in traj.read_text().splitlines()]
+    assert lines[0]["kind"] == "header"
+    assert lines[-1]["kind"] == "footer"
+    assert lines[-1]["grade"]["score"] == 1.0
+    replayed = runner.invoke(app, ["replay", str(traj)])
+    assert replayed.exit_code == 0, replayed.output
+    assert "identical" in replayed.output
+
+
+def test_replay_reports_the_first_divergence_and_fails(tmp_path: Path) -> None:
+    traj = tmp_path / "t.jsonl"
+    runner.invoke(app, ["run", "notes/archive-and-follow-up", "--agent", "oracle", "--out", str(traj),
+                        "--store", "sqlite+aiosqlite:///:memory:"])
+    lines = traj.read_text().splitlines()
+    step = json.loads(lines[2])
+    step["state_hash"] = "0" * 64
+    lines[2] = json.dumps(step)
+    traj.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(app, ["replay", str(traj)])
+    assert result.exit_code == 1
+    assert "diverged at step 1, field 'state_hash'" in result.output
+
+
+def test_check_json_has_the_documented_shape() -> None:
+    result = runner.invoke(app, ["check", "notes/*", "--seeds", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["ok"] is True
+    assert report["harness_error_rate"] == 0
+    keys = {"id", "domain", "seeds", "oracle_min", "noop_max", "hacks", "deterministic", "replay_ok",
+            "rebuild_ok", "fork_ok", "isolation_ok", "harness_errors", "ok"}
+    for entry in report["scenarios"]:
+        assert keys <= set(entry)
+
+
+def test_generate_writes_one_spec_per_seed(tmp_path: Path) -> None:
+    out = tmp_path / "specs.jsonl"
+    result = runner.invoke(app, ["generate", "--scenario", "notes/*", "--seeds", "0:3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    specs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(specs) == 6
+    assert set(specs[0]) == {"scenario", "seed", "world_hash", "instructions", "tools"}
+    assert specs[0]["tools"][0]["type"] == "function"
+    again = tmp_path / "again.jsonl"
+    runner.invoke(app, ["generate", "--scenario", "notes/*", "--seeds", "0:3", "--out", str(again)])
+    assert again.read_text() == out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["run", "notes/nope"], "unknown scenario"),
+        (["run", "notes/archive-and-follow-up", "--agent", "hack:nope"], "has no hack"),
+        (["run", "notes/archive-and-follow-up", "--agent", "wizard"], "unknown agent"),
+        (["replay", "missing.jsonl"], "cannot read trajectory"),
+        (["generate", "--scenario", "notes/*", "--seeds", "5:2", "--out", "x.jsonl"], "bad seeds"),
+        (["run", "notes/archive-and-follow-up", "--store", "mysql://nope"], "unsupported store URL"),
+    ],
+)
+def test_errors_are_one_clean_line_and_a_nonzero_exit(args: list[str], needle: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code != 0
+    assert needle in result.output
+    assert "Traceback" not in result.output
+
+
+def test_environment_variables_do_not_leak_between_tests() -> None:
+    assert os.environ["SAAS_SIM_DOMAINS"] == "tests.runtime.notes_domain"
