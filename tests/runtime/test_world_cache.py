@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from saas_sim.runtime import environment as environment_module
+from tests.runtime.conftest import notes_env
+
+
+async def test_world_is_built_once_then_loaded_from_the_store_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/events.db"
+    async with notes_env(url) as env:
+        first = await env.start("notes/archive-and-follow-up", 1)
+        built_hash = first.task.world.world_hash
+
+    def no_build(*args: object) -> None:
+        raise AssertionError("the world should come from the snapshot")
+
+    monkeypatch.setattr(environment_module, "build_world", no_build)
+    async with notes_env(url) as env:
+        again = await env.start("notes/archive-and-follow-up", 1)
+        assert again.task.world.world_hash == built_hash
+        assert again.instructions == first.instructions
+
+
+async def test_corrupt_world_snapshot_is_rebuilt_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/events.db"
+    async with notes_env(url) as env:
+        built = (await env.start("notes/archive-and-follow-up", 1)).task.world.world_hash
+        conn = env.store._writer  # type: ignore[attr-defined]
+        await conn.execute("UPDATE snapshots SET state_hash = 'bad'")
+    with caplog.at_level(logging.WARNING):
+        async with notes_env(url) as env:
+            again = await env.start("notes/archive-and-follow-up", 1)
+    assert again.task.world.world_hash == built
+    assert any("unusable" in r.message for r in caplog.records)
+
+
+async def test_same_profile_and_seed_give_the_same_world_hash_in_fresh_environments() -> None:
+    async with notes_env() as a, notes_env() as b:
+        wa = (await a.start("notes/archive-and-follow-up", 4)).task.world.world_hash
+        wb = (await b.start("notes/archive-and-follow-up", 4)).task.world.world_hash
+        wc = (await b.start("notes/archive-and-follow-up", 5)).task.world.world_hash
+    assert wa == wb
+    assert wa != wc
