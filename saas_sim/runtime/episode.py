@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from saas_sim.core.canonical import normalize, stable_hash
+from saas_sim.core.canonical import normalize, sha256_hex
 from saas_sim.core.clock import SimClock
 from saas_sim.core.events import Event, PendingEvent
 from saas_sim.core.ids import unique_token
@@ -333,7 +333,8 @@ class Episode:
     async def _run(self, step: int, cid: str, tool: str, args: Any) -> CallResult:
         spec = self.toolkit.spec(self.toolkit.resolve(tool))
         parsed = self.toolkit.parse_args(spec, args)
-        fingerprint = stable_hash([spec.name, parsed.model_dump(mode="json")])
+        # Compared only within this episode, so pydantic's (deterministic) JSON is canonical enough.
+        fingerprint = sha256_hex(spec.name.encode() + b"\x1f" + parsed.model_dump_json().encode())
         memo = self._memo.get(cid)
         if memo is not None:
             if memo.fingerprint != fingerprint:
@@ -362,7 +363,7 @@ class Episode:
         value = result.model_dump(mode="json")
         events = list(ctx.events)
         positions: list[int] = []
-        if events:
+        if events or fault is not None:
             log = events if fault is None else [*events, FaultInjected(step=step, tool=spec.name, call_id=cid,
                                                                        fault=fault)]
             positions = (await self._append(log, now, cid))[: len(events)]
