@@ -186,7 +186,7 @@ class EventRegistry:
             raise UnregisteredEventError(
                 f"{cls.__name__} is not a registered event class; decorate it with @event(...)"
             )
-        data = ev.model_dump(mode="python")
+        data = ev.model_dump(mode="python", warnings=False)
         try:
             # Re-validate: model_construct() and mutation tricks must not reach the log.
             cls.model_validate(data)
