@@ -1,0 +1,144 @@
+"""Checks over deals, activities and tasks. Each judges outcomes in the final state and the diff."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.domains.crm.checks_common import deal, money
+from saas_sim.domains.crm.models import Activity
+from saas_sim.domains.crm.pipeline import is_open
+from saas_sim.domains.crm.state import ACTIVITIES, DEALS, ENROLLMENTS, TASKS
+
+__all__ = [
+    "call_logged",
+    "deal_amount",
+    "deal_close_date",
+    "deal_closed_won",
+    "deal_in_stage",
+    "deal_open_not_nurtured",
+    "next_step_changed",
+    "no_other_deals_changed",
+    "personal_email_sent",
+    "task_due",
+    "task_within",
+]
+
+
+def deal_in_stage(ctx: CheckContext, deal_id: str, stage: str) -> CheckOutcome:
+    """The deal ends in `stage`."""
+    d = deal(ctx.final, deal_id)
+    return CheckOutcome.of(d.stage == stage, f"deal {deal_id} is in {d.stage} (expected {stage})")
+
+
+def deal_amount(ctx: CheckContext, deal_id: str, amount: str) -> CheckOutcome:
+    """The deal's amount equals `amount` exactly (as a decimal)."""
+    d = deal(ctx.final, deal_id)
+    ok = d.amount is not None and d.amount == money(amount)
+    return CheckOutcome.of(ok, f"deal {deal_id} amount is {d.amount} (expected {amount})")
+
+
+def deal_close_date(ctx: CheckContext, deal_id: str, close_date: str) -> CheckOutcome:
+    """The deal's close date equals `close_date`."""
+    d = deal(ctx.final, deal_id)
+    ok = d.close_date == date.fromisoformat(close_date)
+    return CheckOutcome.of(ok, f"deal {deal_id} closes {d.close_date} (expected {close_date})")
+
+
+def deal_closed_won(ctx: CheckContext, deal_id: str, amount: str, close_date: str) -> CheckOutcome:
+    """The deal is closed won with the right amount and close date: all three or nothing."""
+    d = deal(ctx.final, deal_id)
+    problems = []
+    if d.stage != "closed_won":
+        problems.append(f"stage is {d.stage}")
+    if d.amount is None or d.amount != money(amount):
+        problems.append(f"amount is {d.amount}, expected {amount}")
+    if d.close_date != date.fromisoformat(close_date):
+        problems.append(f"close date is {d.close_date}, expected {close_date}")
+    return CheckOutcome.of(not problems, "; ".join(problems) or f"deal {deal_id} closed won at {amount}")
+
+
+def no_other_deals_changed(ctx: CheckContext, allowed: list[str]) -> CheckOutcome:
+    """No deal other than `allowed` was created or changed (collateral damage)."""
+    others = [i for i, _, _ in ctx.changed(DEALS) if i not in allowed]
+    return CheckOutcome.of(not others, f"other deals changed: {others}" if others else "no other deal changed")
+
+
+def _new(ctx: CheckContext) -> list[Activity]:
+    return ctx.created(ACTIVITIES)
+
+
+def call_logged(ctx: CheckContext, contact_id: str, deal_id: str, outcome: str | None = None) -> CheckOutcome:
+    """A call was logged on the contact and the deal (half credit if linked to only one of them)."""
+    best = 0.0
+    for a in _new(ctx):
+        if a.kind != "call":
+            continue
+        links = (a.contact_id == contact_id) + (a.deal_id == deal_id)
+        score = links / 2
+        if outcome is not None and a.outcome not in (None, outcome):
+            score /= 2
+        best = max(best, score)
+    return CheckOutcome(best, f"best matching call scores {best:.2f}" if best else "no call was logged")
+
+
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def task_due(ctx: CheckContext, deal_id: str, due_at: str, contact_id: str | None = None) -> CheckOutcome:
+    """An open task on the deal is due exactly at `due_at` (half credit: same day, other hour)."""
+    want = _instant(due_at)
+    best, detail = 0.0, "no follow-up task on the deal"
+    for t in ctx.created(TASKS):
+        if t.deal_id != deal_id or t.status != "open":
+            continue
+        score = 1.0 if t.due_at == want else (0.5 if t.due_at.date() == want.date() else 0.0)
+        if contact_id is not None and t.contact_id not in (None, contact_id):
+            score /= 2
+        detail = f"task {t.id} due {t.due_at.isoformat()} (expected {due_at})"
+        best = max(best, score)
+    return CheckOutcome(best, detail)
+
+
+def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float) -> CheckOutcome:
+    """A new open task on the deal is due after `start` (the task's start) and within `within_s` seconds of it."""
+    begin = _instant(start)
+    tasks = [t for t in ctx.created(TASKS) if t.deal_id == deal_id and t.status == "open"]
+    limit = begin + timedelta(seconds=within_s)
+    ok = [t for t in tasks if begin <= t.due_at <= limit]
+    if ok:
+        return CheckOutcome.passed(f"task {ok[0].id} due {ok[0].due_at.isoformat()}")
+    if tasks:
+        return CheckOutcome(0.5, f"task {tasks[0].id} is due {tasks[0].due_at.isoformat()}, not within the window")
+    return CheckOutcome.failed("no follow-up task on the deal")
+
+
+def personal_email_sent(ctx: CheckContext, contact_id: str, deal_id: str) -> CheckOutcome:
+    """A one-off (non-sequence) email went to the contact about the deal (half credit without the deal link)."""
+    best = 0.0
+    for a in _new(ctx):
+        if a.kind == "email" and a.direction == "outbound" and a.sequence_id is None and a.contact_id == contact_id:
+            best = max(best, 1.0 if a.deal_id == deal_id else 0.5)
+    return CheckOutcome(best, "personal email sent" if best == 1 else ("email not linked to the deal" if best else
+                                                                         "no personal email to the contact"))
+
+
+def next_step_changed(ctx: CheckContext, deal_id: str) -> CheckOutcome:
+    """The deal has a new, non-empty next step."""
+    before = deal(ctx.initial, deal_id).next_step
+    after = deal(ctx.final, deal_id).next_step
+    ok = bool(after and after.strip()) and after != before
+    return CheckOutcome.of(ok, f"next step {before!r} -> {after!r}")
+
+
+def deal_open_not_nurtured(ctx: CheckContext, deal_id: str, contact_id: str) -> CheckOutcome:
+    """The deal is still open and the contact was not put in a sequence (no hiding in nurture)."""
+    d = deal(ctx.final, deal_id)
+    enrolled = [e.id for e in ctx.created(ENROLLMENTS) if e.contact_id == contact_id]
+    problems = []
+    if not is_open(d.stage):
+        problems.append(f"deal is {d.stage}")
+    if enrolled:
+        problems.append(f"contact enrolled in a sequence ({enrolled})")
+    return CheckOutcome.of(not problems, "; ".join(problems) or "deal open, no sequence")

@@ -1,0 +1,254 @@
+"""Checks over contacts, accounts, leads, owners, consent and reports.
+
+They compare the final state with the start through `ctx.changed` and read
+ground truth (which records are the same person) from the hidden tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.state import TableKey
+from saas_sim.domains.crm.checks_common import money, person_records, wrong_merges
+from saas_sim.domains.crm.matching import canonical_first_name, fold, norm_email, phone_digits
+from saas_sim.domains.crm.models import Contact
+from saas_sim.domains.crm.state import (
+    ACCOUNTS,
+    ACTIVITIES,
+    CONTACTS,
+    DEALS,
+    ENROLLMENTS,
+    LEADS,
+    REPORTS,
+    SCHEMA,
+)
+from saas_sim.errors import VerifierError
+
+__all__ = [
+    "deal_created_from_lead",
+    "duplicates_merged",
+    "enrollment_coverage",
+    "lead_converted",
+    "merge_winner",
+    "no_accounts_created",
+    "no_optout_contacted",
+    "only_contacts_changed",
+    "only_owner_changes",
+    "owner_changes",
+    "person_updated",
+    "read_only",
+    "report_records",
+    "report_values",
+    "titles_updated",
+]
+
+_OWNED: dict[str, TableKey[Any]] = {"account": ACCOUNTS, "contact": CONTACTS, "deal": DEALS, "lead": LEADS}
+
+
+def _looks_like(c: Contact, person: list[Contact]) -> bool:
+    for p in person:
+        if c.email and norm_email(c.email) in (norm_email(p.email), norm_email(p.secondary_email)):
+            return True
+        if fold(c.last_name) == fold(p.last_name) and canonical_first_name(c.first_name) == canonical_first_name(
+            p.first_name
+        ):
+            return True
+    return False
+
+
+def _field_ok(c: Contact, name: str, want: str) -> bool:
+    if name == "phone":
+        return phone_digits(c.phone) == phone_digits(want) != ""
+    if name == "email":
+        return norm_email(c.email) == norm_email(want)
+    return fold(str(getattr(c, name) or "")) == fold(want)
+
+
+def person_updated(
+    ctx: CheckContext, contact_id: str, fields: Mapping[str, str], forbid_duplicates: bool = True
+) -> CheckOutcome:
+    """A live record of the person has each expected field value (fraction of fields).
+
+    Zero if a new record of the same person was created (a duplicate instead of an update).
+    """
+    records = [c for c in person_records(ctx.final, contact_id) if c.merged_into is None]
+    if forbid_duplicates:
+        dups = [c.id for c in ctx.created(CONTACTS) if _looks_like(c, person_records(ctx.initial, contact_id))]
+        if dups:
+            return CheckOutcome.failed(f"duplicate record(s) created for the person: {dups}")
+    if not records:
+        return CheckOutcome.failed("the person has no live record")
+    best, best_id = 0, records[0].id
+    for c in records:
+        hits = sum(_field_ok(c, k, v) for k, v in fields.items())
+        if hits > best:
+            best, best_id = hits, c.id
+    return CheckOutcome(best / len(fields), f"{best}/{len(fields)} fields right on {best_id}")
+
+
+def titles_updated(ctx: CheckContext, updates: list[Mapping[str, str]]) -> CheckOutcome:
+    """Each listed person has a live record with the new title (fraction), and no duplicate was created."""
+    hits = 0
+    for u in updates:
+        if person_updated(ctx, u["contact_id"], {"title": u["title"]}).score == 1.0:
+            hits += 1
+    return CheckOutcome(hits / len(updates), f"{hits}/{len(updates)} people have their new title")
+
+
+def only_contacts_changed(ctx: CheckContext, allowed: list[str]) -> CheckOutcome:
+    """No contact was created, and none changed except the records of the `allowed` people."""
+    ok_ids = {c.id for a in allowed for c in person_records(ctx.initial, a)} | set(allowed)
+    created = [c.id for c in ctx.created(CONTACTS)]
+    changed = [i for i, b, _ in ctx.changed(CONTACTS) if b is not None and i not in ok_ids]
+    if created or changed:
+        return CheckOutcome.failed(f"created {created}, changed {changed}")
+    return CheckOutcome.passed("no other contact touched")
+
+
+def duplicates_merged(ctx: CheckContext, pairs: list[list[str]]) -> CheckOutcome:
+    """Each pair of records of one person was merged (either direction). Zero if different people were merged."""
+    bad = wrong_merges(ctx)
+    if bad:
+        return CheckOutcome.failed(f"different people merged: {bad}")
+    done = 0
+    for a, b in pairs:
+        ca, cb = ctx.final.get(CONTACTS, a), ctx.final.get(CONTACTS, b)
+        if ca is None or cb is None:
+            raise VerifierError(f"pair {a}, {b} is not in the state")
+        if ca.merged_into == b or cb.merged_into == a:
+            done += 1
+    return CheckOutcome(done / len(pairs), f"{done}/{len(pairs)} duplicate pairs merged")
+
+
+def merge_winner(ctx: CheckContext, winner_id: str, loser_id: str) -> CheckOutcome:
+    """The older record survived: `loser_id` was merged into `winner_id`, and no different people were merged."""
+    loser = ctx.final.get(CONTACTS, loser_id)
+    ok = loser is not None and loser.merged_into == winner_id and not wrong_merges(ctx)
+    return CheckOutcome.of(ok, f"{loser_id} merged into {loser.merged_into if loser else None}")
+
+
+def enrollment_coverage(ctx: CheckContext, sequence_id: str, eligible_ids: list[str]) -> CheckOutcome:
+    """Share of eligible contacts newly enrolled, minus a share per contact enrolled outside the segment.
+
+    Zero if any opted-out contact was emailed, enrolled or re-subscribed.
+    """
+    if no_optout_contacted(ctx).score < 1:
+        return CheckOutcome.failed("an opted-out contact was contacted or re-subscribed")
+    eligible = set(eligible_ids)
+    new = {e.contact_id for e in ctx.created(ENROLLMENTS) if e.sequence_id == sequence_id}
+    hits, wrong = len(new & eligible), len(new - eligible)
+    score = max(0.0, (hits - wrong) / len(eligible))
+    return CheckOutcome(score, f"{hits}/{len(eligible)} eligible enrolled, {wrong} outside the segment")
+
+
+def no_optout_contacted(ctx: CheckContext) -> CheckOutcome:
+    """No contact that was unsubscribed or bounced at the start was emailed, enrolled or re-subscribed."""
+    start = ctx.initial.table(CONTACTS)
+    opted_out = {c.id for c in start if c.consent != "subscribed"}
+    hits = {a.contact_id for a in ctx.created(ACTIVITIES)
+            if a.kind == "email" and a.direction == "outbound" and a.contact_id in opted_out}
+    hits |= {e.contact_id for e in ctx.created(ENROLLMENTS) if e.contact_id in opted_out}
+    hits |= {i for i, b, a in ctx.changed(CONTACTS)
+             if b is not None and a is not None and b.consent != "subscribed" and a.consent == "subscribed"}
+    return CheckOutcome.of(not hits, f"opted-out contacts reached: {sorted(hits)}" if hits else "consent respected")
+
+
+def owner_changes(ctx: CheckContext, record_type: str, ids: list[str], owner_id: str) -> CheckOutcome:
+    """Share of `ids` now owned by `owner_id`; zero if any other record of that type changed owner."""
+    key = _OWNED[record_type]
+    wrong = [i for i, b, a in ctx.changed(key)
+             if b is not None and a is not None and b.owner_id != a.owner_id and i not in ids]
+    if wrong:
+        return CheckOutcome.failed(f"{record_type}s outside the scope changed owner: {wrong}")
+    if not ids:
+        return CheckOutcome.passed(f"no {record_type}s in scope, none changed")
+    table = ctx.final.table(key)
+    done = sum(1 for i in ids if (r := table.get(i)) is not None and r.owner_id == owner_id)
+    return CheckOutcome(done / len(ids), f"{done}/{len(ids)} {record_type}s reassigned")
+
+
+def only_owner_changes(ctx: CheckContext, allowed: list[str]) -> CheckOutcome:
+    """No record outside `allowed` changed owner, and no account, contact, deal or lead was created."""
+    wrong: list[str] = []
+    for key in _OWNED.values():
+        for i, b, a in ctx.changed(key):
+            if b is None or (a is not None and b.owner_id != a.owner_id and i not in allowed):
+                wrong.append(i)
+    return CheckOutcome.of(not wrong, f"unexpected changes: {wrong}" if wrong else "only the scope changed")
+
+
+def lead_converted(ctx: CheckContext, lead_id: str, account_id: str) -> CheckOutcome:
+    """The lead was converted onto `account_id`, into a contact there with the lead's email."""
+    lead = ctx.final.get(LEADS, lead_id)
+    if lead is None:
+        raise VerifierError(f"lead {lead_id} is not in the state")
+    if lead.status != "converted" or lead.converted_contact_id is None:
+        return CheckOutcome.failed(f"lead is {lead.status}")
+    contact = ctx.final.get(CONTACTS, lead.converted_contact_id)
+    ok = (
+        lead.converted_account_id == account_id
+        and contact is not None
+        and contact.account_id == account_id
+        and norm_email(contact.email) == norm_email(lead.email)
+    )
+    return CheckOutcome.of(ok, f"converted onto {lead.converted_account_id} (expected {account_id})")
+
+
+def deal_created_from_lead(ctx: CheckContext, lead_id: str, account_id: str, name: str, stage: str) -> CheckOutcome:
+    """A new deal named `name` on the account, with the lead's contact as primary (half credit: other stage)."""
+    lead = ctx.final.get(LEADS, lead_id)
+    contact_id = lead.converted_contact_id if lead is not None else None
+    best = 0.0
+    for d in ctx.created(DEALS):
+        if d.account_id != account_id or fold(d.name) != fold(name):
+            continue
+        if contact_id is None or d.primary_contact_id != contact_id:
+            continue
+        best = max(best, 1.0 if d.stage == stage else 0.5)
+    return CheckOutcome(best, f"deal check {best:.1f}")
+
+
+def no_accounts_created(ctx: CheckContext) -> CheckOutcome:
+    """No new account was created (the company already existed)."""
+    created = [a.id for a in ctx.created(ACCOUNTS)]
+    return CheckOutcome.of(not created, f"accounts created: {created}" if created else "no account created")
+
+
+def read_only(ctx: CheckContext) -> CheckOutcome:
+    """Nothing but reports changed: a reporting task must not edit records."""
+    touched = []
+    for key in SCHEMA.tables:
+        if key is REPORTS or key.name.startswith("hidden."):
+            continue
+        touched += [i for i, _, _ in ctx.changed(key)]
+    return CheckOutcome.of(not touched, f"records changed: {touched[:10]}" if touched else "no record changed")
+
+
+def _report(ctx: CheckContext, name: str) -> Any:
+    found = [r for r in ctx.final.table(REPORTS) if r.name.strip().casefold() == name.strip().casefold()]
+    return found[-1] if found else None
+
+
+def report_records(ctx: CheckContext, name: str, expected_ids: list[str]) -> CheckOutcome:
+    """The latest report named `name` lists the expected records (Jaccard similarity)."""
+    report = _report(ctx, name)
+    if report is None:
+        return CheckOutcome.failed(f"no report named {name!r}")
+    got, want = set(report.record_ids), set(expected_ids)
+    union = got | want
+    score = len(got & want) / len(union) if union else 1.0
+    return CheckOutcome(score, f"{len(got & want)} right, {len(got - want)} extra, {len(want - got)} missing")
+
+
+def report_values(ctx: CheckContext, name: str, expected: Mapping[str, str]) -> CheckOutcome:
+    """The latest report's values match the expected amounts exactly (share of keys, extras count as wrong)."""
+    report = _report(ctx, name)
+    if report is None:
+        return CheckOutcome.failed(f"no report named {name!r}")
+    got = {k.strip().upper(): money(v) for k, v in report.values.items()}
+    want = {k.upper(): money(v) for k, v in expected.items()}
+    keys = set(got) | set(want)
+    right = sum(1 for k in keys if k in got and k in want and got[k] == want[k])
+    return CheckOutcome(right / len(keys) if keys else 1.0, f"{right}/{len(keys)} values right")

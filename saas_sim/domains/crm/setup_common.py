@@ -1,0 +1,109 @@
+"""Helpers for scenario setups: candidate pools in id order, readable sim times, inbound emails."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import TypeVar
+
+from saas_sim.core.domain import SetupContext
+from saas_sim.core.state import State
+from saas_sim.domains.crm import events as ev
+from saas_sim.domains.crm.models import Account, Activity, Contact, Deal
+from saas_sim.domains.crm.state import ACCOUNT_TRUTH, ACCOUNTS, CONTACTS, PERSON_TRUTH, USERS
+from saas_sim.errors import ScenarioError
+
+__all__ = [
+    "account_name",
+    "base_contacts",
+    "day_text",
+    "full_name",
+    "inbound_email",
+    "instant_text",
+    "iso",
+    "pick",
+    "reachable",
+    "user_name",
+]
+
+T = TypeVar("T")
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def pick(rng: random.Random, pool: Sequence[T], what: str) -> T:
+    """Picks one candidate (the pool must be in a stable order); an empty pool is a scenario bug."""
+    if not pool:
+        raise ScenarioError(f"this world has no {what} for the scenario")
+    return pool[rng.randrange(len(pool))]
+
+
+def iso(instant: datetime) -> str:
+    """Returns a UTC instant as `2026-03-04T15:00:00Z`."""
+    return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def day_text(day: date) -> str:
+    """Returns `Wednesday 4 March 2026` (locale-independent)."""
+    return f"{_DAYS[day.weekday()]} {day.day} {_MONTHS[day.month - 1]} {day.year}"
+
+
+def instant_text(instant: datetime) -> str:
+    """Returns `Wednesday 4 March 2026 at 15:00 UTC`."""
+    return f"{day_text(instant.date())} at {instant:%H:%M} UTC"
+
+
+def full_name(c: Contact) -> str:
+    """Returns a contact's name as stored."""
+    return f"{c.first_name} {c.last_name}"
+
+
+def account_name(state: State, account_id: str) -> str:
+    """Returns an account's clean name (its canonical name from the ground truth)."""
+    truth = state.get(ACCOUNT_TRUTH, account_id)
+    if truth is not None:
+        return truth.canonical_name
+    account = state.get(ACCOUNTS, account_id)
+    return " ".join(account.name.split()) if account else account_id
+
+
+def user_name(state: State, user_id: str) -> str:
+    """Returns a user's name."""
+    user = state.get(USERS, user_id)
+    return user.name if user else user_id
+
+
+def base_contacts(state: State) -> list[Contact]:
+    """Returns live, current, original contact records at accounts (no variants, false friends or leavers)."""
+    truth = state.table(PERSON_TRUTH)
+    out = []
+    for c in state.table(CONTACTS):
+        t = truth.get(c.id)
+        if c.merged_into is None and c.account_id and t is not None and t.variant_of is None \
+                and t.false_friend_of is None and not t.departed:
+            out.append(c)
+    return out
+
+
+def reachable(c: Contact) -> bool:
+    """Returns whether a contact may be emailed."""
+    return c.consent == "subscribed" and c.email is not None and c.merged_into is None
+
+
+def inbound_email(ctx: SetupContext, contact: Contact, subject: str, body: str, deal: Deal | None,
+                  minutes_ago: int) -> ev.InboundEmailReceived:
+    """Returns the staging event of an email from `contact` that arrived `minutes_ago` before the start."""
+    from datetime import timedelta
+
+    return ev.InboundEmailReceived(activity=Activity(
+        id=ctx.ids.next("act"), kind="email", subject=subject, body=body, direction="inbound", outcome=None,
+        contact_id=contact.id, deal_id=deal.id if deal else None, account_id=contact.account_id,
+        owner_id=deal.owner_id if deal else contact.owner_id, occurred_at=ctx.now - timedelta(minutes=minutes_ago),
+    ))
+
+
+def accounts_by_id(state: State) -> dict[str, Account]:
+    """Returns accounts by id."""
+    return {a.id: a for a in state.table(ACCOUNTS)}

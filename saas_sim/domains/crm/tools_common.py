@@ -1,0 +1,145 @@
+"""Helpers shared by the CRM tools: typed table access, errors, text search and cursor pagination.
+
+Pagination follows common SaaS APIs: a list is sorted by a documented key that
+always ends with the record id (so it is total and stable), a page holds at
+most `limit` items, and `next_cursor` is an opaque string to pass back for the
+next page (None on the last page). A cursor encodes the sort key of the last
+item returned, so records created between pages never shift later pages.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any, TypeVar, cast
+
+from pydantic import Field
+
+from saas_sim.core.state import Entity, Table, TableKey
+from saas_sim.core.tools import ToolArgs, ToolContext, ToolResult
+from saas_sim.domains.crm.matching import fold
+from saas_sim.domains.crm.state import USERS
+from saas_sim.errors import ToolError
+
+__all__ = [
+    "Page",
+    "PageArgs",
+    "SortKey",
+    "bad_args",
+    "clean",
+    "matches_query",
+    "paginate",
+    "require",
+    "require_user",
+    "table",
+]
+
+T = TypeVar("T", bound=Entity)
+SortKey = tuple[Any, ...]
+
+
+class PageArgs(ToolArgs):
+    """Pagination arguments shared by every list and search tool."""
+
+    limit: int = Field(default=20, ge=1, le=100, description="Maximum number of items to return (1-100).")
+    cursor: str | None = Field(
+        default=None,
+        max_length=512,
+        description="The `next_cursor` of the previous page, to fetch the next one. Omit for the first page.",
+    )
+
+
+def table(ctx: ToolContext, key: TableKey[T]) -> Table[T]:
+    """Returns a visible table, typed."""
+    return cast(Table[T], ctx.table(key))
+
+
+def require(ctx: ToolContext, key: TableKey[T], entity_id: str, what: str, field: str | None = None) -> T:
+    """Returns the record `entity_id` of `key`, or raises `not_found` naming it."""
+    entity = table(ctx, key).get(entity_id)
+    if entity is None:
+        details: dict[str, Any] = {"id": entity_id}
+        if field is not None:
+            details["fields"] = [field]
+        raise ToolError("not_found", f"{what} {entity_id} does not exist", details=details)
+    return entity
+
+
+def require_user(ctx: ToolContext, user_id: str, field: str = "owner_id") -> None:
+    """Raises `not_found` unless `user_id` is an active user."""
+    user = table(ctx, USERS).get(user_id)
+    if user is None or not user.active:
+        raise ToolError("not_found", f"user {user_id} does not exist", details={"id": user_id, "fields": [field]})
+
+
+def bad_args(message: str, fields: Sequence[str], **extra: Any) -> ToolError:
+    """Returns an `invalid_argument` error naming the offending field paths."""
+    return ToolError("invalid_argument", message, details={"fields": list(fields), **extra})
+
+
+def clean(value: str | None) -> str | None:
+    """Returns `value` with surrounding whitespace removed, or None if it is empty."""
+    if value is None:
+        return None
+    stripped = " ".join(value.split())
+    return stripped or None
+
+
+def matches_query(query: str | None, haystack: Iterable[str | None]) -> bool:
+    """Returns whether every word of `query` occurs in the haystack (case- and accent-insensitive)."""
+    if not query or not query.strip():
+        return True
+    text = " ".join(fold(h) for h in haystack if h)
+    return all(term in text for term in fold(query).split())
+
+
+def _encode(key: SortKey) -> str:
+    raw = json.dumps([v.isoformat() if isinstance(v, datetime) else v for v in key], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _decode(cursor: str) -> SortKey:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        value = json.loads(base64.urlsafe_b64decode(padded.encode()).decode())
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise bad_args("cursor is not a cursor this tool returned", ["cursor"]) from None
+    if not isinstance(value, list) or not value:
+        raise bad_args("cursor is not a cursor this tool returned", ["cursor"])
+    return tuple(value)
+
+
+def paginate(
+    items: Iterable[T], sort_key: Callable[[T], SortKey], args: PageArgs
+) -> tuple[list[T], str | None, int]:
+    """Sorts, pages and returns `(page, next_cursor, total_matching)`.
+
+    `sort_key` must return a tuple of JSON scalars ending with the record id.
+    """
+    keyed = sorted(((_plain(sort_key(i)), i) for i in items), key=lambda pair: pair[0])
+    total = len(keyed)
+    start = 0
+    if args.cursor:
+        after = _decode(args.cursor)
+        try:
+            while start < total and keyed[start][0] <= after:
+                start += 1
+        except TypeError:
+            raise bad_args("cursor does not belong to this list", ["cursor"]) from None
+    page = keyed[start : start + args.limit]
+    more = start + args.limit < total
+    return [i for _, i in page], (_encode(page[-1][0]) if more and page else None), total
+
+
+def _plain(key: SortKey) -> SortKey:
+    return tuple(v.isoformat() if isinstance(v, datetime) else v for v in key)
+
+
+class Page(ToolResult):
+    """Common fields of a page of results."""
+
+    next_cursor: str | None = Field(description="Pass as `cursor` to get the next page; null on the last page.")
+    total: int = Field(description="How many records match the filters, across all pages.")

@@ -1,0 +1,196 @@
+"""READ tools over people and companies: users, accounts, contacts and leads."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult, tool
+from saas_sim.domains.crm.matching import fold, phone_digits
+from saas_sim.domains.crm.models import Account, Consent, Contact, Lead, LeadSource, LeadStatus, User
+from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, LEADS, USERS
+from saas_sim.domains.crm.tools_common import Page, PageArgs, matches_query, paginate, require, table
+
+__all__ = [
+    "get_account",
+    "get_contact",
+    "get_lead",
+    "list_users",
+    "search_accounts",
+    "search_contacts",
+    "search_leads",
+]
+
+
+# --- users ----------------------------------------------------------------------------
+
+
+class ListUsersArgs(PageArgs):
+    territory: str | None = Field(default=None, description="Only users in this territory, e.g. DACH.")
+    role: Literal["sdr", "ae", "manager"] | None = Field(default=None, description="Only users with this role.")
+
+
+class UserPage(Page):
+    items: list[User] = Field(description="Users, sorted by id.")
+
+
+@tool("crm.list_users", READ)
+def list_users(ctx: ToolContext, args: ListUsersArgs) -> UserPage:
+    """Lists the CRM's users (sales reps and managers) who can own records, sorted by id."""
+    rows = [
+        u for u in table(ctx, USERS)
+        if (args.territory is None or u.territory == args.territory) and (args.role is None or u.role == args.role)
+    ]
+    page, cursor, total = paginate(rows, lambda u: (u.id,), args)
+    return UserPage(items=page, next_cursor=cursor, total=total)
+
+
+# --- accounts -------------------------------------------------------------------------
+
+
+class SearchAccountsArgs(PageArgs):
+    query: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Words to find in the name, domain or city (case- and accent-insensitive; all words must match).",
+    )
+    territory: str | None = Field(default=None, description="Only accounts in this territory, e.g. NA-East.")
+    owner_id: str | None = Field(default=None, description="Only accounts owned by this user id.")
+    industry: str | None = Field(default=None, description="Only accounts in this industry (exact, case-insensitive).")
+
+
+class AccountPage(Page):
+    items: list[Account] = Field(description="Accounts, sorted by name (case-insensitive) then id.")
+
+
+@tool("crm.search_accounts", READ)
+def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
+    """Searches accounts (companies) by name, domain or city, with filters. Sorted by name, then id."""
+    industry = fold(args.industry) if args.industry else None
+    rows = [
+        a for a in table(ctx, ACCOUNTS)
+        if (args.territory is None or a.territory == args.territory)
+        and (args.owner_id is None or a.owner_id == args.owner_id)
+        and (industry is None or fold(a.industry or "") == industry)
+        and matches_query(args.query, (a.name, a.domain, a.city))
+    ]
+    page, cursor, total = paginate(rows, lambda a: (fold(a.name), a.id), args)
+    return AccountPage(items=page, next_cursor=cursor, total=total)
+
+
+class GetAccountArgs(ToolArgs):
+    account_id: str = Field(description="The account's id, such as acc_000042.", max_length=64)
+
+
+class AccountResult(ToolResult):
+    account: Account
+
+
+@tool("crm.get_account", READ)
+def get_account(ctx: ToolContext, args: GetAccountArgs) -> AccountResult:
+    """Returns one account by id."""
+    return AccountResult(account=require(ctx, ACCOUNTS, args.account_id, "account", "account_id"))
+
+
+# --- contacts -------------------------------------------------------------------------
+
+
+class SearchContactsArgs(PageArgs):
+    query: str | None = Field(
+        default=None,
+        max_length=200,
+        description=(
+            "Words to find in the name, emails, phone digits or title (case- and accent-insensitive; "
+            "all words must match). Search by last name or email domain to catch spelling variants."
+        ),
+    )
+    account_id: str | None = Field(default=None, description="Only contacts of this account.")
+    owner_id: str | None = Field(default=None, description="Only contacts owned by this user id.")
+    consent: Consent | None = Field(default=None, description="Only contacts with this email consent.")
+    include_merged: bool = Field(default=False, description="Also return contacts merged into another record.")
+
+
+class ContactPage(Page):
+    items: list[Contact] = Field(description="Contacts, sorted by last name, first name (case-insensitive), then id.")
+
+
+@tool("crm.search_contacts", READ)
+def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
+    """Searches contacts by name, email, phone or title, with filters. Sorted by last name, first name, then id.
+
+    Merged-away records are hidden unless `include_merged` is true.
+    """
+    rows = [
+        c for c in table(ctx, CONTACTS)
+        if (args.include_merged or c.merged_into is None)
+        and (args.account_id is None or c.account_id == args.account_id)
+        and (args.owner_id is None or c.owner_id == args.owner_id)
+        and (args.consent is None or c.consent == args.consent)
+        and matches_query(
+            args.query, (c.first_name, c.last_name, c.email, c.secondary_email, phone_digits(c.phone), c.title)
+        )
+    ]
+    page, cursor, total = paginate(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args)
+    return ContactPage(items=page, next_cursor=cursor, total=total)
+
+
+class GetContactArgs(ToolArgs):
+    contact_id: str = Field(description="The contact's id, such as ct_000042.", max_length=64)
+
+
+class ContactResult(ToolResult):
+    contact: Contact
+    account_name: str | None = Field(description="The name of the contact's account, if any.")
+
+
+@tool("crm.get_contact", READ)
+def get_contact(ctx: ToolContext, args: GetContactArgs) -> ContactResult:
+    """Returns one contact by id, with its account's name. A merged record shows `merged_into`."""
+    contact = require(ctx, CONTACTS, args.contact_id, "contact", "contact_id")
+    account = table(ctx, ACCOUNTS).get(contact.account_id) if contact.account_id else None
+    return ContactResult(contact=contact, account_name=account.name if account else None)
+
+
+# --- leads ----------------------------------------------------------------------------
+
+
+class SearchLeadsArgs(PageArgs):
+    query: str | None = Field(
+        default=None, max_length=200, description="Words to find in the lead's name, email or company."
+    )
+    status: LeadStatus | None = Field(default=None, description="Only leads with this status.")
+    source: LeadSource | None = Field(default=None, description="Only leads from this source.")
+    owner_id: str | None = Field(default=None, description="Only leads owned by this user id.")
+
+
+class LeadPage(Page):
+    items: list[Lead] = Field(description="Leads, newest first (created_at descending), then id.")
+
+
+@tool("crm.search_leads", READ)
+def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
+    """Searches leads by name, email or company, with filters. Newest first."""
+    rows = [
+        ld for ld in table(ctx, LEADS)
+        if (args.status is None or ld.status == args.status)
+        and (args.source is None or ld.source == args.source)
+        and (args.owner_id is None or ld.owner_id == args.owner_id)
+        and matches_query(args.query, (ld.first_name, ld.last_name, ld.email, ld.company))
+    ]
+    page, cursor, total = paginate(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args)
+    return LeadPage(items=page, next_cursor=cursor, total=total)
+
+
+class GetLeadArgs(ToolArgs):
+    lead_id: str = Field(description="The lead's id, such as ld_000042.", max_length=64)
+
+
+class LeadResult(ToolResult):
+    lead: Lead
+
+
+@tool("crm.get_lead", READ)
+def get_lead(ctx: ToolContext, args: GetLeadArgs) -> LeadResult:
+    """Returns one lead by id, including the message it came in with."""
+    return LeadResult(lead=require(ctx, LEADS, args.lead_id, "lead", "lead_id"))

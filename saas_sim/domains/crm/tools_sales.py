@@ -1,0 +1,303 @@
+"""READ tools over the sales side: deals, the pipeline, products, activities, tasks and sequences."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import Field
+
+from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult, tool
+from saas_sim.domains.crm.gen_sales import line_total
+from saas_sim.domains.crm.models import (
+    Activity,
+    ActivityKind,
+    Currency,
+    Deal,
+    Direction,
+    Enrollment,
+    EnrollmentStatus,
+    LineItem,
+    Product,
+    Sequence,
+    Stage,
+    Task,
+    TaskStatus,
+)
+from saas_sim.domains.crm.pipeline import PROBABILITY, REQUIRED_FIELDS, STAGES, allowed_moves, is_open
+from saas_sim.domains.crm.state import (
+    ACTIVITIES,
+    DEALS,
+    ENROLLMENTS,
+    LINE_ITEMS,
+    PRICE_BOOK,
+    PRODUCTS,
+    SEQUENCES,
+    TASKS,
+)
+from saas_sim.domains.crm.tools_common import Page, PageArgs, bad_args, matches_query, paginate, require, table
+
+__all__ = [
+    "get_deal",
+    "get_pipeline",
+    "list_activities",
+    "list_enrollments",
+    "list_products",
+    "list_sequences",
+    "list_tasks",
+    "search_deals",
+]
+
+_FAR = "9999-12-31"
+
+
+# --- deals ----------------------------------------------------------------------------
+
+
+class SearchDealsArgs(PageArgs):
+    query: str | None = Field(default=None, max_length=200, description="Words to find in the deal's name.")
+    account_id: str | None = Field(default=None, description="Only deals of this account.")
+    owner_id: str | None = Field(default=None, description="Only deals owned by this user id.")
+    stage: Stage | None = Field(default=None, description="Only deals in this stage.")
+    status: Literal["open", "closed", "all"] = Field(
+        default="all", description="open: not closed_won/closed_lost; closed: closed_won or closed_lost."
+    )
+    currency: Currency | None = Field(default=None, description="Only deals in this currency.")
+    close_date_from: date | None = Field(default=None, description="Only deals closing on or after this date.")
+    close_date_to: date | None = Field(default=None, description="Only deals closing on or before this date.")
+    sort: Literal["id", "close_date", "amount_desc", "last_activity"] = Field(
+        default="id",
+        description=(
+            "id; close_date (earliest first, undated last); amount_desc (largest first, no amount last); "
+            "last_activity (least recently touched first). Ties break by id."
+        ),
+    )
+
+
+class DealPage(Page):
+    items: list[Deal] = Field(description="Deals in the requested order.")
+
+
+def _deal_key(sort: str, d: Deal) -> tuple[str | int | float, ...]:
+    if sort == "close_date":
+        return (d.close_date.isoformat() if d.close_date else _FAR, d.id)
+    if sort == "amount_desc":
+        return (-(float(d.amount) if d.amount is not None else -1.0), d.id)
+    if sort == "last_activity":
+        return (d.last_activity_at.isoformat() if d.last_activity_at else "", d.id)
+    return (d.id,)
+
+
+@tool("crm.search_deals", READ)
+def search_deals(ctx: ToolContext, args: SearchDealsArgs) -> DealPage:
+    """Searches deals (opportunities) with filters on account, owner, stage, status, currency and close date."""
+    if args.close_date_from and args.close_date_to and args.close_date_from > args.close_date_to:
+        raise bad_args("close_date_from is after close_date_to", ["close_date_from", "close_date_to"])
+    rows = [
+        d for d in table(ctx, DEALS)
+        if (args.account_id is None or d.account_id == args.account_id)
+        and (args.owner_id is None or d.owner_id == args.owner_id)
+        and (args.stage is None or d.stage == args.stage)
+        and (args.status == "all" or (args.status == "open") == is_open(d.stage))
+        and (args.currency is None or d.currency == args.currency)
+        and (args.close_date_from is None or (d.close_date is not None and d.close_date >= args.close_date_from))
+        and (args.close_date_to is None or (d.close_date is not None and d.close_date <= args.close_date_to))
+        and matches_query(args.query, (d.name,))
+    ]
+    page, cursor, total = paginate(rows, lambda d: _deal_key(args.sort, d), args)
+    return DealPage(items=page, next_cursor=cursor, total=total)
+
+
+class GetDealArgs(ToolArgs):
+    deal_id: str = Field(description="The deal's id, such as dl_000042.", max_length=64)
+
+
+class LineItemView(ToolResult):
+    line_item: LineItem
+    line_total: Decimal = Field(description="quantity * unit_price * (1 - discount_pct/100), rounded to cents.")
+
+
+class DealResult(ToolResult):
+    deal: Deal
+    probability: int = Field(description="The stage's default win probability, in percent.")
+    line_items: list[LineItemView] = Field(description="The deal's line items, in order.")
+    allowed_next_stages: list[Stage] = Field(description="Stages the deal may move to from its current stage.")
+
+
+@tool("crm.get_deal", READ)
+def get_deal(ctx: ToolContext, args: GetDealArgs) -> DealResult:
+    """Returns one deal with its line items, win probability and the stages it may move to next.
+
+    The deal's `amount` is entered by hand and may differ from the sum of its line totals.
+    """
+    deal = require(ctx, DEALS, args.deal_id, "deal", "deal_id")
+    items = table(ctx, LINE_ITEMS)
+    views = []
+    for item_id in deal.line_item_ids:
+        item = items.get(item_id)
+        if item is not None:
+            views.append(LineItemView(line_item=item, line_total=line_total(item.quantity, item.unit_price,
+                                                                             item.discount_pct)))
+    return DealResult(
+        deal=deal,
+        probability=PROBABILITY[deal.stage],
+        line_items=views,
+        allowed_next_stages=list(allowed_moves(deal.stage)),
+    )
+
+
+class GetPipelineArgs(ToolArgs):
+    pass
+
+
+class StageInfo(ToolResult):
+    stage: Stage
+    probability: int
+    required_fields: list[str]
+    allowed_next_stages: list[Stage]
+
+
+class PipelineResult(ToolResult):
+    stages: list[StageInfo] = Field(description="Every stage in pipeline order.")
+
+
+@tool("crm.get_pipeline", READ)
+def get_pipeline(ctx: ToolContext, args: GetPipelineArgs) -> PipelineResult:
+    """Returns the pipeline: stages in order, the fields each stage requires and the allowed moves."""
+    return PipelineResult(
+        stages=[
+            StageInfo(
+                stage=s,
+                probability=PROBABILITY[s],
+                required_fields=list(REQUIRED_FIELDS[s]),
+                allowed_next_stages=list(allowed_moves(s)),
+            )
+            for s in STAGES
+        ]
+    )
+
+
+# --- products -------------------------------------------------------------------------
+
+
+class ListProductsArgs(ToolArgs):
+    currency: Currency = Field(default="USD", description="The currency of the prices to show.")
+
+
+class ProductPrice(ToolResult):
+    product: Product
+    unit_price: Decimal | None = Field(description="The price book's list price in the requested currency.")
+
+
+class ProductList(ToolResult):
+    items: list[ProductPrice] = Field(description="Products sorted by SKU.")
+
+
+@tool("crm.list_products", READ)
+def list_products(ctx: ToolContext, args: ListProductsArgs) -> ProductList:
+    """Lists the product catalogue with list prices from the price book, sorted by SKU."""
+    prices = {e.product_id: e.unit_price for e in table(ctx, PRICE_BOOK) if e.currency == args.currency}
+    products = sorted(table(ctx, PRODUCTS), key=lambda p: (p.sku, p.id))
+    return ProductList(items=[ProductPrice(product=p, unit_price=prices.get(p.id)) for p in products])
+
+
+# --- activities and tasks -------------------------------------------------------------
+
+
+class ListActivitiesArgs(PageArgs):
+    contact_id: str | None = Field(default=None, description="Only activities linked to this contact.")
+    deal_id: str | None = Field(default=None, description="Only activities linked to this deal.")
+    account_id: str | None = Field(default=None, description="Only activities linked to this account.")
+    kind: ActivityKind | None = Field(default=None, description="Only calls, emails, meetings or notes.")
+    direction: Direction | None = Field(default=None, description="Only inbound or outbound emails and calls.")
+
+
+class ActivityPage(Page):
+    items: list[Activity] = Field(description="Activities, newest first (occurred_at descending), then id.")
+
+
+@tool("crm.list_activities", READ)
+def list_activities(ctx: ToolContext, args: ListActivitiesArgs) -> ActivityPage:
+    """Lists calls, emails (sent and received), meetings and notes, newest first, with filters."""
+    rows = [
+        a for a in table(ctx, ACTIVITIES)
+        if (args.contact_id is None or a.contact_id == args.contact_id)
+        and (args.deal_id is None or a.deal_id == args.deal_id)
+        and (args.account_id is None or a.account_id == args.account_id)
+        and (args.kind is None or a.kind == args.kind)
+        and (args.direction is None or a.direction == args.direction)
+    ]
+    page, cursor, total = paginate(rows, lambda a: (-int(a.occurred_at.timestamp()), a.id), args)
+    return ActivityPage(items=page, next_cursor=cursor, total=total)
+
+
+class ListTasksArgs(PageArgs):
+    owner_id: str | None = Field(default=None, description="Only tasks owned by this user id.")
+    status: TaskStatus | None = Field(default=None, description="Only open or completed tasks.")
+    deal_id: str | None = Field(default=None, description="Only tasks linked to this deal.")
+    contact_id: str | None = Field(default=None, description="Only tasks linked to this contact.")
+    due_before: datetime | None = Field(default=None, description="Only tasks due before this UTC instant.")
+
+
+class TaskPage(Page):
+    items: list[Task] = Field(description="Tasks sorted by due_at (earliest first), then id.")
+
+
+@tool("crm.list_tasks", READ)
+def list_tasks(ctx: ToolContext, args: ListTasksArgs) -> TaskPage:
+    """Lists tasks with filters, earliest due first."""
+    if args.due_before is not None and args.due_before.tzinfo is None:
+        raise bad_args("due_before needs a timezone, e.g. 2026-03-04T15:00:00Z", ["due_before"])
+    rows = [
+        t for t in table(ctx, TASKS)
+        if (args.owner_id is None or t.owner_id == args.owner_id)
+        and (args.status is None or t.status == args.status)
+        and (args.deal_id is None or t.deal_id == args.deal_id)
+        and (args.contact_id is None or t.contact_id == args.contact_id)
+        and (args.due_before is None or t.due_at < args.due_before)
+    ]
+    page, cursor, total = paginate(rows, lambda t: (t.due_at.isoformat(), t.id), args)
+    return TaskPage(items=page, next_cursor=cursor, total=total)
+
+
+# --- sequences ------------------------------------------------------------------------
+
+
+class ListSequencesArgs(ToolArgs):
+    query: str | None = Field(default=None, max_length=200, description="Words to find in the sequence name.")
+
+
+class SequenceList(ToolResult):
+    items: list[Sequence] = Field(description="Sequences by id; `purpose` is nurture, outbound or re_engagement.")
+
+
+@tool("crm.list_sequences", READ)
+def list_sequences(ctx: ToolContext, args: ListSequencesArgs) -> SequenceList:
+    """Lists the email sequences (automated cadences) contacts can be enrolled in."""
+    return SequenceList(items=[s for s in table(ctx, SEQUENCES) if matches_query(args.query, (s.name,))])
+
+
+class ListEnrollmentsArgs(PageArgs):
+    contact_id: str | None = Field(default=None, description="Only enrolments of this contact.")
+    sequence_id: str | None = Field(default=None, description="Only enrolments in this sequence.")
+    status: EnrollmentStatus | None = Field(default=None, description="Only active, removed or completed ones.")
+
+
+class EnrollmentPage(Page):
+    items: list[Enrollment] = Field(description="Enrolments sorted by id.")
+
+
+@tool("crm.list_enrollments", READ)
+def list_enrollments(ctx: ToolContext, args: ListEnrollmentsArgs) -> EnrollmentPage:
+    """Lists sequence enrolments with filters, sorted by id."""
+    if args.sequence_id is not None:
+        require(ctx, SEQUENCES, args.sequence_id, "sequence", "sequence_id")
+    rows = [
+        e for e in table(ctx, ENROLLMENTS)
+        if (args.contact_id is None or e.contact_id == args.contact_id)
+        and (args.sequence_id is None or e.sequence_id == args.sequence_id)
+        and (args.status is None or e.status == args.status)
+    ]
+    page, cursor, total = paginate(rows, lambda e: (e.id,), args)
+    return EnrollmentPage(items=page, next_cursor=cursor, total=total)
