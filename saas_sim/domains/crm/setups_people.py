@@ -88,6 +88,7 @@ def existing_person(ctx: SetupContext) -> Setup:
         "person": _contact_view(person, ctx),
         "display_name": display,
         "first_name": display.split(" ")[0],
+        "last_name": person.last_name,
         "email_text": email_text,
         "new_title": _new_title(ctx, person.title),
         "new_phone": _new_phone(ctx, person.account_id),
@@ -216,12 +217,14 @@ def territory_handover(ctx: SetupContext) -> Setup:
         )
         staged.append(ev.DealCreated(deal=deal))
         open_deals = [deal.id]
-    new = pick(ctx.rng, [u for u in ctx.state.table(USERS) if u.id != owner_id and u.role in ("ae", "manager")],
-               "other rep")
+    others = [u for u in ctx.state.table(USERS) if u.id != owner_id and u.role in ("ae", "manager")]
+    new = pick(ctx.rng, others, "other rep")
+    decoy = pick(ctx.rng, [u for u in others if u.id != new.id], "third rep")
     return Setup(
         bindings={
             "old": {"id": owner_id, "name": user_name(ctx.state, owner_id)},
             "new": {"id": new.id, "name": new.name},
+            "decoy": {"id": decoy.id, "name": decoy.name},
             "territory": territory,
             "account_ids": targets,
             "open_deal_ids": open_deals,
