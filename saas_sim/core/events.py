@@ -189,8 +189,8 @@ class EventRegistry:
         data = ev.model_dump(mode="python", warnings=False)
         try:
             # Re-validate: model_construct() and mutation tricks must not reach the log.
-            cls.model_validate(data)
-            payload = canonical_bytes(data)
+            # The payload is the validated (coerced) form, so one fact has one encoding.
+            payload = canonical_bytes(cls.model_validate(data).model_dump(mode="python"))
         except (ValidationError, ValueError) as exc:
             raise EventValidationError(f"invalid {cls.event_type} payload: {exc}") from exc
         return PendingEvent(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import re
 from collections.abc import Awaitable, Callable
@@ -29,6 +30,7 @@ import asyncpg
 
 from saas_sim.core.batching import (
     AppendRequest,
+    AppendResult,
     BatchPlan,
     CommandRecord,
     StreamHead,
@@ -89,6 +91,9 @@ class PostgresEventStore(EventStore):
         self.lock_key = int.from_bytes(digest[:8], "big", signed=True)
         self._pool: asyncpg.Pool | None = None
         self._writer: asyncpg.Connection | None = None
+        # The outcomes the last attempt planned, in request order: after a COMMIT whose
+        # outcome is unknown, they identify what that attempt wrote.
+        self._inflight: list[AppendResult | StoreError] | None = None
 
     def _settings(self) -> dict[str, str]:
         return {
@@ -207,6 +212,7 @@ class PostgresEventStore(EventStore):
     # write side --------------------------------------------------------------
     async def _commit_batch(self, requests: list[AppendRequest]) -> None:
         plan: BatchPlan | None = None
+        self._inflight = None
         for attempt in range(_RETRIES):
             try:
                 if self._writer is None or self._writer.is_closed():
@@ -258,9 +264,15 @@ class PostgresEventStore(EventStore):
                 ):
                     commands[r[0]] = CommandRecord(*r)
             last = await conn.fetchval("SELECT COALESCE(MAX(global_position), 0) FROM events")
-            plan = plan_batch(requests, heads, commands, int(last))
+            done = await self._committed_earlier(conn, requests) if recovering else {}
+            todo = [r for i, r in enumerate(requests) if i not in done]
+            plan = plan_batch(todo, heads, commands, int(last))
             if recovering:
-                await self._recover(conn, requests, plan)
+                await self._recover(conn, todo, plan)
+            if done:
+                rest = iter(plan.outcomes)
+                plan.outcomes = [done[i] if i in done else next(rest) for i in range(len(requests))]
+            self._inflight = list(plan.outcomes)
             if plan.event_rows:
                 cols = list(zip(*plan.event_rows, strict=True))
                 await conn.execute(
@@ -288,6 +300,35 @@ class PostgresEventStore(EventStore):
                     ], strict=True)],
                 )
         return plan
+
+    async def _committed_earlier(
+        self, conn: asyncpg.Connection, requests: list[AppendRequest]
+    ) -> dict[int, AppendResult]:
+        """Finds the appends without expected version or command id that a lost COMMIT wrote.
+
+        Neither a conflict nor a command id can recognise them, so they are matched
+        against the rows the previous attempt planned: same positions, same chain hashes.
+        """
+        found: dict[int, AppendResult] = {}
+        previous = self._inflight
+        if previous is None or len(previous) != len(requests):
+            return found
+        for i, (req, earlier) in enumerate(zip(requests, previous, strict=True)):
+            if req.expected_version is not None or req.command_id is not None:
+                continue
+            if not isinstance(earlier, AppendResult):
+                continue
+            rows = await conn.fetch(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = $1 AND version >= $2 "
+                "AND version <= $3 ORDER BY version",
+                req.stream_id, earlier.first_version, earlier.last_version,
+            )
+            stored = [_record(r) for r in rows]
+            pinned = dataclasses.replace(req, expected_version=earlier.first_version - 1)
+            matched = match_committed(pinned, stored)
+            if matched is not None and stored[0].global_position == earlier.first_position:
+                found[i] = matched
+        return found
 
     async def _recover(
         self, conn: asyncpg.Connection, requests: list[AppendRequest], plan: BatchPlan

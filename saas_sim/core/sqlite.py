@@ -86,19 +86,36 @@ class SqliteEventStore(EventStore):
         self._read_lock = asyncio.Lock()
 
     async def _connect(self) -> aiosqlite.Connection:
+        pending = aiosqlite.connect(self.path, isolation_level=None)
         try:
-            conn = await aiosqlite.connect(self.path, isolation_level=None)
+            conn = await pending
         except sqlite3.Error as exc:
+            # aiosqlite stops its worker thread after a failed connect but does not wait for it;
+            # wait here, or the thread reports to an event loop that may be closed by then.
+            await asyncio.to_thread(pending._thread.join, 5)
             raise StoreUnavailableError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
-        await conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
-        if not self.memory:
-            await conn.execute("PRAGMA journal_mode = WAL")
-        await conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
+            if not self.memory:
+                await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
+        except BaseException as exc:
+            # An unclosed aiosqlite connection keeps its thread alive and hangs exit.
+            with contextlib.suppress(Exception):
+                await conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise StoreUnavailableError(
+                    f"cannot open SQLite database {self.path!r}: {exc}"
+                ) from exc
+            raise
         return conn
 
     async def _open(self) -> None:
         if not self.memory:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreUnavailableError(f"cannot create the directory of {self.path!r}: {exc}") from exc
         self._writer = await self._connect()
         async with self._write_lock:
             await self._writer.execute("BEGIN IMMEDIATE")

@@ -220,8 +220,14 @@ class EventStore(abc.ABC):
         """Appends already-encoded events (each with its own sim time). See `append`."""
         self._check_open()
         _check_stream_id(stream_id)
-        if not pending:
-            raise UsageError("pending must hold at least one event")
+        if expected_version is not None:
+            _check_count("expected_version", expected_version)
+        if command_id is not None and (not isinstance(command_id, str) or not command_id):
+            raise UsageError("command_id must be a non-empty str or None")
+        if not isinstance(pending, list | tuple) or not pending:
+            raise UsageError("pending must be a non-empty sequence of PendingEvent")
+        if not all(isinstance(p, PendingEvent) for p in pending):
+            raise UsageError("pending must hold only PendingEvent values")
         loop = asyncio.get_running_loop()
         request = AppendRequest(stream_id, expected_version, command_id, tuple(pending), loop.create_future())
         return await self._committer.submit(request)
