@@ -1,0 +1,48 @@
+"""The support desk domain: tickets, customers, orders, refunds and a simulated customer.
+
+Modules (each small, one reason to change):
+
+* `models` and `events`: the frozen records and the past-tense facts about them;
+* `state`: tables (public `support.*`, ground truth `hidden.support.*`), reducers, schema;
+* `generate`, `tickets_gen`, `compose`, `catalog`, `text`: the seeded, messy world;
+* `outcomes`, `simulator`, `phrases`: the real outcome of a ticket and the customer persona;
+* `tools*`, `views`, `toolkit`: the 24 agent tools;
+* `setups`, `setups_queue`, `setup_helpers`: scenario setups;
+* `checks`: scenario checks; `data_report`: mess rates; `policy.md`: the rules agents see.
+"""
+
+from __future__ import annotations
+
+from saas_sim.core.domain import Domain
+from saas_sim.domains.support.checks import CHECKS
+from saas_sim.domains.support.data_report import data_report
+from saas_sim.domains.support.generate import generate
+from saas_sim.domains.support.policy import POLICY, with_policy
+from saas_sim.domains.support.setups import deny_refund, refund_and_replace, refund_damaged
+from saas_sim.domains.support.setups_queue import duplicates, howto_question, threat, triage_queue, vip_ticket
+from saas_sim.domains.support.state import PROJECTION, SCHEMA
+from saas_sim.domains.support.tools import TOOLS
+
+__all__ = ["DOMAIN"]
+
+DOMAIN = Domain(
+    name="support",
+    projection=PROJECTION,
+    schema=SCHEMA,
+    tools=TOOLS,
+    generate=generate,
+    setups={
+        "support.refund_damaged": with_policy(refund_damaged),
+        "support.deny_refund": with_policy(deny_refund),
+        "support.refund_and_replace": with_policy(refund_and_replace),
+        "support.triage_queue": with_policy(triage_queue),
+        "support.duplicates": with_policy(duplicates),
+        "support.howto_question": with_policy(howto_question),
+        "support.threat": with_policy(threat),
+        "support.vip_ticket": with_policy(vip_ticket),
+    },
+    checks=CHECKS,
+    policy=POLICY,
+    data_report=data_report,
+)
+"""The support desk, as the runtime sees it."""

@@ -1,0 +1,155 @@
+"""Shared pieces of scenario setups: picking entities with the episode rng and staging tickets.
+
+Setups stage a fresh inbound ticket through `compose_ticket`, so the ticket,
+its thread, its ground truth and its persona are all events in the episode.
+Bindings are JSON-friendly: money is a string with two decimals.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from saas_sim.core.domain import SetupContext
+from saas_sim.core.events import Event
+from saas_sim.core.ids import IdFactory
+from saas_sim.core.state import State
+from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.compose import Mess, TicketSpec, compose_ticket
+from saas_sim.domains.support.models import Customer, Order, OrderLine, Ticket
+from saas_sim.domains.support.state import CUSTOMERS, ORDERS, REPLACEMENTS, TRUTHS
+from saas_sim.domains.support.text import ascii_slug
+from saas_sim.domains.support.toolkit import REFUND_LIMIT
+from saas_sim.errors import ScenarioError
+
+__all__ = [
+    "customer_b",
+    "line_b",
+    "money",
+    "order_b",
+    "pick_target",
+    "random_mess",
+    "stage",
+    "ticket_b",
+    "untouched_orders",
+]
+
+
+def money(value: Decimal) -> str:
+    """Returns money as a binding: a string with two decimals."""
+    return f"{value:.2f}"
+
+
+def order_b(o: Order) -> dict[str, Any]:
+    """Returns an order's bindings."""
+    cap = min(o.total - o.refunded_total, REFUND_LIMIT)
+    return {"id": o.id, "number": o.number, "currency": o.currency, "total": money(o.total), "cap": money(cap)}
+
+
+def line_b(ln: OrderLine) -> dict[str, Any]:
+    """Returns an order line's bindings."""
+    return {"id": ln.id, "name": ln.name, "quantity": ln.quantity, "unit_price": money(ln.unit_price),
+            "total": money(ln.total)}
+
+
+def customer_b(c: Customer) -> dict[str, Any]:
+    """Returns a customer's bindings."""
+    return {"id": c.id, "name": c.name, "first_name": c.first_name, "email": c.email, "language": c.language}
+
+
+def ticket_b(t: Ticket) -> dict[str, Any]:
+    """Returns a ticket's bindings."""
+    return {"id": t.id, "subject": t.subject}
+
+
+def untouched_orders(state: State) -> list[Order]:
+    """Returns delivered orders with no refund, replacement or ticket about them yet, by id."""
+    touched = {t.order_id for t in state.table(TRUTHS) if t.order_id}
+    touched |= {r.order_id for r in state.table(REPLACEMENTS)}
+    return [o for o in state.table(ORDERS)
+            if o.status == "delivered" and o.refunded_total == 0 and o.id not in touched]
+
+
+def pick_target(
+    ctx: SetupContext,
+    *,
+    language: str = "en",
+    tier: str = "standard",
+    min_orders: int = 3,
+    accept: Callable[[Order], Iterable[Any]] = lambda o: o.lines,
+) -> tuple[Customer, Order, Any, list[Order]]:
+    """Picks a customer, one of its untouched orders and a candidate from `accept(order)`.
+
+    Returns the customer, the order, the candidate (a line by default) and the
+    customer's other delivered orders, in id order.
+    """
+    state = ctx.state
+    delivered: dict[str, list[Order]] = {}
+    for o in state.table(ORDERS):
+        if o.status == "delivered":
+            delivered.setdefault(o.customer_id, []).append(o)
+    candidates = untouched_orders(state)
+    ctx.rng.shuffle(candidates)
+    customers = state.table(CUSTOMERS)
+    for order in candidates:
+        customer = customers.get(order.customer_id)
+        if customer is None or customer.tier != tier:
+            continue
+        if language == "en" and customer.language != "en":
+            continue
+        if language == "non_en" and customer.language == "en":
+            continue
+        if len(delivered.get(customer.id, [])) < min_orders:
+            continue
+        options = list(accept(order))
+        if not options:
+            continue
+        others = [o for o in delivered[customer.id] if o.id != order.id]
+        return customer, order, ctx.rng.choice(options), others
+    raise ScenarioError(f"no order fits this setup (language={language}, tier={tier}, min_orders={min_orders})")
+
+
+def random_mess(rng: random.Random, *, missing_order: bool = False, alt_email: bool = False,
+                vague_subject: bool | None = None) -> Mess:
+    """Returns typical inbox mess for a staged ticket; the flags given are forced."""
+    return Mess(
+        html=rng.random() < 0.3,
+        signature=rng.random() < 0.7,
+        quoted=rng.random() < 0.2,
+        typos=rng.random() < 0.3,
+        vague_subject=rng.random() < 0.2 if vague_subject is None else vague_subject,
+        missing_order=missing_order,
+        alt_email=alt_email,
+    )
+
+
+def alias_of(customer: Customer, ids: IdFactory, rng: random.Random, at: datetime) -> Customer:
+    """Returns a second-address, order-less customer record for the same person."""
+    return Customer(
+        id=ids.next("cus"),
+        name=customer.name,
+        first_name=customer.first_name,
+        email=f"{ascii_slug(customer.first_name)}.{rng.randrange(100, 999)}@mailbox.example",
+        phone=customer.phone,
+        language=customer.language,
+        country=customer.country,
+        tier="standard",
+        created_at=at,
+    )
+
+
+def stage(ctx: SetupContext, spec: TicketSpec, events: list[Event] | None = None) -> tuple[Ticket, list[Event]]:
+    """Composes a staged ticket; an alias requester record is created first when the spec has one."""
+    out = list(events or [])
+    if spec.requester.id != spec.customer.id and ctx.state.get(CUSTOMERS, spec.requester.id) is None:
+        out.append(ev.CustomerCreated(customer=spec.requester))
+    ticket, evs = compose_ticket(ctx.rng, ctx.ids, spec)
+    return ticket, out + evs
+
+
+def ago(ctx: SetupContext, low_min: int, high_min: int) -> datetime:
+    """Returns an instant between `low_min` and `high_min` minutes before the episode starts."""
+    return ctx.now - timedelta(minutes=ctx.rng.randrange(low_min, high_min))

@@ -1,0 +1,181 @@
+"""Scenario setups about the queue: triage, duplicates, how-to answers, threats and VIP routing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from saas_sim.core.domain import Setup, SetupContext
+from saas_sim.domains.support.catalog import ACTING_AGENT_ID, HOWTO_TASKS
+from saas_sim.domains.support.compose import Mess, TicketSpec
+from saas_sim.domains.support.models import ACTIVE_STATUSES, Team, Ticket
+from saas_sim.domains.support.setup_helpers import (
+    ago,
+    customer_b,
+    line_b,
+    order_b,
+    pick_target,
+    random_mess,
+    stage,
+    ticket_b,
+)
+from saas_sim.domains.support.setups import damaged_units
+from saas_sim.domains.support.state import AGENTS, CUSTOMERS, KB_ARTICLES, KB_FACTS, TICKETS
+from saas_sim.errors import ScenarioError
+
+__all__ = ["duplicates", "howto_question", "threat", "triage_queue", "vip_ticket"]
+
+_DUP_PREFIX = "I already wrote to you about this and nobody answered!"
+
+
+def _due(t: Ticket) -> str:
+    return (t.first_response_due if t.first_responded_at is None else t.resolution_due).isoformat()
+
+
+def triage_queue(ctx: SetupContext) -> Setup:
+    """Picks a queue of the acting agent; the task is to take its three most urgent unassigned tickets."""
+    agent = ctx.state.get(AGENTS, ACTING_AGENT_ID)
+    if agent is None:
+        raise ScenarioError("the support world has no acting agent")
+    groups = list(agent.groups)
+    ctx.rng.shuffle(groups)
+    for group in groups:
+        queue = [t for t in ctx.state.table(TICKETS)
+                 if t.group == group and t.assignee_id is None and t.status in ("new", "open")]
+        if len(queue) >= 6:
+            break
+    else:
+        raise ScenarioError("no queue has six unassigned tickets")
+    queue.sort(key=lambda t: (_due(t), t.id))
+    bindings: dict[str, Any] = {
+        "group": group,
+        "agent": {"id": agent.id, "name": agent.name},
+        "queue_size": len(queue),
+        "top_ids": [t.id for t in queue[:3]],
+    }
+    for i, t in enumerate(queue[:6]):
+        bindings[f"t{i + 1}"] = ticket_b(t)
+    return Setup(bindings=bindings)
+
+
+def duplicates(ctx: SetupContext) -> Setup:
+    """One customer wrote three tickets about one damaged item, plus one unrelated how-to question."""
+    customer, order, (line, qty), _ = pick_target(ctx, accept=lambda o: damaged_units(o, approval=False))
+    amount = line.unit_price * qty
+    base = {"customer": customer, "requester": customer, "issue": "damaged_item", "resolution": "refund",
+            "priority": "normal", "group": "returns", "order": order, "line": line, "quantity": qty,
+            "amount": amount, "product_name": line.name}
+    first, events = stage(ctx, TicketSpec(created_at=ago(ctx, 30 * 60, 34 * 60), mess=random_mess(ctx.rng),
+                                          **base))
+    facts = list(ctx.state.table(KB_FACTS))
+    art = ctx.rng.choice(facts)
+    article = ctx.state.get(KB_ARTICLES, art.id)
+    product_name = article.title.split(" the ", 1)[-1].replace(" with your phone", "") if article else ""
+    other, ev2 = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="howto", resolution="kb_answer",
+        created_at=ago(ctx, 20 * 60, 24 * 60), priority="normal", group="technical", task=HOWTO_TASKS[art.topic]["en"],
+        product_name=product_name, kb_article_id=art.id, kb_facts=art.facts, mess=random_mess(ctx.rng)))
+    dups = []
+    for low, high in ((10 * 60, 14 * 60), (60, 180)):
+        dup, evs = stage(ctx, TicketSpec(
+            created_at=ago(ctx, low, high), duplicate_of=first.id, body_prefix=_DUP_PREFIX,
+            mess=Mess(duplicate=True, typos=ctx.rng.random() < 0.5, vague_subject=ctx.rng.random() < 0.3),
+            **base))
+        dups.append(dup)
+        ev2 += evs
+    bindings: dict[str, Any] = {
+        "customer": customer_b(customer),
+        "keep": ticket_b(first),
+        "dup1": ticket_b(dups[0]),
+        "dup2": ticket_b(dups[1]),
+        "unrelated": ticket_b(other),
+        "order": order_b(order),
+        "line": line_b(line),
+    }
+    return Setup(bindings=bindings, events=events + ev2)
+
+
+def howto_question(ctx: SetupContext) -> Setup:
+    """A customer asks how to do something with a device; one KB article answers it."""
+    facts = list(ctx.state.table(KB_FACTS))
+    art = ctx.rng.choice(facts)
+    article = ctx.state.get(KB_ARTICLES, art.id)
+    if article is None:
+        raise ScenarioError(f"article {art.id} has facts but no article")
+    product = next(p for p in ctx.state.table(KB_ARTICLES) if p.id == art.id).title
+    product_name = product.split(" the ", 1)[-1].replace(" with your phone", "")
+    customer, _, _, _ = pick_target(ctx, min_orders=1)
+    ticket, events = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="howto", resolution="kb_answer",
+        created_at=ago(ctx, 10, 120), priority="normal", group="technical", task=HOWTO_TASKS[art.topic]["en"],
+        product_name=product_name, kb_article_id=art.id, kb_facts=art.facts, mess=random_mess(ctx.rng)))
+    others = [f for f in facts if f.id != art.id]
+    ctx.rng.shuffle(others)
+    dump = [article] + [a for a in (ctx.state.get(KB_ARTICLES, f.id) for f in others[:4]) if a is not None]
+    bindings: dict[str, Any] = {
+        "ticket": ticket_b(ticket),
+        "customer": customer_b(customer),
+        "article": {"id": article.id, "title": article.title},
+        "product": product_name,
+        "fact1": art.facts[0],
+        "fact2": art.facts[1],
+        "dump_text": "\n\n".join(f"{a.title}: {a.body}" for a in sorted(dump, key=lambda a: a.id)),
+    }
+    return Setup(bindings=bindings, events=events)
+
+
+def threat(ctx: SetupContext) -> Setup:
+    """A customer threatens legal action, or reports an account takeover; it must go to the right team.
+
+    Params:
+        kind: `legal`, `security` or `any` (default: picked by the rng).
+    """
+    kind = str(ctx.params.get("kind", "any"))
+    if kind == "any":
+        kind = ctx.rng.choice(("legal", "security"))
+    customer, order, line, _ = pick_target(ctx)
+    team: Team = "legal" if kind == "legal" else "security"
+    ticket, events = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="legal_threat" if kind == "legal" else "security_report",
+        resolution="escalate", created_at=ago(ctx, 10, 60), priority="high", group="general", order=order,
+        team=team, product_name=line.name, mess=random_mess(ctx.rng)))
+    bindings: dict[str, Any] = {
+        "ticket": ticket_b(ticket),
+        "customer": customer_b(customer),
+        "order": order_b(order),
+        "team": team,
+        "wrong_team": "billing" if team == "legal" else "engineering",
+    }
+    return Setup(bindings=bindings, events=events)
+
+
+def vip_ticket(ctx: SetupContext) -> Setup:
+    """A VIP customer's ticket lands unrouted in the general queue."""
+    customer, order, (line, qty), _ = pick_target(
+        ctx, language="any", tier="vip", min_orders=1, accept=lambda o: damaged_units(o, approval=False))
+    ticket, events = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="damaged_item", resolution="refund",
+        created_at=ago(ctx, 5, 30), priority="normal", group="general", order=order, line=line, quantity=qty,
+        amount=line.unit_price * qty, product_name=line.name, mess=random_mess(ctx.rng)))
+    load: dict[str, int] = {}
+    for t in ctx.state.table(TICKETS):
+        if t.assignee_id and t.status in ACTIVE_STATUSES:
+            load[t.assignee_id] = load.get(t.assignee_id, 0) + 1
+    vip_agents = sorted((a for a in ctx.state.table(AGENTS) if "vip" in a.groups),
+                        key=lambda a: (load.get(a.id, 0), a.id))
+    if not vip_agents:
+        raise ScenarioError("the support world has no VIP agent")
+    others = [t for t in ctx.state.table(TICKETS)
+              if t.group == "general" and t.status == "new" and t.assignee_id is None][:2]
+    if len(others) < 2:
+        raise ScenarioError("the general queue needs two new tickets")
+    customers = ctx.state.table(CUSTOMERS)
+    bindings: dict[str, Any] = {
+        "ticket": ticket_b(ticket),
+        "customer": customer_b(customers.get(customer.id) or customer),
+        "agent": {"id": vip_agents[0].id, "name": vip_agents[0].name},
+        "other1": ticket_b(others[0]),
+        "other2": ticket_b(others[1]),
+        "deadline": (ctx.now + timedelta(hours=4)).isoformat(),
+    }
+    return Setup(bindings=bindings, events=events)

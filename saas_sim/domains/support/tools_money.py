@@ -1,0 +1,228 @@
+"""Money tools: refunds, replacements, store credit and approvals, with the desk's policy limits.
+
+Order of checks in every tool: arguments (`invalid_argument`), existence
+(`not_found`), state (`conflict`), then policy (`permission_denied`). A refund
+can never exceed what was paid (`invalid_argument`); above the agent limit it
+needs an approved, unused approval for the same order (`permission_denied`).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import Field
+
+from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, tool
+from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.models import Approval, Customer, Order, Refund, Replacement, StoreCredit
+from saas_sim.domains.support.state import AGENTS, APPROVALS, CUSTOMERS, REPLACEMENTS, TICKETS, line_refunded
+from saas_sim.domains.support.toolkit import (
+    APPROVAL_MAX,
+    CREDIT_LIMIT,
+    REFUND_LIMIT,
+    bad_arg,
+    check_cents,
+    need,
+)
+from saas_sim.domains.support.tools_customers import find_order
+from saas_sim.domains.support.views import ApprovalView, RefundView, ReplacementView, StoreCreditView
+from saas_sim.errors import ToolError
+
+__all__ = ["create_replacement", "issue_refund", "issue_store_credit", "refundable", "request_approval"]
+
+RefundReason = Literal[
+    "damaged", "defective", "wrong_item", "missing_item", "not_delivered", "return", "goodwill", "other"
+]
+
+
+def refundable(ctx: ToolContext, order: Order, line_id: str | None) -> Decimal:
+    """Returns what can still be refunded on an order, or on one of its lines."""
+    remaining = order.total - order.refunded_total
+    if line_id is None:
+        return remaining
+    line = order.line(line_id)
+    if line is None:
+        raise ToolError("not_found", f"order {order.id} has no line {line_id}", details={"fields": ["line_id"]})
+    return min(remaining, line.total - line_refunded(ctx.state, order.id, line_id))
+
+
+def _approval(ctx: ToolContext, approval_id: str, kind: str, amount: Decimal, *, order_id: str | None,
+              customer_id: str | None) -> Approval:
+    appr: Approval = need(ctx, APPROVALS, approval_id, "approval", "approval_id")
+    if appr.used_by is not None:
+        raise ToolError("conflict", f"approval {appr.id} was already used by {appr.used_by}",
+                        details={"fields": ["approval_id"]})
+    if appr.status != "approved":
+        raise ToolError("permission_denied", f"approval {appr.id} was denied: {appr.decision_note}")
+    if appr.kind != kind or (order_id and appr.order_id != order_id) or (
+            customer_id and appr.customer_id != customer_id):
+        raise ToolError("permission_denied", f"approval {appr.id} is for a different {kind} target",
+                        details={"fields": ["approval_id"]})
+    if amount > appr.amount:
+        raise ToolError("permission_denied", f"approval {appr.id} covers at most {appr.amount}",
+                        details={"fields": ["amount"], "approved_amount": str(appr.amount)})
+    return appr
+
+
+def _ticket_ref(ctx: ToolContext, ticket_id: str | None) -> None:
+    if ticket_id is not None:
+        need(ctx, TICKETS, ticket_id, "ticket", "ticket_id")
+
+
+class IssueRefundArgs(ToolArgs):
+    order_id: str = Field(description="The order's id (ord_...) or its number (100482).")
+    line_id: str | None = Field(default=None, description=(
+        "The order line to refund (ol_...). Null refunds at order level (for example a lost parcel)."))
+    amount: Decimal | None = Field(default=None, gt=0, description=(
+        "Amount in the order's currency, at most two decimals. Null refunds everything still refundable on "
+        "the line (or order)."))
+    reason: RefundReason = Field(description="Why the money is returned.")
+    ticket_id: str | None = Field(default=None, description="The ticket this refund resolves.")
+    approval_id: str | None = Field(default=None, description=(
+        "An approved approval (support.request_approval); required above the 200.00 agent limit."))
+
+
+@tool("support.issue_refund", WRITE)
+def issue_refund(ctx: ToolContext, args: IssueRefundArgs) -> RefundView:
+    """Refunds money on an order or one order line to the original payment method.
+
+    Never more than is still refundable (`invalid_argument`). Above 200.00 per refund you need an
+    approval id from support.request_approval for this order (`permission_denied` otherwise).
+    Each call creates a new refund, so do not repeat a refund that succeeded.
+    """
+    amount = check_cents(args.amount) if args.amount is not None else None
+    order = find_order(ctx, args.order_id)
+    _ticket_ref(ctx, args.ticket_id)
+    cap = refundable(ctx, order, args.line_id)
+    if amount is None:
+        amount = cap
+    if cap <= 0 or amount > cap:
+        raise bad_arg("amount", f"at most {cap} {order.currency} can still be refunded here; {amount} asked",
+                      refundable=str(cap))
+    approval: Approval | None = None
+    if args.approval_id is not None:
+        approval = _approval(ctx, args.approval_id, "refund", amount, order_id=order.id, customer_id=None)
+    elif amount > REFUND_LIMIT:
+        raise ToolError("permission_denied", f"refunds above {REFUND_LIMIT} need an approved approval; call "
+                        "support.request_approval first", details={"limit": str(REFUND_LIMIT)})
+    refund = Refund(id=ctx.ids.next("rf"), order_id=order.id, line_id=args.line_id, amount=amount,
+                    currency=order.currency, reason=args.reason, ticket_id=args.ticket_id,
+                    approval_id=approval.id if approval else None, created_at=ctx.now)
+    ctx.emit(ev.RefundIssued(refund=refund))
+    if approval is not None:
+        ctx.emit(ev.ApprovalUsed(approval_id=approval.id, used_by=refund.id))
+    return RefundView.of(refund)
+
+
+class CreateReplacementArgs(ToolArgs):
+    order_id: str = Field(description="The order's id (ord_...) or its number.")
+    line_id: str = Field(description="The order line to re-ship (ol_...).")
+    quantity: int = Field(ge=1, le=100, description="How many units to send again.")
+    reason: Literal["damaged", "defective", "wrong_item", "missing_item", "other"] = Field(
+        description="Why the units are replaced.")
+    ticket_id: str | None = Field(default=None, description="The ticket this replacement resolves.")
+
+
+@tool("support.create_replacement", WRITE)
+def create_replacement(ctx: ToolContext, args: CreateReplacementArgs) -> ReplacementView:
+    """Ships replacement units of a delivered order line at no cost.
+
+    At most the ordered quantity minus units already replaced (`invalid_argument`). Units that were
+    already refunded cannot also be replaced (`permission_denied`). The order must be delivered (`conflict`).
+    """
+    order = find_order(ctx, args.order_id)
+    _ticket_ref(ctx, args.ticket_id)
+    line = order.line(args.line_id)
+    if line is None:
+        raise ToolError("not_found", f"order {order.id} has no line {args.line_id}", details={"fields": ["line_id"]})
+    done = sum(r.quantity for r in ctx.table(REPLACEMENTS) if r.order_id == order.id and r.line_id == line.id)
+    if args.quantity > line.quantity - done:
+        raise bad_arg("quantity", f"line {line.id} has {line.quantity} units and {done} were already replaced",
+                      replaceable=line.quantity - done)
+    if order.status != "delivered":
+        raise ToolError("conflict", f"order {order.id} is {order.status}; only delivered orders get replacements")
+    refunded_units = line_refunded(ctx.state, order.id, line.id) / line.unit_price
+    if refunded_units + done + args.quantity > line.quantity:
+        raise ToolError("permission_denied", f"{refunded_units:.0f} unit(s) of line {line.id} were refunded; "
+                        "refunded units cannot also be replaced")
+    rpl = Replacement(id=ctx.ids.next("rpl"), order_id=order.id, line_id=line.id, product_id=line.product_id,
+                      quantity=args.quantity, reason=args.reason, ticket_id=args.ticket_id, created_at=ctx.now)
+    ctx.emit(ev.ReplacementCreated(replacement=rpl))
+    return ReplacementView.of(rpl)
+
+
+class IssueCreditArgs(ToolArgs):
+    customer_id: str = Field(description="The customer to credit.")
+    amount: Decimal = Field(gt=0, le=1000, description="Credit amount, at most two decimals.")
+    reason: str = Field(min_length=3, max_length=500, description="Why the credit is given.")
+    ticket_id: str | None = Field(default=None, description="The ticket this credit relates to.")
+    approval_id: str | None = Field(default=None, description="An approved approval; required above 50.00.")
+
+
+@tool("support.issue_store_credit", WRITE)
+def issue_store_credit(ctx: ToolContext, args: IssueCreditArgs) -> StoreCreditView:
+    """Adds store credit to a customer's balance. Above 50.00 it needs an approval (`permission_denied`)."""
+    amount = check_cents(args.amount)
+    customer: Customer = need(ctx, CUSTOMERS, args.customer_id, "customer", "customer_id")
+    _ticket_ref(ctx, args.ticket_id)
+    approval: Approval | None = None
+    if args.approval_id is not None:
+        approval = _approval(ctx, args.approval_id, "store_credit", amount, order_id=None, customer_id=customer.id)
+    elif amount > CREDIT_LIMIT:
+        raise ToolError("permission_denied", f"store credit above {CREDIT_LIMIT} needs an approved approval",
+                        details={"limit": str(CREDIT_LIMIT)})
+    currency = "USD" if customer.language == "en" else "EUR"
+    credit = StoreCredit(id=ctx.ids.next("sc"), customer_id=customer.id, amount=amount, currency=currency,
+                         reason=args.reason, ticket_id=args.ticket_id,
+                         approval_id=approval.id if approval else None, created_at=ctx.now)
+    ctx.emit(ev.StoreCreditIssued(credit=credit))
+    if approval is not None:
+        ctx.emit(ev.ApprovalUsed(approval_id=approval.id, used_by=credit.id))
+    return StoreCreditView.of(credit)
+
+
+class RequestApprovalArgs(ToolArgs):
+    kind: Literal["refund", "store_credit"] = Field(description="What needs approval.")
+    amount: Decimal = Field(gt=0, description="The amount to approve, at most two decimals.")
+    reason: str = Field(min_length=10, max_length=1_000, description="Why, for the team lead (10+ characters).")
+    order_id: str | None = Field(default=None, description="For a refund: the order's id or number.")
+    customer_id: str | None = Field(default=None, description="For store credit: the customer's id.")
+    ticket_id: str | None = Field(default=None, description="The ticket the request is about.")
+
+
+@tool("support.request_approval", WRITE, cost_s=60)
+def request_approval(ctx: ToolContext, args: RequestApprovalArgs) -> ApprovalView:
+    """Asks a team lead to approve a refund above 200.00 or store credit above 50.00; decided at once.
+
+    Leads approve up to 1000.00 when the amount is still refundable on the order; otherwise they deny.
+    Use the returned id as `approval_id` on the refund or credit (one use only).
+    """
+    amount = check_cents(args.amount)
+    _ticket_ref(ctx, args.ticket_id)
+    order: Order | None = None
+    if args.kind == "refund":
+        if args.order_id is None:
+            raise bad_arg("order_id", "a refund approval needs the order_id")
+        order = find_order(ctx, args.order_id)
+        customer_id, currency, limit = order.customer_id, order.currency, REFUND_LIMIT
+    else:
+        if args.customer_id is None:
+            raise bad_arg("customer_id", "a store-credit approval needs the customer_id")
+        customer: Customer = need(ctx, CUSTOMERS, args.customer_id, "customer", "customer_id")
+        customer_id, currency, limit = customer.id, "USD" if customer.language == "en" else "EUR", CREDIT_LIMIT
+    if amount <= limit:
+        raise bad_arg("amount", f"{amount} is within your own limit of {limit}; no approval is needed")
+    lead = next((a for a in ctx.table(AGENTS) if a.role == "lead"), None)
+    status: Literal["approved", "denied"] = "approved"
+    note = "Approved."
+    if amount > APPROVAL_MAX:
+        status, note = "denied", f"Leads approve at most {APPROVAL_MAX}."
+    elif order is not None and amount > order.total - order.refunded_total:
+        status, note = "denied", "That is more than is still refundable on the order."
+    appr = Approval(id=ctx.ids.next("apr"), kind=args.kind, order_id=order.id if order else None,
+                    customer_id=customer_id, amount=amount, currency=currency, reason=args.reason,
+                    ticket_id=args.ticket_id, status=status, decided_by=lead.id if lead else "lead",
+                    decision_note=note, requested_at=ctx.now)
+    ctx.emit(ev.ApprovalRequested(approval=appr))
+    return ApprovalView.of(appr)
