@@ -44,10 +44,10 @@ _REOPEN_AGENT = (
 def damaged_units(order: Order, *, approval: bool, partial: bool = False) -> Iterable[tuple[OrderLine, int]]:
     """Yields (line, units) choices whose refund fits the agent limit (or, with `approval`, needs one).
 
-    With `partial`, only fewer units than the line holds, so a second identical refund would still fit.
+    With `partial`, at most half the line's units, so a second identical refund would still fit.
     """
     for ln in order.lines:
-        for k in range(1, ln.quantity if partial else ln.quantity + 1):
+        for k in range(1, (ln.quantity // 2 if partial else ln.quantity) + 1):
             amount = ln.unit_price * k
             if approval and REFUND_LIMIT < amount <= APPROVAL_MAX:
                 yield ln, k

@@ -115,7 +115,7 @@ class SearchTicketsArgs(ToolArgs):
 @tool("support.search_tickets", READ)
 def search_tickets(ctx: ToolContext, args: SearchTicketsArgs) -> TicketPage:
     """Full-text search over tickets: subjects, message bodies and requester e-mails. Newest first."""
-    words = [w for w in plain(args.query).split(" ") if w]
+    words = [w for w in plain(args.query).split(" ") if any(ch.isalnum() for ch in w)]
     if not words:
         raise bad_arg("query", "query must contain at least one word")
     messages = ctx.table(MESSAGES)

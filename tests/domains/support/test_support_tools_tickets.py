@@ -1,0 +1,368 @@
+"""Ticket, workflow, customer and knowledge-base tools: success, not_found, invalid_argument, policy errors."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from saas_sim.domains.support.models import Ticket
+from saas_sim.domains.support.state import CUSTOMERS, KB_FACTS, ORDERS, PERSONAS, TICKETS, TRUTHS
+from saas_sim.domains.support.tools import TOOLS
+from saas_sim.errors import ToolError
+from tests.domains.support.conftest import Desk
+
+
+def _ticket(desk: Desk, status: str = "new", resolution: str | None = None) -> Ticket:
+    for t in desk.state.table(TICKETS):
+        truth = desk.state.get(TRUTHS, t.id)
+        if t.status == status and t.merged_into is None and (resolution is None or (
+                truth is not None and truth.resolution == resolution)):
+            return t
+    raise AssertionError(f"no {status} ticket with resolution {resolution}")
+
+
+def _error(exc: pytest.ExceptionInfo[ToolError]) -> str:
+    return exc.value.code
+
+
+class TestToolCatalogue:
+    def test_there_are_at_least_eighteen_support_tools_with_verb_noun_names(self) -> None:
+        names = [t.name for t in TOOLS]
+        assert len(names) >= 18
+        assert len(set(names)) == len(names)
+        assert all(re.fullmatch(r"support\.[a-z]+(_[a-z]+)+", n) for n in names)
+
+    def test_every_tool_and_argument_is_described_for_the_agent(self) -> None:
+        for spec in TOOLS:
+            assert len(spec.description) > 20, spec.name
+            for name, field in spec.args_model.model_fields.items():
+                assert field.description, f"{spec.name}.{name} has no description"
+
+
+class TestListTickets:
+    def test_filters_and_pages_cover_every_match_once_in_a_stable_order(self, desk: Desk) -> None:
+        seen: list[str] = []
+        cursor = None
+        while True:
+            page = desk.call("support.list_tickets", status=["new", "open"], sort="sla_due", limit=7,
+                             cursor=cursor)
+            seen += [t.id for t in page.tickets]
+            assert all(t.status in ("new", "open") for t in page.tickets)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert len(seen) == len(set(seen)) == page.total
+        dues = [t.next_sla_due for t in desk.call("support.list_tickets", status=["new", "open"],
+                                                   sort="sla_due", limit=100).tickets]
+        assert dues == sorted(dues)
+
+    def test_sla_state_filter_only_returns_tickets_in_that_state(self, desk: Desk) -> None:
+        page = desk.call("support.list_tickets", sla_state="breached", limit=100)
+        assert page.total > 0
+        assert {t.sla_state for t in page.tickets} == {"breached"}
+
+    def test_unknown_requester_gives_an_empty_page(self, desk: Desk) -> None:
+        page = desk.call("support.list_tickets", requester_id="cus_999999")
+        assert page.total == 0 and page.tickets == [] and page.next_cursor is None
+
+    def test_a_cursor_reused_with_other_filters_is_invalid(self, desk: Desk) -> None:
+        page = desk.call("support.list_tickets", status=["new"], limit=2)
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.list_tickets", status=["open"], limit=2, cursor=page.next_cursor)
+        assert _error(exc) == "invalid_argument"
+        assert exc.value.details["fields"] == ["cursor"]
+
+    def test_bad_limit_and_unknown_status_are_invalid(self, desk: Desk) -> None:
+        for args in ({"limit": 0}, {"status": ["archived"]}, {"cursor": "%%%"}):
+            with pytest.raises(ToolError) as exc:
+                desk.call("support.list_tickets", **args)
+            assert _error(exc) == "invalid_argument"
+
+
+class TestSearchAndGetTicket:
+    def test_search_finds_a_ticket_by_its_requester_email(self, desk: Desk) -> None:
+        t = _ticket(desk)
+        page = desk.call("support.search_tickets", query=t.requester_email)
+        assert t.id in [x.id for x in page.tickets]
+
+    def test_search_needs_a_real_word(self, desk: Desk) -> None:
+        for query in ("x", "  ..  "):
+            with pytest.raises(ToolError) as exc:
+                desk.call("support.search_tickets", query=query)
+            assert _error(exc) == "invalid_argument"
+
+    def test_get_ticket_returns_the_thread_without_ground_truth(self, desk: Desk) -> None:
+        t = _ticket(desk, "open")
+        detail = desk.call("support.get_ticket", ticket_id=t.id)
+        assert [m.id for m in detail.messages] == list(t.message_ids)
+        persona = desk.state.get(PERSONAS, t.id)
+        assert persona is not None and persona.seed not in detail.model_dump_json()
+
+    def test_get_ticket_unknown_and_extra_fields(self, desk: Desk) -> None:
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.get_ticket", ticket_id="tkt_999999")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.get_ticket", ticket_id="tkt_000001", verbose=True)
+        assert _error(exc) == "invalid_argument"
+
+
+class TestReplyAndNote:
+    def test_reply_opens_a_new_ticket_records_first_response_and_the_customer_answers(self, desk: Desk) -> None:
+        t = _ticket(desk, "new", "refund")
+        out = desk.call("support.send_reply", ticket_id=t.id, body="Hello, we are looking into it.")
+        after = desk.state.get(TICKETS, t.id)
+        assert after is not None and after.status == "open" and after.first_responded_at == desk.now
+        assert out.customer_response is not None and out.customer_response.author_kind == "customer"
+
+    def test_asking_for_the_order_number_gets_it(self, desk: Desk) -> None:
+        for t in desk.state.table(TICKETS):
+            truth = desk.state.get(TRUTHS, t.id)
+            if t.status == "new" and truth and truth.order_id and "missing_order" in truth.mess:
+                break
+        out = desk.call("support.send_reply", ticket_id=t.id, body="Could you send me your order number?")
+        order = desk.state.get(ORDERS, truth.order_id)
+        assert order is not None and order.number in out.customer_response.body
+
+    def test_reply_errors(self, desk: Desk) -> None:
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.send_reply", ticket_id="tkt_999999", body="hi")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.send_reply", ticket_id="tkt_000001", body="")
+        assert _error(exc) == "invalid_argument"
+        closed = _ticket(desk, "closed")
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.send_reply", ticket_id=closed.id, body="hi")
+        assert _error(exc) == "conflict"
+
+    def test_internal_note_is_private_and_silent(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        note = desk.call("support.add_internal_note", ticket_id=t.id, body="check the carrier")
+        after = desk.state.get(TICKETS, t.id)
+        assert note.public is False and after is not None and after.status == "new"
+        assert after.message_ids[-1] == note.id and after.first_responded_at is None
+
+    def test_note_errors(self, desk: Desk) -> None:
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.add_internal_note", ticket_id="tkt_999999", body="x")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.add_internal_note", ticket_id=_ticket(desk, "closed").id, body="x")
+        assert _error(exc) == "conflict"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.add_internal_note", ticket_id="tkt_000001")
+        assert _error(exc) == "invalid_argument"
+
+
+class TestStatusPriorityTags:
+    def test_solving_without_a_fix_is_reopened_by_the_customer(self, desk: Desk) -> None:
+        t = _ticket(desk, "open", "refund")
+        out = desk.call("support.set_ticket_status", ticket_id=t.id, status="solved")
+        assert out.ticket.status == "open" and out.customer_response is not None
+        after = desk.state.get(TICKETS, t.id)
+        persona = desk.state.get(PERSONAS, t.id)
+        assert after is not None and after.satisfaction == "bad"
+        assert persona is not None and persona.reopen_count == 1 and not persona.confirmed
+
+    def test_only_allowed_transitions(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.set_ticket_status", ticket_id=t.id, status="closed")
+        assert _error(exc) == "conflict" and exc.value.details["from"] == "new"
+        assert desk.call("support.set_ticket_status", ticket_id=t.id, status="pending").ticket.status == "pending"
+        same = desk.call("support.set_ticket_status", ticket_id=t.id, status="pending")
+        assert same.ticket.status == "pending"
+
+    def test_status_errors(self, desk: Desk) -> None:
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.set_ticket_status", ticket_id="tkt_000001", status="new")
+        assert _error(exc) == "invalid_argument"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.set_ticket_status", ticket_id="tkt_999999", status="open")
+        assert _error(exc) == "not_found"
+
+    def test_priority(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        assert desk.call("support.set_ticket_priority", ticket_id=t.id, priority="urgent").ticket.priority == "urgent"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.set_ticket_priority", ticket_id=t.id, priority="critical")
+        assert _error(exc) == "invalid_argument"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.set_ticket_priority", ticket_id="tkt_999999", priority="low")
+        assert _error(exc) == "not_found"
+
+    def test_tags(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        out = desk.call("support.update_ticket_tags", ticket_id=t.id, add=["sla_breach"], remove=list(t.tags))
+        assert out.ticket.tags == ["sla_breach"]
+        for args in ({"add": ["Bad Tag"]}, {}):
+            with pytest.raises(ToolError) as exc:
+                desk.call("support.update_ticket_tags", ticket_id=t.id, **args)
+            assert _error(exc) == "invalid_argument"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.update_ticket_tags", ticket_id="tkt_999999", add=["x"])
+        assert _error(exc) == "not_found"
+
+
+class TestRouting:
+    def test_assign_to_a_group_member(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        out = desk.call("support.assign_ticket", ticket_id=t.id, group="vip", assignee_id="agt_000010")
+        assert (out.ticket.group, out.ticket.assignee_id) == ("vip", "agt_000010")
+
+    def test_assign_errors(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.assign_ticket", ticket_id=t.id, assignee_id="agt_999999")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.assign_ticket", ticket_id=t.id, group="vip", assignee_id="agt_000002")
+        assert _error(exc) == "invalid_argument" and exc.value.details["fields"] == ["assignee_id"]
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.assign_ticket", ticket_id=t.id)
+        assert _error(exc) == "invalid_argument"
+
+    def test_list_agents_shows_groups_and_load(self, desk: Desk) -> None:
+        agents = desk.call("support.list_agents", group="vip").agents
+        assert agents and all("vip" in a.groups for a in agents)
+        assert sum(a.active_tickets for a in desk.call("support.list_agents").agents) > 0
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.list_agents", group="sales")
+        assert _error(exc) == "invalid_argument"
+
+
+class TestMacros:
+    def test_list_and_apply(self, desk: Desk) -> None:
+        macros = desk.call("support.list_macros").macros
+        ask = next(m for m in macros if m.title == "Ask for the order number")
+        t = _ticket(desk, "new", "refund")
+        out = desk.call("support.apply_macro", ticket_id=t.id, macro_id=ask.id)
+        assert "{{" not in out.message.body and "needs_info" in out.ticket.tags
+        assert out.customer_response is not None
+
+    def test_apply_errors(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.apply_macro", ticket_id=t.id, macro_id="mac_999999")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.apply_macro", ticket_id=_ticket(desk, "closed").id, macro_id="mac_000001")
+        assert _error(exc) == "conflict"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.list_macros", query="x")
+        assert _error(exc) == "invalid_argument"
+
+
+class TestMerge:
+    def _pair(self, desk: Desk) -> tuple[Ticket, Ticket]:
+        for t in desk.state.table(TICKETS):
+            truth = desk.state.get(TRUTHS, t.id)
+            if truth and truth.duplicate_of:
+                original = desk.state.get(TICKETS, truth.duplicate_of)
+                assert original is not None
+                return original, t
+        raise AssertionError("no duplicates generated")
+
+    def test_merge_closes_the_sources(self, desk: Desk) -> None:
+        original, dup = self._pair(desk)
+        out = desk.call("support.merge_tickets", target_id=original.id, source_ids=[dup.id])
+        after = desk.state.get(TICKETS, dup.id)
+        assert out.merged == [dup.id] and after is not None
+        assert (after.status, after.merged_into) == ("closed", original.id)
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.send_reply", ticket_id=dup.id, body="hi")
+        assert _error(exc) == "conflict"
+
+    def test_merge_errors(self, desk: Desk) -> None:
+        original, _ = self._pair(desk)
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.merge_tickets", target_id=original.id, source_ids=[original.id])
+        assert _error(exc) == "invalid_argument"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.merge_tickets", target_id=original.id, source_ids=["tkt_999999"])
+        assert _error(exc) == "not_found"
+        stranger = next(t for t in desk.state.table(TICKETS)
+                        if t.requester_id != original.requester_id and t.status == "new")
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.merge_tickets", target_id=original.id, source_ids=[stranger.id])
+        assert _error(exc) == "permission_denied"
+
+
+class TestEscalate:
+    def test_escalation_puts_the_ticket_on_hold_and_tags_it(self, desk: Desk) -> None:
+        t = _ticket(desk, "new", "escalate")
+        out = desk.call("support.escalate_ticket", ticket_id=t.id, team="legal", reason="Customer threatens to sue.")
+        assert out.ticket.status == "on-hold" and "escalated_legal" in out.ticket.tags
+
+    def test_escalate_errors(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        desk.call("support.escalate_ticket", ticket_id=t.id, team="security", reason="Account takeover report.")
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.escalate_ticket", ticket_id=t.id, team="security", reason="Account takeover again.")
+        assert _error(exc) == "conflict"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.escalate_ticket", ticket_id=t.id, team="legal", reason="short")
+        assert _error(exc) == "invalid_argument"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.escalate_ticket", ticket_id="tkt_999999", team="legal", reason="Lawyer mentioned.")
+        assert _error(exc) == "not_found"
+
+
+class TestCustomersAndOrders:
+    def test_get_customer_and_search_by_email_name_and_phone(self, desk: Desk) -> None:
+        c = next(iter(desk.state.table(CUSTOMERS)))
+        assert desk.call("support.get_customer", customer_id=c.id).order_count >= 1
+        assert [x.id for x in desk.call("support.search_customers", email=c.email.upper()).customers] == [c.id]
+        assert c.id in [x.id for x in desk.call("support.search_customers", name=c.name, limit=100).customers]
+        assert c.id in [x.id for x in desk.call("support.search_customers", phone=c.phone, limit=100).customers]
+
+    def test_customer_errors(self, desk: Desk) -> None:
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.get_customer", customer_id="cus_999999")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.search_customers")
+        assert _error(exc) == "invalid_argument"
+        assert desk.call("support.search_customers", email="nobody@nowhere.example").customers == []
+
+    def test_orders_newest_first_and_by_number(self, desk: Desk) -> None:
+        c = next(c for c in desk.state.table(CUSTOMERS)
+                 if sum(o.customer_id == c.id for o in desk.state.table(ORDERS)) >= 3)
+        first = desk.call("support.list_customer_orders", customer_id=c.id, limit=2)
+        rest = desk.call("support.list_customer_orders", customer_id=c.id, limit=50, cursor=first.next_cursor)
+        placed = [o.placed_at for o in [*first.orders, *rest.orders]]
+        assert placed == sorted(placed, reverse=True)
+        order = first.orders[0]
+        for ref in (order.id, order.number, f"#{order.number}"):
+            assert desk.call("support.get_order", order_id=ref).id == order.id
+
+    def test_order_errors(self, desk: Desk) -> None:
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.list_customer_orders", customer_id="cus_999999")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.get_order", order_id="999")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.list_customer_orders", customer_id="cus_000001", limit=500)
+        assert _error(exc) == "invalid_argument"
+
+
+class TestKnowledgeBase:
+    def test_search_ranks_the_article_for_a_product_and_topic_first(self, desk: Desk) -> None:
+        facts = next(iter(desk.state.table(KB_FACTS)))
+        article = desk.call("support.get_kb_article", article_id=facts.id)
+        hits = desk.call("support.search_kb_articles", query=article.title).articles
+        assert hits[0].id == facts.id
+        assert all(f in article.body for f in facts.facts)
+
+    def test_kb_errors(self, desk: Desk) -> None:
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.get_kb_article", article_id="kb_999999")
+        assert _error(exc) == "not_found"
+        with pytest.raises(ToolError) as exc:
+            desk.call("support.search_kb_articles", query="a b")
+        assert _error(exc) == "invalid_argument"
+        assert desk.call("support.search_kb_articles", query="zzzzqqq").articles == []
