@@ -87,6 +87,7 @@ SETUPS: dict[str, SetupFn] = {
     "crm.stale_contact_email": setups_people.stale_contact_email,
     "crm.inbound_lead": setups_people.inbound_lead,
     "crm.conference_updates": setups_people.conference_updates,
+    "crm.conflicting_lead": setups_people.conflicting_lead,
 }
 
 CHECKS: dict[str, CheckFn] = {
@@ -111,6 +112,7 @@ CHECKS: dict[str, CheckFn] = {
     "crm.owner_changes": checks_people.owner_changes,
     "crm.only_owner_changes": checks_people.only_owner_changes,
     "crm.lead_converted": checks_people.lead_converted,
+    "crm.lead_converted_to_contact": checks_people.lead_converted_to_contact,
     "crm.deal_created_from_lead": checks_people.deal_created_from_lead,
     "crm.no_accounts_created": checks_people.no_accounts_created,
     "crm.read_only": checks_people.read_only,

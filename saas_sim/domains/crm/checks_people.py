@@ -31,6 +31,7 @@ __all__ = [
     "duplicates_merged",
     "enrollment_coverage",
     "lead_converted",
+    "lead_converted_to_contact",
     "merge_winner",
     "no_accounts_created",
     "no_optout_contacted",
@@ -194,6 +195,17 @@ def lead_converted(ctx: CheckContext, lead_id: str, account_id: str) -> CheckOut
         and norm_email(contact.email) == norm_email(lead.email)
     )
     return CheckOutcome.of(ok, f"converted onto {lead.converted_account_id} (expected {account_id})")
+
+
+def lead_converted_to_contact(ctx: CheckContext, lead_id: str, contact_id: str) -> CheckOutcome:
+    """The lead was converted onto the existing record of the same person (no new contact)."""
+    lead = ctx.final.get(LEADS, lead_id)
+    if lead is None:
+        raise VerifierError(f"lead {lead_id} is not in the state")
+    if lead.status != "converted" or lead.converted_contact_id is None:
+        return CheckOutcome.failed(f"lead is {lead.status}")
+    ok = lead.converted_contact_id in {c.id for c in person_records(ctx.final, contact_id)}
+    return CheckOutcome.of(ok, f"converted onto {lead.converted_contact_id} (expected {contact_id})")
 
 
 def deal_created_from_lead(ctx: CheckContext, lead_id: str, account_id: str, name: str, stage: str) -> CheckOutcome:

@@ -250,7 +250,7 @@ class _Gen:
         locale = terr.locale if self.rng.random() < 0.85 else self.rng.choice(TERRITORIES).locale
         loc = self.fake[locale]
         first, last = loc.first_name(), loc.last_name()
-        created = _minutes_ago(self.rng, self.now, 5, (self.now - acc.created_at).days + 5)
+        created = _minutes_ago(self.rng, self.now, 1, max(2, (self.now - acc.created_at).days - 1))
         title = TITLES[self.rng.randrange(len(TITLES))]
         cid = self.ids.next("ct")
         truth = PersonTruth(id=cid, person_key=cid)

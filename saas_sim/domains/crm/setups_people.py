@@ -26,12 +26,23 @@ from saas_sim.domains.crm.setup_common import (
     reachable,
     user_name,
 )
-from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, DEALS, ENROLLMENTS, PERSON_TRUTH, SEQUENCES, USERS
+from saas_sim.domains.crm.state import (
+    ACCOUNTS,
+    CONTACTS,
+    DEALS,
+    ENROLLMENTS,
+    LEAD_TRUTH,
+    LEADS,
+    PERSON_TRUTH,
+    SEQUENCES,
+    USERS,
+)
 from saas_sim.errors import ScenarioError
 
 __all__ = [
     "campaign_audience",
     "conference_updates",
+    "conflicting_lead",
     "duplicate_pair",
     "existing_person",
     "inbound_lead",
@@ -65,7 +76,7 @@ def _variant_first(first: str) -> str:
 
 
 def _contact_view(c: Contact, ctx: SetupContext) -> dict[str, Any]:
-    return {"id": c.id, "name": full_name(c), "email": c.email, "account_id": c.account_id,
+    return {"id": c.id, "name": full_name(c), "email": c.email, "account_id": c.account_id, "owner_id": c.owner_id,
             "account_name": account_name(ctx.state, c.account_id or "")}
 
 
@@ -293,6 +304,30 @@ def inbound_lead(ctx: SetupContext) -> Setup:
         events=[ev.LeadCreated(lead=lead),
                 ev.LeadTruthsRecorded(truths=[LeadTruth(id=lead.id, contact_id=None, account_id=account_id)])],
     )
+
+
+def conflicting_lead(ctx: SetupContext) -> Setup:
+    """A lead who is already a contact, with newer title and phone than the contact record.
+
+    Bindings: lead, contact, account, title, phone (the lead's, newer).
+    """
+    truth = ctx.state.table(LEAD_TRUTH)
+    pool = []
+    for lead in ctx.state.table(LEADS):
+        t = truth.get(lead.id)
+        contact = ctx.state.get(CONTACTS, t.contact_id) if t is not None and t.contact_id else None
+        if (contact is not None and contact.merged_into is None and lead.status != "converted" and lead.title
+                and lead.phone and lead.title != contact.title):
+            pool.append((lead, contact))
+    lead, contact = pick(ctx.rng, pool, "lead that matches an existing contact")
+    return Setup(bindings={
+        "lead": {"id": lead.id, "name": f"{lead.first_name} {lead.last_name}", "email": lead.email,
+                 "company": lead.company},
+        "contact": _contact_view(contact, ctx),
+        "account": {"id": contact.account_id, "name": account_name(ctx.state, contact.account_id or "")},
+        "title": lead.title,
+        "phone": lead.phone,
+    })
 
 
 def conference_updates(ctx: SetupContext) -> Setup:
