@@ -1,0 +1,126 @@
+"""SQLite specifics: WAL, BEGIN IMMEDIATE, busy timeout, the durable option, and lock contention."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from saas_sim.core.events import Event, EventRegistry, event
+from saas_sim.core.sqlite import SqliteEventStore
+from saas_sim.core.store import EventStore, open_store
+from saas_sim.errors import StoreUnavailableError
+from tests.conftest import StoreFactory
+from tests.core.helpers import raw_fetch
+
+REG = EventRegistry()
+
+
+@event("lite.Wrote", registry=REG)
+class Wrote(Event):
+    n: int
+
+
+@pytest.fixture
+def registry() -> EventRegistry:
+    return REG
+
+
+async def _pragma(store: EventStore, name: str) -> object:
+    return (await raw_fetch(store, f"PRAGMA {name}"))[0][0]
+
+
+async def test_a_file_store_runs_in_wal_mode_with_normal_sync_and_a_busy_timeout(
+    tmp_path: Path, open_stores: StoreFactory
+) -> None:
+    store = await open_stores(f"sqlite+aiosqlite:///{tmp_path}/a/b/events.db")
+    assert (tmp_path / "a" / "b" / "events.db").exists()
+    assert await _pragma(store, "journal_mode") == "wal"
+    assert await _pragma(store, "synchronous") == 1  # NORMAL
+    assert await _pragma(store, "busy_timeout") == 10000
+
+
+@pytest.mark.parametrize(
+    ("query", "durable"), [("?durable=true", None), ("?durable=1", None), ("", True), ("?durable=true", False)]
+)
+async def test_the_durable_option_selects_full_sync(
+    tmp_path: Path, open_stores: StoreFactory, query: str, durable: bool | None
+) -> None:
+    store = await open_stores(f"sqlite+aiosqlite:///{tmp_path}/events.db{query}", durable=durable)
+    expected_full = durable if durable is not None else True
+    assert isinstance(store, SqliteEventStore) and store.durable is expected_full
+    assert await _pragma(store, "synchronous") == (2 if expected_full else 1)
+
+
+async def test_busy_timeout_is_configurable(tmp_path: Path, open_stores: StoreFactory) -> None:
+    store = await open_stores(f"sqlite+aiosqlite:///{tmp_path}/events.db?busy_timeout_ms=250")
+    assert await _pragma(store, "busy_timeout") == 250
+
+
+async def test_each_memory_store_is_its_own_database(open_stores: StoreFactory) -> None:
+    a = await open_stores("sqlite+aiosqlite:///:memory:")
+    b = await open_stores("sqlite+aiosqlite:///:memory:")
+    await a.append("s", [Wrote(n=1)], 0)
+    assert await b.read_all() == []
+
+
+async def test_two_stores_on_one_file_see_each_others_commits(tmp_path: Path, open_stores: StoreFactory) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/events.db"
+    a, b = await open_stores(url), await open_stores(url)
+    await a.append("s", [Wrote(n=1)], 0)
+    await b.append("s", [Wrote(n=2)], 1)
+    assert [r.version for r in await a.read("s")] == [1, 2]
+    assert [r.global_position for r in await b.read_all()] == [1, 2]
+
+
+async def test_a_write_lock_held_elsewhere_times_out_as_unavailable_and_the_writer_recovers(
+    tmp_path: Path, open_stores: StoreFactory
+) -> None:
+    path = tmp_path / "events.db"
+    store = await open_stores(f"sqlite+aiosqlite:///{path}?busy_timeout_ms=100")
+    await store.append("s", [Wrote(n=1)], 0)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreUnavailableError):
+            await store.append("s", [Wrote(n=2)], 1)
+        assert [r.version for r in await store.read("s")] == [1], "WAL readers are not blocked by a writer"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    result = await store.append("s", [Wrote(n=2)], 1)
+    assert result.last_version == 2
+
+
+async def test_a_short_lock_elsewhere_is_waited_out_by_the_busy_timeout(
+    tmp_path: Path, open_stores: StoreFactory
+) -> None:
+    path = tmp_path / "events.db"
+    store = await open_stores(f"sqlite+aiosqlite:///{path}")
+    await store.append("s", [Wrote(n=1)], 0)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.2, lambda: (other.execute("COMMIT"), other.close()))
+    result = await store.append("s", [Wrote(n=2)], 1)
+    assert result.last_version == 2
+
+
+async def test_a_store_that_failed_to_open_leaves_no_thread_behind(tmp_path: Path) -> None:
+    import threading
+
+    def sqlite_threads() -> int:
+        return sum("_connection_worker_thread" in t.name for t in threading.enumerate())
+
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"\x00not sqlite" * 500)
+    before = sqlite_threads()
+    for _ in range(3):
+        with pytest.raises(StoreUnavailableError):
+            await open_store(f"sqlite+aiosqlite:///{garbage}", registry=REG)
+        with pytest.raises(StoreUnavailableError):
+            await open_store(f"sqlite+aiosqlite:///{tmp_path}", registry=REG)
+    await asyncio.sleep(0.05)
+    assert sqlite_threads() <= before
