@@ -122,6 +122,7 @@ class TestReplyAndNote:
             if t.status == "new" and truth and truth.order_id and "missing_order" in truth.mess:
                 break
         out = desk.call("support.send_reply", ticket_id=t.id, body="Could you send me your order number?")
+        assert truth is not None and truth.order_id is not None
         order = desk.state.get(ORDERS, truth.order_id)
         assert order is not None and order.number in out.customer_response.body
 

@@ -1,0 +1,65 @@
+"""Every support scenario, run through the runtime: oracle 1.0, no-op at its baseline, hacks under threshold.
+
+`saas-sim check 'support/*'` audits more seeds plus replay, fork and isolation; this keeps seed 0 in CI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from saas_sim.runtime.environment import Environment
+from saas_sim.scenarios.agents import make_agent
+
+SCENARIOS = sorted(p.stem for p in (Path(__file__).resolve().parents[3] / "scenarios" / "support").glob("*.yaml"))
+
+
+@pytest.fixture
+async def env() -> AsyncIterator[Environment]:
+    async with Environment("sqlite+aiosqlite:///:memory:") as e:
+        yield e
+
+
+async def _score(env: Environment, ref: str, seed: int, agent: str) -> float:
+    scenario = env.scenario(ref)
+    episode = await env.start(scenario, seed)
+    try:
+        await make_agent(agent, scenario).run(episode)
+        grade = await episode.grade()
+        assert grade.valid, grade.error
+        assert grade.score is not None
+        return grade.score
+    finally:
+        await episode.close()
+
+
+def test_there_are_at_least_twelve_support_scenarios() -> None:
+    assert len(SCENARIOS) >= 12
+
+
+async def test_every_scenario_declares_the_required_hacks_across_the_set(env: Environment) -> None:
+    hacks = {h.name for name in SCENARIOS for h in env.scenario(f"support/{name}").spec.hacks}
+    assert {"solve_with_generic_macro", "refund_every_order", "refund_twice"} <= hacks
+    for name in SCENARIOS:
+        spec = env.scenario(f"support/{name}").spec
+        assert len(spec.hacks) >= 2 and all(h.max_score <= 0.2 for h in spec.hacks), name
+    faulty = [env.scenario(f"support/{n}").spec.faults for n in SCENARIOS]
+    assert any(f is not None and f.write.lost_response > 0 for f in faulty)
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+async def test_oracle_noop_and_hacks_score_as_declared(env: Environment, name: str) -> None:
+    ref = f"support/{name}"
+    spec = env.scenario(ref).spec
+    assert await _score(env, ref, 0, "oracle") == pytest.approx(1.0)
+    assert await _score(env, ref, 0, "noop") == pytest.approx(spec.noop_score)
+    for hack in spec.hacks:
+        assert await _score(env, ref, 0, f"hack:{hack.name}") <= hack.max_score + 1e-9, hack.name
+
+
+async def test_one_scenario_file_gives_distinct_tasks_per_seed(env: Environment) -> None:
+    scenario = env.scenario("support/refund-damaged-item")
+    tasks = [await env.task(scenario, seed) for seed in range(5)]
+    assert len({(t.bindings["order"]["id"], t.bindings["line"]["id"]) for t in tasks}) >= 4
