@@ -61,14 +61,16 @@ _COMPANY_SUFFIXES = frozenset(
     )
 )
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_LETTERS = str.maketrans({"ø": "o", "æ": "ae", "ł": "l", "đ": "d", "œ": "oe", "\u0131": "i"})
 
 
 def fold(text: str) -> str:
     """Returns `text` lowercased, accent-free and with single spaces (`" Jürgen  MÜLLER"` -> `"jurgen muller"`)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    stripped = stripped.replace("ß", "ss").replace("ø", "o").replace("æ", "ae").replace("ł", "l")
-    return " ".join(stripped.casefold().split())
+    if text.isascii():
+        return " ".join(text.lower().split())
+    lowered = text.casefold().translate(_LETTERS)
+    return " ".join(_COMBINING.sub("", unicodedata.normalize("NFKD", lowered)).split())
 
 
 def canonical_first_name(first: str) -> str:

@@ -27,6 +27,7 @@ from saas_sim.errors import ToolError
 __all__ = [
     "Page",
     "PageArgs",
+    "Query",
     "SortKey",
     "bad_args",
     "clean",
@@ -88,12 +89,29 @@ def clean(value: str | None) -> str | None:
     return stripped or None
 
 
+class Query:
+    """A free-text query: every word must occur in a record's text, ignoring case and accents.
+
+    Build it once per call and apply it to each record; ASCII records skip Unicode folding.
+    """
+
+    __slots__ = ("has_digits", "terms")
+
+    def __init__(self, query: str | None) -> None:
+        self.terms: list[str] = fold(query).split() if query else []
+        self.has_digits = any(t.isdigit() for t in self.terms)
+
+    def __call__(self, *haystack: str | None) -> bool:
+        if not self.terms:
+            return True
+        raw = " ".join(h for h in haystack if h)
+        text = raw.lower() if raw.isascii() else fold(raw)
+        return all(term in text for term in self.terms)
+
+
 def matches_query(query: str | None, haystack: Iterable[str | None]) -> bool:
     """Returns whether every word of `query` occurs in the haystack (case- and accent-insensitive)."""
-    if not query or not query.strip():
-        return True
-    text = " ".join(fold(h) for h in haystack if h)
-    return all(term in text for term in fold(query).split())
+    return Query(query)(*haystack)
 
 
 def _encode(key: SortKey) -> str:

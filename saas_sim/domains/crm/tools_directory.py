@@ -10,7 +10,7 @@ from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult, tool
 from saas_sim.domains.crm.matching import fold, phone_digits
 from saas_sim.domains.crm.models import Account, Consent, Contact, Lead, LeadSource, LeadStatus, User
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, LEADS, USERS
-from saas_sim.domains.crm.tools_common import Page, PageArgs, matches_query, paginate, require, table
+from saas_sim.domains.crm.tools_common import Page, PageArgs, Query, paginate, require, table
 
 __all__ = [
     "get_account",
@@ -68,12 +68,13 @@ class AccountPage(Page):
 def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
     """Searches accounts (companies) by name, domain or city, with filters. Sorted by name, then id."""
     industry = fold(args.industry) if args.industry else None
+    query = Query(args.query)
     rows = [
         a for a in table(ctx, ACCOUNTS)
         if (args.territory is None or a.territory == args.territory)
         and (args.owner_id is None or a.owner_id == args.owner_id)
         and (industry is None or fold(a.industry or "") == industry)
-        and matches_query(args.query, (a.name, a.domain, a.city))
+        and query(a.name, a.domain, a.city)
     ]
     page, cursor, total = paginate(rows, lambda a: (fold(a.name), a.id), args)
     return AccountPage(items=page, next_cursor=cursor, total=total)
@@ -121,15 +122,15 @@ def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
 
     Merged-away records are hidden unless `include_merged` is true.
     """
+    query = Query(args.query)
     rows = [
         c for c in table(ctx, CONTACTS)
         if (args.include_merged or c.merged_into is None)
         and (args.account_id is None or c.account_id == args.account_id)
         and (args.owner_id is None or c.owner_id == args.owner_id)
         and (args.consent is None or c.consent == args.consent)
-        and matches_query(
-            args.query, (c.first_name, c.last_name, c.email, c.secondary_email, phone_digits(c.phone), c.title)
-        )
+        and query(c.first_name, c.last_name, c.email, c.secondary_email, c.title,
+                  phone_digits(c.phone) if query.has_digits else None)
     ]
     page, cursor, total = paginate(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args)
     return ContactPage(items=page, next_cursor=cursor, total=total)
@@ -171,12 +172,13 @@ class LeadPage(Page):
 @tool("crm.search_leads", READ)
 def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
     """Searches leads by name, email or company, with filters. Newest first."""
+    query = Query(args.query)
     rows = [
         ld for ld in table(ctx, LEADS)
         if (args.status is None or ld.status == args.status)
         and (args.source is None or ld.source == args.source)
         and (args.owner_id is None or ld.owner_id == args.owner_id)
-        and matches_query(args.query, (ld.first_name, ld.last_name, ld.email, ld.company))
+        and query(ld.first_name, ld.last_name, ld.email, ld.company)
     ]
     page, cursor, total = paginate(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args)
     return LeadPage(items=page, next_cursor=cursor, total=total)
