@@ -39,6 +39,7 @@ from saas_sim.runtime.world import (
     compose,
     load_profiles,
     resolve_domains,
+    world_key,
 )
 from saas_sim.scenarios.loader import Scenario, ScenarioCatalog
 from saas_sim.scenarios.model import FaultProfile
@@ -106,7 +107,7 @@ class Environment:
         self.catalog = ScenarioCatalog(scen, self.domains, self.profiles)
         self._store: EventStore | None = None
         self._worlds: dict[str, World] = {}
-        self._world_keys: dict[tuple[int, int], str] = {}
+        self._world_keys: dict[tuple[int, int], tuple[WorldProfile, str]] = {}
         self._tasks: dict[tuple[str, int, str], TaskInstance] = {}
         self._toolkits: dict[str, Toolkit] = {}
 
@@ -159,12 +160,14 @@ class Environment:
 
     async def world(self, profile: WorldProfile, seed: int) -> World:
         """Returns the world for (profile, seed), built at most once per process and code version."""
+        # The fast path is keyed by id(profile), so it holds the profile itself: an id is only
+        # unique among live objects, and a freed profile's id can be reused by another profile.
         fast = self._world_keys.get((id(profile), seed))
-        if fast is not None and fast in self._worlds:
-            return self._worlds[fast]
+        if fast is not None and fast[0] is profile and fast[1] in self._worlds:
+            return self._worlds[fast[1]]
         domains = resolve_domains(profile, self.domains)
-        key = f"world:{profile.name}:{seed}:{code_version({d.name: d for d in domains})}"
-        self._world_keys[(id(profile), seed)] = key
+        key = world_key(profile, seed, code_version({d.name: d for d in domains}))
+        self._world_keys[(id(profile), seed)] = (profile, key)
         cached = self._worlds.get(key)
         if cached is not None:
             return cached

@@ -23,11 +23,19 @@ never turned into an observation or a reward.
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
+import math
 import random
 import traceback
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from enum import Enum
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
 
 from saas_sim.core.canonical import normalize, sha256_hex
 from saas_sim.core.clock import SimClock
@@ -49,6 +57,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["CallResult", "Episode"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +88,83 @@ class CallResult:
         return {"ok": False, "error": self.error}
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _CallMemo:
+    """A successful call, kept for retries with its call_id.
+
+    It holds the frozen result model, never a dict an agent was handed: what an
+    agent does with its observation cannot change what a retry returns.
+    """
+
     fingerprint: str
-    result: CallResult
+    step: int
+    result: BaseModel
+
+
+def _copy_json(value: Any) -> Any:
+    """Copies JSON-ready data (dicts and lists; the leaves are immutable)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copy_json(v) for k, v in value.items()}
+    if kind is list:
+        return [_copy_json(v) for v in value]
+    return value
+
+
+def _plain_json(value: Any) -> Any:
+    """Returns a faithful JSON-ready deep copy of call arguments, or raises TypeError/ValueError.
+
+    Faithful, not canonical: `Decimal("12.50")` stays "12.50" (the tool would echo
+    it back that way), and nothing aliases the caller's objects.
+    """
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("non-finite number")
+        return value
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError("non-finite number")
+        return str(value)
+    if isinstance(value, Mapping):
+        return {k if isinstance(k, str) else json.dumps(_plain_json(k)): _plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_json(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return [_plain_json(v) for v in sorted(value)]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return _plain_json(value.value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _recordable_args(args: Any) -> Any:
+    """Returns the arguments as the trajectory keeps them: JSON, a copy, and replayable.
+
+    Replaying the recorded value must give the agent the same observation as the
+    original call: bytes that held JSON are kept as that text, a tuple or a
+    Mapping as the list or object they were, and anything with NaN or non-JSON
+    leaves as the JSON text the argument parser would have seen.
+    """
+    if args is None or isinstance(args, str):
+        return args
+    if isinstance(args, bytes):
+        try:
+            return args.decode("utf-8")
+        except UnicodeDecodeError:
+            return repr(args)
+    try:
+        return _plain_json(args)
+    except (TypeError, ValueError, RecursionError):
+        pass
+    try:
+        return json.dumps(args, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return repr(args)
 
 
 class Episode:
@@ -117,6 +200,7 @@ class Episode:
         self._step_events: list[list[Event]] = []
         self._step_versions: list[int] = []
         self._closed = False
+        self._cancel_pending = False
         self.truncated = False
         self.invalid: str | None = None
         self.trajectory = Trajectory(header=self._header(parent=None))
@@ -179,8 +263,15 @@ class Episode:
 
         Raises:
             HarnessError: The harness failed; the episode is now invalid.
-            UsageError: The episode was closed.
+            UsageError: The episode was closed, or `call_id` is neither a str nor None.
+            asyncio.CancelledError: The caller was cancelled. A call that had started
+                writing is still finished and recorded first, so a retry with its
+                call_id returns its result, as after a lost response.
         """
+        if call_id is not None and not isinstance(call_id, str):
+            # Never swap a bad key for a fresh `step-<n>`: a retry with "the same" key would
+            # then apply a write twice.
+            raise UsageError(f"call_id must be a str or None, got {type(call_id).__name__}")
         async with self._lock:
             if self._closed:
                 raise UsageError(f"episode {self.stream_id} is closed")
@@ -194,13 +285,18 @@ class Episode:
             self._step += 1
             cid = call_id if isinstance(call_id, str) and call_id else f"step-{step}"
             try:
-                return await self._run(step, cid, tool, args)
+                result = await self._run(step, cid, tool, args)
             except ToolError as err:
-                return self._record(step, cid, tool, args, None, err, [], None)
+                result = self._record(step, cid, tool, args, None, err, [], None)
             except Exception as exc:
+                self._cancel_pending = False
                 self.invalid = traceback.format_exc()
                 self.trajectory.footer = self._invalid_footer("harness_error", self.invalid)
                 raise HarnessError(f"harness error during {tool!r} (step {step}): {exc!r}") from exc
+            if self._cancel_pending:
+                self._cancel_pending = False
+                raise asyncio.CancelledError
+            return result
 
     async def grade(self) -> Grade:
         """Judges the final state against the scenario's checks. Never raises for a check bug.
@@ -217,9 +313,11 @@ class Episode:
                 )
             else:
                 await self._flush()
+                # A private copy: the task's bindings are shared by every episode of the task, and a
+                # check that changed its params in place would change other episodes' rewards.
                 scores, error = run_checks(
                     spec.checks, self.task.scenario.check_fns, initial=self.task.initial,
-                    final=self._state, bindings=self.task.bindings,
+                    final=self._state, bindings=copy.deepcopy(self.task.bindings),
                     events=[e for evs in self._step_events for e in evs], now=self._clock.now(),
                 )
                 if error is not None:
@@ -249,6 +347,9 @@ class Episode:
         Forking at the current step costs O(events so far), not O(world).
         """
         async with self._lock:
+            if self.invalid is not None:
+                # After a harness error the step counter is ahead of the recorded steps.
+                raise HarnessError(f"episode {self.stream_id} is invalid after a harness error; it cannot fork")
             await self._flush()
             k = self._step if at_step is None else at_step
             if not 0 <= k <= self._step:
@@ -271,13 +372,13 @@ class Episode:
             child._step = k
             child._step_events = [list(e) for e in self._step_events[:k]]
             child._step_versions = self._step_versions[:k]
-            child._memo = {cid: m for cid, m in self._memo.items() if m.result.step < k}
+            child._memo = {cid: m for cid, m in self._memo.items() if m.step < k}
             child._clock = SimClock(
                 datetime.fromisoformat(self.trajectory.steps[k - 1].sim_time) if k else self.task.start_time
             )
             child.trajectory = Trajectory(
                 header=child._header(parent={"stream": self.stream_id, "step": k}),
-                steps=list(self.trajectory.steps[:k]),
+                steps=copy.deepcopy(self.trajectory.steps[:k]),  # the child's own records
             )
             return child
 
@@ -343,7 +444,9 @@ class Episode:
                     details={"call_id": cid},
                 )
             self._clock.advance(spec.sim_cost)
-            return self._record(step, cid, spec.name, args, memo.result.value, None, [], None, replayed=True)
+            value = memo.result.model_dump(mode="json")
+            return self._record(step, cid, spec.name, args, value, None, [], None, replayed=True,
+                                handed=memo.result.model_dump(mode="json"))
         now = self._clock.now()
         fault = decide_fault(self.faults, self.task.seed, step, spec.name, spec.kind)
         if fault is not None and fault != "lost_response":
@@ -369,9 +472,9 @@ class Episode:
             positions = (await self._append(log, now, cid))[: len(events)]
         self._state = ctx.state
         self._clock.advance(spec.sim_cost)
-        out = self._record(step, cid, spec.name, args, value, None, events, fault, positions=positions)
-        self._memo[cid] = _CallMemo(fingerprint, out if fault is None else CallResult(
-            True, value, None, cid, step, fault))
+        out = self._record(step, cid, spec.name, args, value, None, events, fault, positions=positions,
+                           handed=result.model_dump(mode="json"))
+        self._memo[cid] = _CallMemo(fingerprint, step, result)
         if fault == "lost_response":
             return self._record_lost(out, spec.name)
         return out
@@ -380,16 +483,17 @@ class Episode:
         err = fault_error("lost_response", tool, 0.0)
         rec = self.trajectory.steps[-1]
         rec.ok, rec.result, rec.error = False, None, err.to_dict()
-        return CallResult(False, None, err.to_dict(), out.call_id, out.step, "lost_response")
+        return CallResult(False, None, _copy_json(err.to_dict()), out.call_id, out.step, "lost_response")
 
     async def _append(self, events: Sequence[Event], now: datetime, cid: str) -> list[int]:
         """Appends a call's events (after any unwritten start events); returns their global positions."""
         registry = self.store.registry
         skip = len(self._unwritten)
         pending = [*self._unwritten, *(registry.encode(e, now) for e in events)]
-        result = await self.store.append_pending(
+        result, cancelled = await self._to_the_end(self.store.append_pending(
             self.stream_id, pending, self._version, command_id=f"{self.stream_id}/{cid}"
-        )
+        ))
+        self._cancel_pending = self._cancel_pending or cancelled  # re-raised by `call()` once recorded
         self._unwritten = []
         self._version = result.last_version
         self._head = result.head_hash
@@ -397,22 +501,50 @@ class Episode:
 
     async def _flush(self) -> None:
         if self._unwritten:
-            result = await self.store.append_pending(self.stream_id, self._unwritten, self._version)
+            result, cancelled = await self._to_the_end(
+                self.store.append_pending(self.stream_id, self._unwritten, self._version)
+            )
             if result.head_hash != self._head:
                 raise HarnessError("start events hashed differently in the store than in the task")
             self._unwritten = []
             self._version = result.last_version
+            if cancelled:
+                raise asyncio.CancelledError
+
+    @staticmethod
+    async def _to_the_end(write: Awaitable[T]) -> tuple[T, bool]:
+        """Awaits a store write to its outcome, even if the caller is cancelled meanwhile.
+
+        A queued append commits whatever its caller does. Abandoning it at a
+        cancellation (an adapter's timeout, a client that went away) would leave
+        the live state, version, head and trajectory behind the log: the episode
+        would be graded on a state its own log contradicts. So the write is
+        shielded and awaited to its end; the second value tells whether the
+        caller was cancelled, for it to re-raise once its bookkeeping is done.
+        """
+        task = asyncio.ensure_future(write)
+        cancelled = False
+        while True:
+            try:
+                return await asyncio.shield(task), cancelled
+            except asyncio.CancelledError:
+                if task.cancelled():  # the write itself was cancelled (loop shutdown): nothing to finish
+                    raise
+                cancelled = True
 
     def _record(
         self, step: int, cid: str, tool: str, args: Any, value: Any, err: ToolError | None,
         events: list[Event], fault: str | None, *, replayed: bool = False, positions: Sequence[int] = (),
+        handed: Any = None,
     ) -> CallResult:
+        """Records a step; returns the observation, with `handed` (or a copy of `value`) as its value."""
         self._step_events.append(events)
         self._step_versions.append(self._version + len(self._unwritten))
         first = self._version - len(positions) + 1 - (1 if positions and fault else 0)
         self.trajectory.steps.append(StepRecord(
             index=step, call_id=cid, tool=tool if isinstance(tool, str) else repr(tool),
-            args=args if isinstance(args, str | dict | list | None) else repr(args),
+            # A JSON copy: the caller may reuse or mutate its args object after the call.
+            args=_recordable_args(args),
             ok=err is None, result=value, error=None if err is None else err.to_dict(),
             events=[
                 [type(e).event_type, first + i, pos]
@@ -420,9 +552,10 @@ class Episode:
             ],
             state_hash=self._head, sim_time=normalize(self._clock.now()), fault=fault, replayed=replayed,
         ))
+        # The agent gets its own copy of the observation: mutating it must not rewrite the record.
         if err is not None:
-            return CallResult(False, None, err.to_dict(), cid, step, fault)
-        return CallResult(True, value, None, cid, step, fault)
+            return CallResult(False, None, _copy_json(err.to_dict()), cid, step, fault)
+        return CallResult(True, _copy_json(value) if handed is None else handed, None, cid, step, fault)
 
     def _attribution(self, score: float, threshold: float) -> Attribution:
         if score >= threshold - 1e-9:

@@ -98,9 +98,12 @@ def run_checks(
                 raise TypeError(f"check {spec.name} returned {type(outcome).__name__}, not CheckOutcome")
             if not 0.0 <= outcome.score <= 1.0:
                 raise ValueError(f"check {spec.name} scored {outcome.score}, outside [0, 1]")
+            # Inside the try: a malformed outcome (a detail that is not text, say) is the check's
+            # bug, so it must end as a verifier error, not as an exception out of `grade()`.
+            score = CheckScore(name=spec.name, weight=spec.weight, score=outcome.score, detail=outcome.detail)
         except Exception:
             return scores, f"check {spec.name!r} failed to evaluate:\n{traceback.format_exc()}"
-        scores.append(CheckScore(name=spec.name, weight=spec.weight, score=outcome.score, detail=outcome.detail))
+        scores.append(score)
     return scores, None
 
 

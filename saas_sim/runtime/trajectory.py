@@ -75,13 +75,24 @@ class Trajectory:
         return out
 
     def dumps(self) -> str:
-        """Returns the trajectory as JSONL text."""
-        return "".join(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n" for line in self.lines())
+        """Returns the trajectory as JSONL text (valid UTF-8)."""
+        return "".join(_dump_line(line) + "\n" for line in self.lines())
 
     def write(self, path: Path) -> None:
         """Writes the trajectory as a JSONL file."""
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.dumps(), encoding="utf-8")
+
+
+def _dump_line(line: dict[str, Any]) -> str:
+    text = json.dumps(line, sort_keys=True, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (half of an emoji escape an agent sent) cannot be written as UTF-8;
+        # \u escapes keep the line writable and read it back to the very same strings.
+        text = json.dumps(line, sort_keys=True, ensure_ascii=True)
+    return text
 
 
 def read_trajectory(path: Path) -> Trajectory:
@@ -94,17 +105,24 @@ def read_trajectory(path: Path) -> Trajectory:
         lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, json.JSONDecodeError) as exc:
         raise UsageError(f"cannot read trajectory {path}: {exc}") from exc
-    if not lines or lines[0].get("kind") != "header" or lines[0].get("format") != FORMAT:
+    if not lines or not isinstance(lines[0], dict) or lines[0].get("kind") != "header" \
+            or lines[0].get("format") != FORMAT:
         raise UsageError(f"{path} is not a {FORMAT} file")
     header = {k: v for k, v in lines[0].items() if k != "kind"}
     steps: list[StepRecord] = []
     footer = None
-    for line in lines[1:]:
+    for number, line in enumerate(lines[1:], start=2):
+        # Any malformed line is a clean UsageError naming it, never an AttributeError or TypeError.
+        if not isinstance(line, dict):
+            raise UsageError(f"{path}: line {number} is not a JSON object")
         kind = line.pop("kind", None)
         if kind == "step":
-            steps.append(StepRecord(**line))
+            try:
+                steps.append(StepRecord(**line))
+            except TypeError as exc:
+                raise UsageError(f"{path}: line {number} is not a step: {exc}") from None
         elif kind == "footer":
             footer = line
         else:
-            raise UsageError(f"{path}: unknown line kind {kind!r}")
+            raise UsageError(f"{path}: line {number}: unknown line kind {kind!r}")
     return Trajectory(header, steps, footer)

@@ -35,7 +35,7 @@ from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Projection, State
 from saas_sim.errors import ScenarioError, ScenarioFileError, ScenarioNotFoundError
 
-__all__ = ["World", "WorldProfile", "build_world", "code_version", "load_profiles"]
+__all__ = ["World", "WorldProfile", "build_world", "code_version", "load_profiles", "world_key"]
 
 
 class WorldProfile(BaseModel):
@@ -122,7 +122,18 @@ class World:
     @property
     def key(self) -> str:
         """The world's cache key and snapshot stream id."""
-        return f"world:{self.profile.name}:{self.seed}:{self.code_version}"
+        return world_key(self.profile, self.seed, self.code_version)
+
+
+def world_key(profile: WorldProfile, seed: int, version: str) -> str:
+    """Returns the cache key and snapshot stream id of the world of (profile, seed, code version).
+
+    It holds a digest of the profile's *content*, not just its name: after an
+    edit of `seeds/<name>.yaml`, a persistent store must not serve the old
+    world's snapshot under the same name.
+    """
+    digest = stable_hash(profile.model_dump(mode="json", exclude={"description"}))[:16]
+    return f"world:{profile.name}:{seed}:{version}:{digest}"
 
 
 def compose(domains: Sequence[Domain]) -> tuple[Projection, StateSchema]:

@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*/[a-z0-9][a-z0-9_-]*$")
+# Sim-time amounts must stay finite and far inside `datetime`'s range: YAML's `.inf` (or 1e30)
+# would otherwise pass `gt=0` and overflow the clock of every episode. 100 years is plenty.
+_MAX_SIM_SECONDS = 100 * 365 * 24 * 3600
 
 
 class _Strict(BaseModel):
@@ -66,7 +69,7 @@ class Limits(_Strict):
     """When an episode is truncated."""
 
     max_steps: int = Field(default=50, ge=1, le=10_000)
-    sim_time_s: float = Field(default=8 * 3600, gt=0)
+    sim_time_s: float = Field(default=8 * 3600, gt=0, le=_MAX_SIM_SECONDS)
 
 
 class FaultRates(_Strict):
@@ -90,7 +93,7 @@ class FaultProfile(_Strict):
 
     read: FaultRates = Field(default_factory=FaultRates)
     write: FaultRates = Field(default_factory=FaultRates)
-    retry_after_s: float = Field(default=2.0, gt=0)
+    retry_after_s: float = Field(default=2.0, gt=0, le=_MAX_SIM_SECONDS)
 
     @field_validator("read")
     @classmethod
@@ -104,7 +107,7 @@ class CheckSpec(_Strict):
     """One weighted check: a domain check function and its (templated) parameters."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    weight: float = Field(gt=0)
+    weight: float = Field(gt=0, allow_inf_nan=False)  # an infinite weight makes the score NaN
     fn: str
     params: dict[str, Any] = Field(default_factory=dict)
     description: str = ""
