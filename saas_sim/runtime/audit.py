@@ -20,7 +20,7 @@ from typing import Any
 
 from saas_sim.errors import HarnessError, SaasSimError
 from saas_sim.runtime.environment import Environment
-from saas_sim.runtime.episode import Episode
+from saas_sim.runtime.episode import Episode, reissued_call_id
 from saas_sim.runtime.replay import compare_steps, replay
 from saas_sim.scenarios.agents import RandomAgent, make_agent
 from saas_sim.scenarios.loader import Scenario
@@ -132,7 +132,7 @@ async def _audit_seed(env: Environment, scenario: Scenario, seed: int, result: S
     k = len(oracle.trajectory.steps) // 2
     child = await oracle.fork(k)
     for step in oracle.trajectory.steps[k:]:
-        await child.call(step.tool, step.args, step.call_id)
+        await child.call(step.tool, step.args, reissued_call_id(step.call_id))
     fork_report = compare_steps(oracle.trajectory.steps, child.trajectory.steps)
     if not fork_report.identical or child.state_hash != oracle.state_hash:
         result.fork_ok = False

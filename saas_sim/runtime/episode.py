@@ -56,7 +56,15 @@ from saas_sim.scenarios.model import FaultProfile
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["CallResult", "Episode"]
+__all__ = ["AUTO_CALL_ID", "CallResult", "Episode", "reissued_call_id"]
+
+AUTO_CALL_ID = "auto:"
+"""The prefix of generated call ids. A generated id is never treated as a retry."""
+
+
+def reissued_call_id(recorded: str) -> str | None:
+    """Returns the call_id to pass when re-issuing a recorded call (None for a generated one)."""
+    return None if recorded.startswith(AUTO_CALL_ID) else recorded
 
 T = TypeVar("T")
 
@@ -248,8 +256,8 @@ class Episode:
 
     @property
     def done(self) -> bool:
-        """True once the episode was truncated, invalidated or closed."""
-        return self._closed or self.truncated or self.invalid is not None
+        """True once the episode was closed, invalidated, or has no step or sim time left."""
+        return self._closed or self.truncated or self.invalid is not None or self._limit_error() is not None
 
     async def call(self, tool: str, args: Any = None, call_id: str | None = None) -> CallResult:
         """Calls a tool and returns what the agent observes.
@@ -258,8 +266,9 @@ class Episode:
             tool: The tool name (`crm.get_deal`, or its wire form `crm__get_deal`).
             args: The arguments: a mapping or a JSON string.
             call_id: An idempotency key. Retrying with the same key and arguments
-                returns the original result and writes nothing. Defaults to
-                `step-<n>`.
+                returns the original result and writes nothing. Without one the
+                call gets `auto:<step>`, which is never treated as a retry; keys
+                starting with `auto:` are reserved for that.
 
         Raises:
             HarnessError: The harness failed; the episode is now invalid.
@@ -272,6 +281,8 @@ class Episode:
             # Never swap a bad key for a fresh `step-<n>`: a retry with "the same" key would
             # then apply a write twice.
             raise UsageError(f"call_id must be a str or None, got {type(call_id).__name__}")
+        if call_id is not None and call_id.startswith(AUTO_CALL_ID):
+            raise UsageError(f"call_id {call_id!r}: the prefix {AUTO_CALL_ID!r} is reserved for generated ids")
         async with self._lock:
             if self._closed:
                 raise UsageError(f"episode {self.stream_id} is closed")
@@ -280,19 +291,24 @@ class Episode:
             limit = self._limit_error()
             if limit is not None:
                 self.truncated = True
-                return CallResult(False, None, limit.to_dict(), call_id or f"step-{self._step}", self._step)
+                return CallResult(False, None, limit.to_dict(), call_id or f"{AUTO_CALL_ID}{self._step}", self._step)
             step = self._step
             self._step += 1
-            cid = call_id if isinstance(call_id, str) and call_id else f"step-{step}"
+            explicit = bool(call_id)
+            cid = call_id if call_id else f"{AUTO_CALL_ID}{step}"
             try:
-                result = await self._run(step, cid, tool, args)
+                result = await self._run(step, cid, tool, args, explicit=explicit)
             except ToolError as err:
-                result = self._record(step, cid, tool, args, None, err, [], None)
+                resolved = self.toolkit.resolve(tool)
+                name = resolved if isinstance(resolved, str) else tool
+                result = self._record(step, cid, name, args, None, err, [], None)
             except Exception as exc:
                 self._cancel_pending = False
                 self.invalid = traceback.format_exc()
                 self.trajectory.footer = self._invalid_footer("harness_error", self.invalid)
                 raise HarnessError(f"harness error during {tool!r} (step {step}): {exc!r}") from exc
+            if self._limit_error() is not None:
+                self.truncated = True  # the budget is used up: no further call can be made
             if self._cancel_pending:
                 self._cancel_pending = False
                 raise asyncio.CancelledError
@@ -431,12 +447,12 @@ class Episode:
     def _step_rng(self, step: int) -> random.Random:
         return self.task.seed_tree.child(f"step:{step}").random("tool")
 
-    async def _run(self, step: int, cid: str, tool: str, args: Any) -> CallResult:
+    async def _run(self, step: int, cid: str, tool: str, args: Any, *, explicit: bool) -> CallResult:
         spec = self.toolkit.spec(self.toolkit.resolve(tool))
         parsed = self.toolkit.parse_args(spec, args)
         # Compared only within this episode, so pydantic's (deterministic) JSON is canonical enough.
         fingerprint = sha256_hex(spec.name.encode() + b"\x1f" + parsed.model_dump_json().encode())
-        memo = self._memo.get(cid)
+        memo = self._memo.get(cid) if explicit else None
         if memo is not None:
             if memo.fingerprint != fingerprint:
                 raise ToolError(
@@ -453,7 +469,7 @@ class Episode:
             retry_after = self.faults.retry_after_s if self.faults else 0.0
             await self._append([FaultInjected(step=step, tool=spec.name, call_id=cid, fault=fault,
                                               retry_after_s=retry_after if fault == "rate_limited" else None)],
-                               now, f"{cid}#fault{step}")
+                               now, f"{cid}\x1ffault:{step}")
             self._clock.advance(spec.sim_cost)
             if fault == "rate_limited":
                 self._clock.advance(retry_after)
@@ -474,7 +490,8 @@ class Episode:
         self._clock.advance(spec.sim_cost)
         out = self._record(step, cid, spec.name, args, value, None, events, fault, positions=positions,
                            handed=result.model_dump(mode="json"))
-        self._memo[cid] = _CallMemo(fingerprint, step, result)
+        if explicit:
+            self._memo[cid] = _CallMemo(fingerprint, step, result)
         if fault == "lost_response":
             return self._record_lost(out, spec.name)
         return out
@@ -560,7 +577,7 @@ class Episode:
     def _attribution(self, score: float, threshold: float) -> Attribution:
         if score >= threshold - 1e-9:
             return "success"
-        if self.truncated:
+        if self.truncated or self._limit_error() is not None:
             return "step_limit"
         last = self.trajectory.steps[-1] if self.trajectory.steps else None
         if last is not None and last.fault is not None and not last.ok:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.episode import reissued_call_id
 from saas_sim.runtime.trajectory import StepRecord, Trajectory, read_trajectory
 from saas_sim.scenarios.model import FaultProfile
 
@@ -66,7 +67,7 @@ async def replay(env: Environment, recorded: Trajectory) -> tuple[ReplayReport, 
             return ReplayReport(False, len(recorded.steps), None, "world_hash", header.get("world_hash"),
                                 episode.task.world.world_hash), episode.trajectory
         for step in recorded.steps:
-            await episode.call(step.tool, step.args, step.call_id)
+            await episode.call(step.tool, step.args, reissued_call_id(step.call_id))
         return compare_steps(recorded.steps, episode.trajectory.steps), episode.trajectory
     finally:
         await episode.close()

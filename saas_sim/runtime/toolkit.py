@@ -28,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 from saas_sim.core.tools import ToolKind, ToolSpec
 from saas_sim.errors import ScenarioError, ToolError
 
-__all__ = ["MAX_ARGS_BYTES", "Toolkit", "openai_strict_schema"]
+__all__ = ["MAX_ARGS_BYTES", "Toolkit", "openai_strict_schema", "strict_compatible"]
 
 MAX_ARGS_BYTES = 64_000
 """The largest JSON argument payload a call may carry."""
@@ -118,6 +118,21 @@ def openai_strict_schema(model: type[BaseModel]) -> dict[str, Any]:
         schema["required"] = []
         schema["additionalProperties"] = False
     return dict(schema)
+
+
+def strict_compatible(schema: Any) -> bool:
+    """Returns whether a schema fits OpenAI's strict mode: every object closed with `additionalProperties: false`.
+
+    A free-form map (`dict[str, str]`) cannot be closed, so such a tool is exported with
+    `strict: false` rather than with a strict flag the provider would reject.
+    """
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" and schema.get("additionalProperties") is not False:
+            return False
+        return all(strict_compatible(v) for k, v in schema.items() if k not in _DATA_KEYS)
+    if isinstance(schema, list):
+        return all(strict_compatible(v) for v in schema)
+    return True
 
 
 def _field_errors(exc: ValidationError) -> list[dict[str, str]]:
@@ -280,19 +295,20 @@ class Toolkit:
 
     # schema export -----------------------------------------------------------
     def openai(self) -> list[dict[str, Any]]:
-        """Returns the allowed tools as OpenAI function tools (strict mode)."""
-        return [
-            {
+        """Returns the allowed tools as OpenAI function tools (strict mode wherever the schema allows it)."""
+        tools = []
+        for s in self.allowed.values():
+            params = openai_strict_schema(s.args_model)
+            tools.append({
                 "type": "function",
                 "function": {
                     "name": _wire_name(s.name),
                     "description": s.description,
-                    "parameters": openai_strict_schema(s.args_model),
-                    "strict": True,
+                    "parameters": params,
+                    "strict": strict_compatible(params),
                 },
-            }
-            for s in self.allowed.values()
-        ]
+            })
+        return tools
 
     def anthropic(self) -> list[dict[str, Any]]:
         """Returns the allowed tools as Anthropic tool definitions."""

@@ -151,8 +151,10 @@ class ReplayAgent:
 
     async def run(self, episode: Episode) -> None:
         """Replays every recorded call in order."""
+        from saas_sim.runtime.episode import reissued_call_id
+
         for step in self.trajectory.steps:
-            await episode.call(step.tool, step.args, step.call_id)
+            await episode.call(step.tool, step.args, reissued_call_id(step.call_id))
 
 
 def make_agent(spec: str, episode_scenario: Any) -> Agent:

@@ -12,7 +12,7 @@ A scenario file in `scenarios/<domain>/<name>.yaml` looks like this::
       The customer signed. Close deal "{deal.name}" as won ...
     tools: [crm.search_deals, crm.get_deal, crm.update_deal_stage]
     limits: {max_steps: 30, sim_time_s: 7200}
-    faults: null                    # or {seed_salt: x, read: {rate_limited: 0.2}, write: {...}}
+    faults: null                    # or {read: {rate_limited: 0.2}, write: {lost_response: 0.1}}
     checks:
       - {name: deal_closed_won, weight: 3, fn: crm.deal_in_stage,
          params: {deal_id: "{deal.id}", stage: closed_won}}

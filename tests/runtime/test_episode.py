@@ -157,8 +157,8 @@ async def test_fork_then_same_calls_reproduce_the_original_hashes(env: Environme
         await ep.call(tool, args)
     child = await ep.fork(1)
     assert child.state_hash == ep.trajectory.steps[0].state_hash
-    for i, (tool, args) in enumerate(calls[1:], start=1):
-        await child.call(tool, args, f"step-{i}")
+    for tool, args in calls[1:]:
+        await child.call(tool, args)
     assert child.state_hash == ep.state_hash
     assert child.state.content_hash() == ep.state.content_hash()
     assert child.trajectory.header["parent"] == {"stream": ep.stream_id, "step": 1}
@@ -200,3 +200,18 @@ async def test_strict_clients_may_send_null_for_optional_fields(env: Environment
     ep = await env.start(SCENARIO, 0)
     result = await ep.call("notes__list_notes", {"query": None, "limit": None, "cursor": None})
     assert result.ok and len(result.value["items"]) == 12
+
+
+def test_free_form_maps_are_exported_non_strict_and_closed_objects_strict() -> None:
+    from saas_sim.core.tools import ToolArgs
+    from saas_sim.runtime.toolkit import openai_strict_schema, strict_compatible
+
+    class Closed(ToolArgs):
+        name: str
+        tags: list[str] = []
+
+    class Open(ToolArgs):
+        values: dict[str, str]
+
+    assert strict_compatible(openai_strict_schema(Closed))
+    assert not strict_compatible(openai_strict_schema(Open))

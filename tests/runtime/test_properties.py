@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.episode import reissued_call_id
 from saas_sim.runtime.replay import compare_steps, replay
 from saas_sim.scenarios.model import FaultProfile, FaultRates
 from tests.runtime.conftest import notes_env
@@ -70,7 +71,7 @@ def test_fork_at_any_step_then_same_calls_reproduce_the_hashes(seq: list[tuple[s
             k = min(cut, ep.steps)
             child = await ep.fork(k)
             for step in ep.trajectory.steps[k:]:
-                await child.call(step.tool, step.args, step.call_id)
+                await child.call(step.tool, step.args, reissued_call_id(step.call_id))
             assert compare_steps(ep.trajectory.steps, child.trajectory.steps).identical
             assert child.state_hash == ep.state_hash
 

@@ -16,6 +16,7 @@ import pytest
 from saas_sim.core.events import PendingEvent
 from saas_sim.errors import HarnessError, UsageError
 from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.episode import reissued_call_id
 from saas_sim.runtime.replay import compare_steps, replay
 from saas_sim.runtime.trajectory import read_trajectory
 from saas_sim.runtime.world import WorldProfile
@@ -350,7 +351,7 @@ async def test_a_fork_of_a_fork_at_any_steps_replays_to_the_original_hashes(env:
         for k2 in range(k + 1):
             grandchild = await child.fork(k2)
             for step in ep.trajectory.steps[k2:]:
-                await grandchild.call(step.tool, step.args, step.call_id)
+                await grandchild.call(step.tool, step.args, reissued_call_id(step.call_id))
             report = compare_steps(ep.trajectory.steps, grandchild.trajectory.steps)
             assert report.identical, (k, k2, report.describe())
             assert grandchild.state.content_hash() == ep.state.content_hash()
