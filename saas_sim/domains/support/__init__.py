@@ -6,9 +6,11 @@ Modules (each small, one reason to change):
 * `state`: tables (public `support.*`, ground truth `hidden.support.*`), reducers, schema;
 * `generate`, `tickets_gen`, `compose`, `catalog`, `text`: the seeded, messy world;
 * `outcomes`, `simulator`, `phrases`: the real outcome of a ticket and the customer persona;
-* `tools*`, `views`, `toolkit`: the 24 agent tools;
-* `setups`, `setups_queue`, `setup_helpers`: scenario setups;
-* `checks`: scenario checks; `data_report`: mess rates; `policy.md`: the rules agents see.
+* `tools*`, `views`, `views_money`, `toolkit`: the 24 agent tools;
+* `setups`, `setups_queue`, `setup_helpers`, `replies`: scenario setups and reference replies;
+* `checks`: scenario checks; `data_report`: mess rates;
+* `policy.md` (loaded by `policy`): the numbered rules agents see. The runtime does not show a
+  domain's policy by itself, so setups bind it as `{policy}` for the instructions.
 """
 
 from __future__ import annotations

@@ -106,9 +106,14 @@ class RuleBasedCustomer:
         text = self._text(persona, truth, outcome, key, state, body_key, n)
         if key in ("restate", "not_fixed") and sla_state(ticket, now) == "breached" and n == 0:
             text = f"{phrase(persona.language, 'waited', 0)} {text}"
+        # A customer's answer puts a pending ticket back to open; on a solved ticket, only a
+        # complaint reopens it (a confirmation leaves it solved).
+        reopen = ticket.status == "pending" or (ticket.status == "solved" and key != "confirm")
+        if ticket.status == "solved" and reopen:
+            updates["reopen_count"] = persona.reopen_count + 1
         new_persona = persona.model_copy(update=updates)
         out: list[Event] = [self._message(ticket, persona, text, now, ids)]
-        if ticket.status in ("pending", "solved"):
+        if reopen:
             out.append(ev.TicketStatusChanged(ticket_id=ticket_id, from_status=ticket.status,
                                               to_status="open", at=now))
         out.append(ev.PersonaUpdated(persona=new_persona))

@@ -26,7 +26,7 @@ from saas_sim.domains.support.toolkit import (
     need,
 )
 from saas_sim.domains.support.tools_customers import find_order
-from saas_sim.domains.support.views import ApprovalView, RefundView, ReplacementView, StoreCreditView
+from saas_sim.domains.support.views_money import ApprovalView, RefundView, ReplacementView, StoreCreditView
 from saas_sim.errors import ToolError
 
 __all__ = ["create_replacement", "issue_refund", "issue_store_credit", "refundable", "request_approval"]

@@ -13,16 +13,12 @@ from saas_sim.core.state import State
 from saas_sim.core.tools import ToolResult
 from saas_sim.domains.support.models import (
     Agent,
-    Approval,
     Customer,
     Escalation,
     KbArticle,
     Macro,
     Message,
     Order,
-    Refund,
-    Replacement,
-    StoreCredit,
     Ticket,
 )
 from saas_sim.domains.support.state import PRODUCTS, line_refunded, sla_state
@@ -30,7 +26,6 @@ from saas_sim.domains.support.state import PRODUCTS, line_refunded, sla_state
 __all__ = [
     "AgentList",
     "AgentView",
-    "ApprovalView",
     "CustomerList",
     "CustomerView",
     "EscalationView",
@@ -44,10 +39,7 @@ __all__ = [
     "OrderLineView",
     "OrderPage",
     "OrderView",
-    "RefundView",
-    "ReplacementView",
     "ReplyResult",
-    "StoreCreditView",
     "TicketDetail",
     "TicketPage",
     "TicketSummary",
@@ -318,84 +310,6 @@ class OrderPage(ToolResult):
 
     orders: list[OrderView]
     next_cursor: str | None
-
-
-class RefundView(ToolResult):
-    """An issued refund."""
-
-    id: str
-    order_id: str
-    line_id: str | None
-    amount: Decimal
-    currency: str
-    reason: str
-    ticket_id: str | None
-    approval_id: str | None
-    created_at: datetime
-
-    @classmethod
-    def of(cls, r: Refund) -> RefundView:
-        """Builds the view of a refund."""
-        return cls(**r.model_dump())
-
-
-class ReplacementView(ToolResult):
-    """A created replacement shipment."""
-
-    id: str
-    order_id: str
-    line_id: str
-    product_id: str
-    quantity: int
-    reason: str
-    ticket_id: str | None
-    created_at: datetime
-
-    @classmethod
-    def of(cls, r: Replacement) -> ReplacementView:
-        """Builds the view of a replacement."""
-        return cls(**r.model_dump())
-
-
-class StoreCreditView(ToolResult):
-    """Issued store credit."""
-
-    id: str
-    customer_id: str
-    amount: Decimal
-    currency: str
-    reason: str
-    ticket_id: str | None
-    approval_id: str | None
-    created_at: datetime
-
-    @classmethod
-    def of(cls, c: StoreCredit) -> StoreCreditView:
-        """Builds the view of a store credit."""
-        return cls(**c.model_dump())
-
-
-class ApprovalView(ToolResult):
-    """A team lead's decision. Pass an approved `id` as `approval_id` to the refund or credit."""
-
-    id: str
-    kind: str
-    order_id: str | None
-    customer_id: str
-    amount: Decimal
-    currency: str
-    reason: str
-    ticket_id: str | None
-    status: str
-    decided_by: str
-    decision_note: str
-    requested_at: datetime
-    used_by: str | None
-
-    @classmethod
-    def of(cls, a: Approval) -> ApprovalView:
-        """Builds the view of an approval."""
-        return cls(**a.model_dump())
 
 
 class EscalationView(ToolResult):

@@ -116,3 +116,22 @@ def test_an_impatient_customer_asks_for_a_manager_after_repeated_empty_replies()
     persona = desk.state.get(PERSONAS, ticket_id)
     assert persona is not None and persona.patience == 0 and not persona.confirmed
     assert any(phrase(persona.language, "manager", 0) in b for b in bodies)
+
+
+def test_a_confirmation_after_solving_keeps_the_ticket_solved_and_a_complaint_reopens_it() -> None:
+    ticket_id = REFUNDABLE[1]
+    truth = WORLD.state.get(TRUTHS, ticket_id)
+    assert truth is not None and truth.order_id is not None
+    fixed = Desk(WORLD.state, NOW)
+    fixed.call("support.issue_refund", order_id=truth.order_id, line_id=truth.line_id, amount=str(truth.amount),
+               reason="damaged")
+    fixed.call("support.set_ticket_status", ticket_id=ticket_id, status="solved")
+    fixed.call("support.send_reply", ticket_id=ticket_id, body="Your refund is on its way.")
+    after = fixed.state.get(TICKETS, ticket_id)
+    assert after is not None and after.status == "solved" and after.satisfaction == "good"
+
+    unfixed = Desk(WORLD.state, NOW)
+    unfixed.call("support.send_reply", ticket_id=ticket_id, body="Checking.")
+    unfixed.call("support.set_ticket_status", ticket_id=ticket_id, status="pending")
+    out = unfixed.call("support.send_reply", ticket_id=ticket_id, body="Anything else?")
+    assert out.ticket.status == "open" and out.customer_response is not None
