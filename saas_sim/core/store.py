@@ -269,6 +269,9 @@ class EventStore(abc.ABC):
                 prev = rows[0].hash
                 verify_chain(rows[:1], None)
                 rows = rows[1:]
+            elif rows:
+                # Later events exist but the one at `after` does not: a hole in the stream.
+                raise IntegrityError(stream_id, after, "event missing (hash chain has a gap)")
         else:
             prev = "0" * 64
         verify_chain(rows, prev)

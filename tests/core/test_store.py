@@ -474,6 +474,14 @@ async def test_a_deleted_event_breaks_the_chain_at_the_next_version(store: Event
     with pytest.raises(IntegrityError) as info:
         await store.read("s")
     assert (info.value.stream_id, info.value.version) == ("s", 3)
+    with pytest.raises(IntegrityError) as info:
+        await store.read("s", after=1)
+    assert (info.value.stream_id, info.value.version) == ("s", 3)
+    # Reading after the missing event itself must not quietly start from the next one.
+    with pytest.raises(IntegrityError) as info:
+        await store.read("s", after=2)
+    assert (info.value.stream_id, info.value.version) == ("s", 2)
+    assert [r.version for r in await store.read("s", after=3)] == [4]
 
 
 async def test_an_unknown_event_type_on_read_names_the_type(store: EventStore) -> None:
