@@ -104,7 +104,10 @@ def run(
             episode = await env.start(sc, seed)
             world_hash = episode.task.world.world_hash[:12]
             out.print(f"[bold]{sc.ref}[/bold] seed {seed}  world {sc.spec.world} ({world_hash})")
-            out.print(f"[bold]Task:[/bold] {episode.instructions}\n")
+            out.print(f"[bold]Task:[/bold] {episode.task.task_text}")
+            if episode.instructions != episode.task.task_text:
+                out.print("[dim](the agent also reads the domain policy appended to these instructions)[/dim]")
+            out.print()
             await make_agent(agent, sc).run(episode)
             for step in episode.trajectory.steps:
                 mark = "[green]ok[/green]" if step.ok else f"[red]{(step.error or {}).get('code')}[/red]"

@@ -208,7 +208,10 @@ class Environment:
         key = (sc.ref, seed, world.world_hash)
         task = self._tasks.get(key)
         if task is None:
-            task = make_task(sc, seed, world, self.registry)
+            policy = "\n\n".join(
+                self.domains[name].policy.strip() for name in sc.profile.domains if self.domains[name].policy.strip()
+            )
+            task = make_task(sc, seed, world, self.registry, policy)
             self._tasks[key] = task
         return task
 

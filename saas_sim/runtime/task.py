@@ -37,7 +37,8 @@ class TaskInstance:
         seed: The task seed.
         world: The world the task starts from.
         bindings: The setup's bindings (JSON-ready).
-        instructions: The rendered instructions the agent reads.
+        instructions: What the agent reads: the rendered task, then the domains' policy.
+        task_text: The rendered task alone, without the policy.
         initial: The state after setup: where the agent takes over.
         start_events: The encoded first events of every episode of this task.
         start_head: The chain hash after `start_events`.
@@ -50,6 +51,7 @@ class TaskInstance:
     world: World
     bindings: dict[str, Any]
     instructions: str
+    task_text: str
     initial: State
     start_events: tuple[PendingEvent, ...]
     start_head: str
@@ -62,8 +64,18 @@ class TaskInstance:
         return SeedTree(f"task:{self.scenario.ref}:{self.seed}")
 
 
-def make_task(scenario: Scenario, seed: int, world: World, registry: EventRegistry) -> TaskInstance:
-    """Sets up one task. Pure: the same inputs give the same task."""
+def make_task(
+    scenario: Scenario, seed: int, world: World, registry: EventRegistry, policy: str = ""
+) -> TaskInstance:
+    """Sets up one task. Pure: the same inputs give the same task.
+
+    Args:
+        scenario: The resolved scenario.
+        seed: The task seed.
+        world: The world it starts from.
+        registry: Encodes the episode's first events.
+        policy: The numbered rules of the world's domains, appended to the instructions.
+    """
     spec = scenario.spec
     tree = SeedTree(f"task:{spec.ref}:{seed}")
     now = world.profile.epoch
@@ -79,12 +91,13 @@ def make_task(scenario: Scenario, seed: int, world: World, registry: EventRegist
         bindings: dict[str, Any] = normalize(setup.bindings)
         bindings.setdefault("seed", seed)
         initial = world.projection.fold(world.state, setup.events)
-        instructions = str(render(spec.instructions, bindings)).strip()
+        task_text = str(render(spec.instructions, bindings)).strip()
     except ScenarioError:
         raise
     except Exception as exc:
         raise ScenarioError(f"{spec.ref} seed {seed}: setup {spec.setup.fn!r} failed: {exc!r}") from exc
     bindings_hash = stable_hash(bindings)
+    instructions = f"{task_text}\n\n## Policy\n\n{policy.strip()}" if policy.strip() else task_text
     started = EpisodeStarted(
         scenario=spec.ref, seed=seed, world_hash=world.world_hash,
         bindings_hash=bindings_hash, faults_enabled=spec.faults is not None,
@@ -94,6 +107,6 @@ def make_task(scenario: Scenario, seed: int, world: World, registry: EventRegist
     for version, p in enumerate(pending, start=1):
         head = chain_hash(head, version, p.event_type, p.schema_version, p.sim_time, p.payload)
     return TaskInstance(
-        scenario=scenario, seed=seed, world=world, bindings=bindings, instructions=instructions,
+        scenario=scenario, seed=seed, world=world, bindings=bindings, instructions=instructions, task_text=task_text,
         initial=initial, start_events=pending, start_head=head, start_time=now, bindings_hash=bindings_hash,
     )

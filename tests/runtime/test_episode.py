@@ -215,3 +215,10 @@ def test_free_form_maps_are_exported_non_strict_and_closed_objects_strict() -> N
 
     assert strict_compatible(openai_strict_schema(Closed))
     assert not strict_compatible(openai_strict_schema(Open))
+
+
+async def test_instructions_end_with_the_domain_policy(env: Environment) -> None:
+    ep = await env.start(SCENARIO, 0)
+    assert ep.instructions.startswith(ep.task.task_text)
+    assert ep.instructions.endswith("1. Archive only what you are asked to.")
+    assert "## Policy" in ep.instructions
