@@ -698,6 +698,8 @@ async def test_a_writer_killed_mid_batch_leaves_every_batch_all_or_nothing(durab
         assert proc.returncode == -signal.SIGKILL
 
     async with await open_store(durable_store_url, registry=EventRegistry()) as s:
+        if s.backend == "sqlite":
+            assert await raw_fetch(s, "PRAGMA integrity_check") == [("ok",)]
         rows = await read_everything(s)
         by_batch: dict[str, list[RecordedEvent]] = defaultdict(list)
         for r in rows:
