@@ -367,3 +367,18 @@ class TestKnowledgeBase:
             desk.call("support.search_kb_articles", query="a b")
         assert _error(exc) == "invalid_argument"
         assert desk.call("support.search_kb_articles", query="zzzzqqq").articles == []
+
+
+class TestGroundTruthIsHidden:
+    def test_tools_cannot_read_hidden_tables_but_the_simulator_path_sees_the_state(self, desk: Desk) -> None:
+        import random
+
+        from saas_sim.core.tools import READ, ToolContext
+        from saas_sim.domains.support.state import PROJECTION
+        from saas_sim.errors import HarnessError
+
+        ctx = ToolContext(desk.state, desk.now, PROJECTION, random.Random(0), READ)
+        for key in (TRUTHS, PERSONAS, KB_FACTS):
+            with pytest.raises(HarnessError):
+                ctx.table(key)
+            assert len(ctx.state.table(key)) > 0
