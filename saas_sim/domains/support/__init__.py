@@ -19,7 +19,7 @@ from saas_sim.core.domain import Domain
 from saas_sim.domains.support.checks import CHECKS
 from saas_sim.domains.support.data_report import data_report
 from saas_sim.domains.support.generate import generate
-from saas_sim.domains.support.policy import POLICY, with_policy
+from saas_sim.domains.support.policy import POLICY
 from saas_sim.domains.support.setups import deny_refund, refund_and_replace, refund_damaged
 from saas_sim.domains.support.setups_queue import duplicates, howto_question, threat, triage_queue, vip_ticket
 from saas_sim.domains.support.state import PROJECTION, SCHEMA
@@ -34,14 +34,14 @@ DOMAIN = Domain(
     tools=TOOLS,
     generate=generate,
     setups={
-        "support.refund_damaged": with_policy(refund_damaged),
-        "support.deny_refund": with_policy(deny_refund),
-        "support.refund_and_replace": with_policy(refund_and_replace),
-        "support.triage_queue": with_policy(triage_queue),
-        "support.duplicates": with_policy(duplicates),
-        "support.howto_question": with_policy(howto_question),
-        "support.threat": with_policy(threat),
-        "support.vip_ticket": with_policy(vip_ticket),
+        "support.refund_damaged": refund_damaged,
+        "support.deny_refund": deny_refund,
+        "support.refund_and_replace": refund_and_replace,
+        "support.triage_queue": triage_queue,
+        "support.duplicates": duplicates,
+        "support.howto_question": howto_question,
+        "support.threat": threat,
+        "support.vip_ticket": vip_ticket,
     },
     checks=CHECKS,
     policy=POLICY,
