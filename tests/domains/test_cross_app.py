@@ -5,14 +5,15 @@ from __future__ import annotations
 from saas_sim.runtime.environment import Environment
 
 
-async def test_suite_world_links_every_support_customer_to_a_crm_contact() -> None:
+async def test_suite_world_links_support_customers_to_crm_contacts() -> None:
     async with Environment("sqlite+aiosqlite:///:memory:") as env:
         profile = env.profiles["suite-smb"]
         world = await env.world(profile, 0)
         report = env.domains["support"].data_report
         assert report is not None
         support = dict(report(world.state))
-        assert support["crm_linked_customers"] == support["customers"] > 0
+        # Second-address records (a customer writing from another email) stay unlinked, as in production.
+        assert support["customers"] * 0.9 <= support["crm_linked_customers"] <= support["customers"]
 
 
 async def test_suite_world_is_deterministic_across_environments() -> None:
