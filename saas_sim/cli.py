@@ -1,4 +1,4 @@
-"""The `saas-sim` command line: scenarios, run, check, replay, generate, bench, data-report.
+"""The `saas-sim` command line: scenarios, run, check, replay, generate, bench, data-report, serve, mcp.
 
 Errors are one clean line on stderr and a non-zero exit status, never a traceback.
 """
@@ -317,6 +317,65 @@ def bench_all(
         return figures
 
     print(json.dumps(_run(go), indent=2, sort_keys=True))
+
+
+def _server_extra(what: str) -> None:
+    """Exits with a hint when the `server` extra (fastapi, uvicorn, mcp) is missing."""
+    import importlib.util
+
+    missing = [m for m in ("fastapi", "uvicorn", "mcp") if importlib.util.find_spec(m) is None]
+    if missing:
+        err.print(f"[red]error:[/red] {what} needs {', '.join(missing)}: pip install 'saas-sim\\[server]'")
+        raise typer.Exit(2)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.", min=0, max=65535)] = 8000,
+    store: StoreOpt = None,
+    max_episodes: Annotated[int, typer.Option(help="Live episodes admitted at once (429 beyond).", min=1)] = 10_000,
+) -> None:
+    """Serves episodes over HTTP (JSON API; docs at /docs, schema at /openapi.json)."""
+    _server_extra("serve")
+    import uvicorn
+
+    from saas_sim.adapters.http import create_app
+
+    try:
+        app_ = create_app(_env(store), max_episodes=max_episodes)
+    except (SaasSimError, ValueError) as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    uvicorn.run(app_, host=host, port=port, log_level="info")
+
+
+@app.command("mcp")
+def mcp_server(
+    scenario: Annotated[str, typer.Argument(help="Scenario id or id@version.")],
+    seed: Annotated[int, typer.Option(help="Task seed.", min=0)] = 0,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Grade on exit and write the trajectory here.")] = None,
+    store: StoreOpt = None,
+) -> None:
+    """Serves one episode's tools over MCP on stdin/stdout (for MCP clients that launch a command)."""
+    _server_extra("mcp")
+    from saas_sim.adapters.mcp import serve_episode_stdio
+
+    async def go() -> None:
+        async with _env(store) as env:
+            episode = await env.start(scenario, seed)
+            try:
+                await serve_episode_stdio(episode)
+            finally:
+                if out_file is not None:
+                    grade = await episode.grade()
+                    episode.trajectory.write(out_file)
+                    score = "invalid" if grade.score is None else f"{grade.score:.3f}"
+                    err.print(f"score {score}  attribution {grade.attribution}  steps {episode.steps}; "
+                              f"trajectory written to {out_file}", highlight=False)
+                await episode.close()
+
+    _run(go)
 
 
 def main() -> None:

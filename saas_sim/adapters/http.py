@@ -1,0 +1,301 @@
+"""Serves episodes over HTTP (JSON), for agents and trainers in other processes or languages.
+
+    app = create_app(Environment())      # then: uvicorn, or `saas-sim serve`
+
+| method and path | answer |
+| --- | --- |
+| `GET /healthz` | 200 `{status, episodes, max_episodes}` |
+| `GET /scenarios` | 200 `[{scenario, description, world, tools, max_steps}]` |
+| `POST /episodes` | 201 `{episode_id, scenario, seed, world_hash, instructions, tools}`; 404, 422, 429 |
+| `GET /episodes/{id}` | 200 `{steps, done, truncated, valid, state_hash, sim_time, ...}` |
+| `GET /episodes/{id}/tools?flavor=` | 200 the allowed tools as `openai`, `anthropic` or `mcp` schemas |
+| `POST /episodes/{id}/calls` | 200 the observation `{ok, value | error, call_id, step}`; 404, 409, 500 |
+| `POST /episodes/{id}/grade` | 200 the `Grade` |
+| `POST /episodes/{id}/fork` | 201 a new episode (`parent` set) |
+| `GET /episodes/{id}/trajectory` | 200 `application/x-ndjson` |
+| `DELETE /episodes/{id}` | 204; closes the episode and forgets it |
+
+A tool error is an *observation*: the call was made and recorded, so the
+answer is 200 with `ok: false`. Only a harness bug answers 500
+(`harness_error`), and it leaves the episode invalid (409 `episode_invalid`
+for any further call). Calls on one episode are serialized by the episode;
+different episodes run concurrently on the event loop.
+
+The app's lifespan opens the environment if it is not open yet (and then
+closes it at shutdown), and closes every live episode at shutdown.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+from fastapi import Body, Depends, FastAPI, Query, Request, Response, status
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from saas_sim.adapters._http_models import (
+    CallRequest,
+    EpisodeCreated,
+    EpisodeStatus,
+    ErrorEnvelope,
+    ForkParent,
+    ForkRequest,
+    Health,
+    Observation,
+    ScenarioInfo,
+    StartEpisodeRequest,
+    ToolErrorBody,
+    ToolSchemas,
+)
+from saas_sim.adapters._registry import ApiError, EpisodeRegistry
+from saas_sim.core.canonical import normalize
+from saas_sim.errors import HarnessError, SaasSimError, ScenarioError, ScenarioNotFoundError, UsageError
+from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.episode import Episode
+from saas_sim.runtime.grading import Grade
+
+__all__ = ["create_app"]
+
+log = logging.getLogger(__name__)
+
+NDJSON = "application/x-ndjson"
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorEnvelope} for code in codes}
+
+
+def _registry(request: Request) -> EpisodeRegistry:
+    registry: EpisodeRegistry = request.app.state.episodes
+    return registry
+
+
+def _environment(request: Request) -> Environment:
+    env: Environment = request.app.state.env
+    return env
+
+
+Episodes = Annotated[EpisodeRegistry, Depends(_registry)]
+Env = Annotated[Environment, Depends(_environment)]
+
+
+def create_app(env: Environment, *, max_episodes: int = 10_000) -> FastAPI:
+    """Builds the HTTP app serving episodes of `env`.
+
+    Args:
+        env: The environment. If it is not open when the app starts up, the
+            app's lifespan opens it and closes it at shutdown; an environment
+            the caller opened stays the caller's to close.
+        max_episodes: How many episodes may be live at once; POST /episodes
+            and fork answer 429 (with Retry-After) beyond it.
+
+    Returns:
+        The FastAPI app. Its episode registry is `app.state.episodes`.
+
+    Raises:
+        ValueError: `max_episodes` is below 1.
+    """
+    app = FastAPI(
+        title="saas_sim",
+        summary="Deterministic simulated SaaS backends for agent RL: episodes, tool calls, grades.",
+        version=_version(),
+        lifespan=_lifespan,
+    )
+    app.state.env = env
+    app.state.episodes = EpisodeRegistry(max_episodes)
+    app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]  # starlette types it loosely
+    app.add_exception_handler(SaasSimError, _harness_error)  # type: ignore[arg-type]
+    app.add_api_route("/healthz", healthz, methods=["GET"], tags=["server"])
+    app.add_api_route("/scenarios", list_scenarios, methods=["GET"], tags=["scenarios"], responses=_errors(404))
+    app.add_api_route("/episodes", start_episode, methods=["POST"], tags=["episodes"],
+                      status_code=status.HTTP_201_CREATED, responses=_errors(404, 429, 500))
+    app.add_api_route("/episodes/{episode_id}", get_episode, methods=["GET"], tags=["episodes"],
+                      responses=_errors(404, 409))
+    app.add_api_route("/episodes/{episode_id}/tools", get_tools, methods=["GET"], tags=["episodes"],
+                      responses=_errors(404, 409))
+    app.add_api_route("/episodes/{episode_id}/calls", call_tool, methods=["POST"], tags=["episodes"],
+                      response_model_exclude_unset=True, responses=_errors(404, 409, 500))
+    app.add_api_route("/episodes/{episode_id}/grade", grade_episode, methods=["POST"], tags=["episodes"],
+                      responses=_errors(404, 409, 500))
+    app.add_api_route("/episodes/{episode_id}/fork", fork_episode, methods=["POST"], tags=["episodes"],
+                      status_code=status.HTTP_201_CREATED, responses=_errors(404, 409, 429, 500))
+    app.add_api_route("/episodes/{episode_id}/trajectory", get_trajectory, methods=["GET"], tags=["episodes"],
+                      response_class=Response,
+                      responses={200: {"content": {NDJSON: {}}, "description": "JSONL: header, steps, footer."},
+                                 **_errors(404, 409)})
+    app.add_api_route("/episodes/{episode_id}", delete_episode, methods=["DELETE"], tags=["episodes"],
+                      status_code=status.HTTP_204_NO_CONTENT, response_class=Response, responses=_errors(404, 500))
+    return app
+
+
+def _version() -> str:
+    from saas_sim import __version__
+
+    return __version__
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    env: Environment = app.state.env
+    registry: EpisodeRegistry = app.state.episodes
+    try:
+        _ = env.store
+        owned = False
+    except UsageError:  # not open yet: the app opens it, so the app closes it
+        await env.open()
+        owned = True
+    try:
+        yield
+    finally:
+        await registry.close_all()
+        if owned:
+            await env.close()
+
+
+async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+
+async def _harness_error(request: Request, exc: SaasSimError) -> JSONResponse:
+    """Any other saas_sim error (a store failure while grading, say) is the harness's, never the caller's."""
+    log.error("%s %s failed: %r", request.method, request.url.path, exc)
+    return JSONResponse(ApiError(500, "harness_error", str(exc)).body(), status_code=500)
+
+
+# endpoints ---------------------------------------------------------------------------------------
+async def healthz(episodes: Episodes) -> Health:
+    """Answers when the server is up."""
+    return Health(episodes=len(episodes), max_episodes=episodes.max_episodes)
+
+
+async def list_scenarios(
+    env: Env, pattern: Annotated[str, Query(description="A glob over scenario ids.")] = "*"
+) -> list[ScenarioInfo]:
+    """Lists the scenarios (latest version of each)."""
+    try:
+        found = env.scenarios(pattern)
+    except ScenarioNotFoundError as exc:
+        raise ApiError(404, "scenario_not_found", str(exc)) from None
+    return [
+        ScenarioInfo(scenario=s.ref, description=s.spec.description, world=s.spec.world,
+                     tools=list(env.toolkit(s).allowed), max_steps=s.spec.limits.max_steps)
+        for s in found
+    ]
+
+
+async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes, response: Response) -> EpisodeCreated:
+    """Starts an episode of (scenario, seed), with the scenario's seeded faults or none."""
+    try:
+        scenario = env.scenario(body.scenario)
+    except ScenarioNotFoundError as exc:
+        raise ApiError(404, "scenario_not_found", str(exc)) from None
+
+    async def start() -> Episode:
+        try:
+            return await env.start(scenario, body.seed, faults=body.faults)
+        except UsageError as exc:
+            raise _invalid("seed", body.seed, str(exc)) from None
+        except ScenarioError as exc:  # the scenario cannot be set up for this seed: a bug, not the caller's
+            log.exception("starting %s seed %s failed", scenario.ref, body.seed)
+            raise ApiError(500, "scenario_error", str(exc)) from None
+
+    episode_id, episode = await episodes.admit(start)
+    response.headers["Location"] = f"/episodes/{episode_id}"
+    return _created(episode_id, episode)
+
+
+async def get_episode(episode_id: str, episodes: Episodes) -> EpisodeStatus:
+    """Returns where an episode stands."""
+    episode = episodes.get(episode_id)
+    return EpisodeStatus(
+        episode_id=episode_id, scenario=episode.task.scenario.ref, seed=episode.task.seed, steps=episode.steps,
+        done=episode.done, truncated=episode.truncated, valid=episode.invalid is None,
+        state_hash=episode.state_hash, sim_time=normalize(episode.now),
+    )
+
+
+async def get_tools(
+    episode_id: str, episodes: Episodes,
+    flavor: Annotated[Literal["openai", "anthropic", "mcp"], Query(description="The schema format.")] = "openai",
+) -> ToolSchemas:
+    """Returns the episode's allowed tools in one provider's format."""
+    return ToolSchemas(flavor=flavor, tools=episodes.get(episode_id).tool_schemas(flavor))
+
+
+async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> Observation:
+    """Calls a tool and returns what the agent observes (a tool error is an observation: 200, ok false)."""
+    episode = episodes.get(episode_id)
+    _check_valid(episode_id, episode)
+    try:
+        result = await episode.call(body.tool, body.arguments, call_id=body.call_id)
+    except HarnessError as exc:
+        log.error("harness error in episode %s: %s", episode_id, exc)
+        raise ApiError(500, "harness_error", str(exc), details={"episode_id": episode_id}) from None
+    except UsageError as exc:  # closed while the call waited for the episode's lock
+        raise ApiError(409, "episode_closed", str(exc)) from None
+    if result.ok:
+        return Observation(ok=True, value=result.value, call_id=result.call_id, step=result.step)
+    return Observation(ok=False, error=ToolErrorBody.model_validate(result.error), call_id=result.call_id,
+                       step=result.step)
+
+
+async def grade_episode(episode_id: str, episodes: Episodes) -> Grade:
+    """Grades the episode's current state: the check vector, the scalar score and the attribution."""
+    return await episodes.get(episode_id).grade()
+
+
+async def fork_episode(
+    episode_id: str, episodes: Episodes, response: Response, body: Annotated[ForkRequest | None, Body()] = None
+) -> EpisodeCreated:
+    """Forks the episode as it was after `at_step` calls (default: now) into a new, independent episode."""
+    parent = episodes.get(episode_id)
+    _check_valid(episode_id, parent)
+    at_step = None if body is None else body.at_step
+
+    async def start() -> Episode:
+        try:
+            return await parent.fork(at_step)
+        except UsageError as exc:
+            raise _invalid("at_step", at_step, str(exc)) from None
+        except HarnessError as exc:  # the parent turned invalid meanwhile
+            raise ApiError(409, "episode_invalid", str(exc)) from None
+
+    child_id, child = await episodes.admit(start)
+    response.headers["Location"] = f"/episodes/{child_id}"
+    return _created(child_id, child, parent=ForkParent(episode_id=episode_id, step=child.steps))
+
+
+async def get_trajectory(episode_id: str, episodes: Episodes) -> Response:
+    """Returns the trajectory as JSONL: a header, one line per step, and the grade once graded."""
+    return Response(episodes.get(episode_id).trajectory.dumps(), media_type=NDJSON)
+
+
+async def delete_episode(episode_id: str, episodes: Episodes) -> Response:
+    """Closes the episode and forgets it. Deleting a closed episode again is a no-op."""
+    episode = episodes.pop(episode_id)
+    if episode is not None:
+        await episode.close()
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+# helpers -----------------------------------------------------------------------------------------
+def _invalid(field: str, value: Any, message: str) -> RequestValidationError:
+    """A 422 in FastAPI's own shape, for a body field only the runtime can judge."""
+    return RequestValidationError([{"type": "value_error", "loc": ("body", field), "msg": message, "input": value}])
+
+
+def _check_valid(episode_id: str, episode: Episode) -> None:
+    if episode.invalid is not None:
+        raise ApiError(409, "episode_invalid",
+                       f"episode {episode_id} is invalid after a harness error; grade it or delete it")
+
+
+def _created(episode_id: str, episode: Episode, parent: ForkParent | None = None) -> EpisodeCreated:
+    task = episode.task
+    return EpisodeCreated(
+        episode_id=episode_id, scenario=task.scenario.ref, seed=task.seed, world_hash=task.world.world_hash,
+        instructions=episode.instructions, tools=episode.tool_schemas("openai"), steps=episode.steps, parent=parent,
+    )
