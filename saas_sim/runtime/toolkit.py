@@ -328,7 +328,7 @@ class Toolkit:
                 "name": _wire_name(s.name),
                 "description": s.description,
                 "inputSchema": s.args_model.model_json_schema(),
-                "outputSchema": s.result_model.model_json_schema(),
+                "outputSchema": s.result_model.model_json_schema(mode="serialization"),
                 "annotations": {
                     "readOnlyHint": s.kind is ToolKind.READ,
                     "idempotentHint": s.kind is ToolKind.READ,
