@@ -163,12 +163,16 @@ def check(
             print(json.dumps({"ok": ok, "harness_error_rate": errors / max(calls, 1),
                               "scenarios": [r.to_json() for r in results]}, indent=2))
         else:
-            table = Table("scenario", "oracle", "noop", "hacks (max)", "det", "replay", "rebuild", "fork", "iso", "ok")
+            table = Table("scenario", "oracle", "noop", "hacks", "worst hack", "det", "replay", "rebuild", "fork",
+                          "iso", "ok")
+            table.columns[0].no_wrap = True
             for r in results:
-                hacks = ", ".join(f"{k}={v:.2f}" for k, v in r.hacks.items())
+                worst = max(r.hacks.items(), key=lambda kv: kv[1], default=None)
+                worst_text = "-" if worst is None else f"{worst[1]:.2f} {worst[0]}"
                 yn = {True: "[green]yes[/green]", False: "[red]no[/red]"}
-                table.add_row(r.id, f"{r.oracle_min:.2f}", f"{r.noop_max:.2f}", hacks, yn[r.deterministic],
-                              yn[r.replay_ok], yn[r.rebuild_ok], yn[r.fork_ok], yn[r.isolation_ok], yn[r.ok])
+                table.add_row(r.id, f"{r.oracle_min:.2f}", f"{r.noop_max:.2f}", str(len(r.hacks)), worst_text,
+                              yn[r.deterministic], yn[r.replay_ok], yn[r.rebuild_ok], yn[r.fork_ok],
+                              yn[r.isolation_ok], yn[r.ok])
             out.print(table)
             for r in results:
                 for f in r.failures:
