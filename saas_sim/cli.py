@@ -6,7 +6,9 @@ Errors are one clean line on stderr and a non-zero exit status, never a tracebac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -368,9 +370,16 @@ def mcp_server(
     async def go() -> None:
         async with _env(store) as env:
             episode = await env.start(scenario, seed)
+            # MCP clients stop a stdio server with SIGTERM: turn it into a cancellation so the
+            # episode is still graded and its trajectory written.
+            serving = asyncio.ensure_future(serve_episode_stdio(episode))
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGTERM, serving.cancel)
             try:
-                await serve_episode_stdio(episode)
+                with contextlib.suppress(asyncio.CancelledError):
+                    await serving
             finally:
+                loop.remove_signal_handler(signal.SIGTERM)
                 if out_file is not None:
                     grade = await episode.grade()
                     episode.trajectory.write(out_file)

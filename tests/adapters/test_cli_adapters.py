@@ -128,3 +128,29 @@ def test_the_command_line_imports_no_adapter_dependency() -> None:
     code = "import sys, saas_sim.cli; print(sorted(m for m in ('fastapi', 'uvicorn', 'mcp') if m in sys.modules))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_mcp_graded_trajectory_survives_a_sigterm(tmp_path: Path) -> None:
+    out = tmp_path / "mcp-term.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "saas_sim.cli", "mcp", SCENARIO, "--seed", "2", "--store", MEMORY, "--out", str(out)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, **plugin_env()}, cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        # The server is up once it waits on stdin; give it a bounded moment, then stop it as MCP clients do.
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            if time.monotonic() > deadline - STARTUP_S + 3:
+                break
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=STARTUP_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert out.exists(), err.decode()
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0]["kind"] == "header"
+    assert lines[-1]["kind"] == "footer"
