@@ -199,16 +199,20 @@ class EventStore(abc.ABC):
             UsageError: An argument is malformed; nothing is written.
             StoreClosedError: The store was closed.
         """
+        self._check_append(stream_id, expected_version, command_id)
+        if not isinstance(events, list | tuple) or not events:
+            raise UsageError("events must be a non-empty sequence of Event")
+        pending = tuple(self.registry.encode(ev, sim_time) for ev in events)
+        return await self.append_pending(stream_id, pending, expected_version, command_id)
+
+    def _check_append(self, stream_id: object, expected_version: object, command_id: object) -> None:
+        """Rejects a closed store and malformed append arguments before anything is encoded or written."""
         self._check_open()
         _check_stream_id(stream_id)
         if expected_version is not None:
             _check_count("expected_version", expected_version)
         if command_id is not None and (not isinstance(command_id, str) or not command_id):
             raise UsageError("command_id must be a non-empty str or None")
-        if not isinstance(events, list | tuple) or not events:
-            raise UsageError("events must be a non-empty sequence of Event")
-        pending = tuple(self.registry.encode(ev, sim_time) for ev in events)
-        return await self.append_pending(stream_id, pending, expected_version, command_id)
 
     async def append_pending(
         self,
@@ -218,12 +222,7 @@ class EventStore(abc.ABC):
         command_id: str | None = None,
     ) -> AppendResult:
         """Appends already-encoded events (each with its own sim time). See `append`."""
-        self._check_open()
-        _check_stream_id(stream_id)
-        if expected_version is not None:
-            _check_count("expected_version", expected_version)
-        if command_id is not None and (not isinstance(command_id, str) or not command_id):
-            raise UsageError("command_id must be a non-empty str or None")
+        self._check_append(stream_id, expected_version, command_id)
         if not isinstance(pending, list | tuple) or not pending:
             raise UsageError("pending must be a non-empty sequence of PendingEvent")
         if not all(isinstance(p, PendingEvent) for p in pending):
