@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from saas_sim.core.ids import IdFactory
+from saas_sim.core.money import CENT
 from saas_sim.domains.crm.catalog import FX, PRODUCTS, SEQUENCES
 from saas_sim.domains.crm.gen_people import CrmParams, People
 from saas_sim.domains.crm.models import (
@@ -32,9 +33,8 @@ from saas_sim.domains.crm.models import (
 )
 from saas_sim.domains.crm.pipeline import STAGES
 
-__all__ = ["CENT", "Sales", "generate_sales", "line_total", "round_to_hundreds"]
+__all__ = ["Sales", "generate_sales", "line_total", "round_to_hundreds"]
 
-CENT = Decimal("0.01")
 _STAGE_WEIGHTS = (0.15, 0.2, 0.15, 0.15, 0.1, 0.15, 0.1)
 _DEAL_LABELS = ("New business", "Expansion", "Renewal 2026", "Platform rollout", "Pilot", "Add-on upsell")
 _NEXT_STEPS = ("Send proposal", "Security review call", "Pricing sign-off with CFO", "Schedule demo",

@@ -8,10 +8,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from saas_sim.core.money import to_cents
 from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult, tool
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.catalog import TERRITORIES
-from saas_sim.domains.crm.gen_sales import CENT, line_total
+from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.matching import account_candidates, contact_candidates
 from saas_sim.domains.crm.models import Account, Contact, Deal, Lead, LineItem, Stage
 from saas_sim.domains.crm.pipeline import allowed_moves, missing_fields
@@ -34,9 +35,10 @@ def _money(value: Decimal | None, field: str) -> Decimal | None:
         return None
     if not value.is_finite() or value <= 0:
         raise bad_args(f"{field} must be a positive amount", [field])
-    if value != value.quantize(CENT):
+    cents = to_cents(value)
+    if cents is None:
         raise bad_args(f"{field} has more than two decimals", [field])
-    return value.quantize(CENT)
+    return cents
 
 
 def _contact_of(ctx: ToolContext, contact_id: str, field: str) -> Contact:
@@ -228,7 +230,7 @@ def set_line_items(ctx: ToolContext, args: SetLineItemsArgs) -> LineItemsResult:
         price = _money(item.unit_price, f"items.{i}.unit_price") or prices.get((product.id, deal.currency))
         if price is None:
             raise bad_args(f"{product.name} has no {deal.currency} price; pass unit_price", [f"items.{i}.unit_price"])
-        if item.discount_pct != item.discount_pct.quantize(CENT):
+        if to_cents(item.discount_pct) is None:
             raise bad_args("discount_pct has more than two decimals", [f"items.{i}.discount_pct"])
         new.append(LineItem(id=ctx.ids.next("li"), deal_id=deal.id, product_id=product.id,
                             product_name=product.name,

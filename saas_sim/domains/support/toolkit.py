@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from saas_sim.core.money import to_cents
 from saas_sim.core.state import TableKey
 from saas_sim.core.tools import ToolContext
 from saas_sim.domains.support.catalog import ACTING_AGENT_ID
@@ -80,9 +81,10 @@ def acting_agent(ctx: ToolContext) -> Agent:
 
 def check_cents(amount: Decimal, field: str = "amount") -> Decimal:
     """Returns `amount` if it has at most two decimal places, else raises `invalid_argument`."""
-    if amount != amount.quantize(Decimal("0.01")):
+    cents = to_cents(amount)
+    if cents is None:
         raise bad_arg(field, f"{field} must have at most two decimal places, got {amount}")
-    return amount.quantize(Decimal("0.01"))
+    return cents
 
 
 def _fingerprint(query: dict[str, Any]) -> str:
