@@ -13,11 +13,11 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from pydantic import Field
 
+from saas_sim.core.paging import SortKey, keyset_page
 from saas_sim.core.state import Entity, Table, TableKey
 from saas_sim.core.tools import ToolArgs, ToolContext, ToolResult
 from saas_sim.domains.crm.matching import fold
@@ -28,7 +28,6 @@ __all__ = [
     "Page",
     "PageArgs",
     "Query",
-    "SortKey",
     "bad_args",
     "clean",
     "matches_query",
@@ -39,7 +38,6 @@ __all__ = [
 ]
 
 T = TypeVar("T", bound=Entity)
-SortKey = tuple[Any, ...]
 
 
 class PageArgs(ToolArgs):
@@ -115,7 +113,7 @@ def matches_query(query: str | None, haystack: Iterable[str | None]) -> bool:
 
 
 def _encode(key: SortKey) -> str:
-    raw = json.dumps([v.isoformat() if isinstance(v, datetime) else v for v in key], separators=(",", ":"))
+    raw = json.dumps(list(key), separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
@@ -136,24 +134,14 @@ def paginate(
     """Sorts, pages and returns `(page, next_cursor, total_matching)`.
 
     `sort_key` must return a tuple of JSON scalars ending with the record id.
+    The cursor is the last returned key, as compact JSON in unpadded URL-safe base64.
     """
-    keyed = sorted(((_plain(sort_key(i)), i) for i in items), key=lambda pair: pair[0])
-    total = len(keyed)
-    start = 0
-    if args.cursor:
-        after = _decode(args.cursor)
-        try:
-            while start < total and keyed[start][0] <= after:
-                start += 1
-        except TypeError:
-            raise bad_args("cursor does not belong to this list", ["cursor"]) from None
-    page = keyed[start : start + args.limit]
-    more = start + args.limit < total
-    return [i for _, i in page], (_encode(page[-1][0]) if more and page else None), total
-
-
-def _plain(key: SortKey) -> SortKey:
-    return tuple(v.isoformat() if isinstance(v, datetime) else v for v in key)
+    after = _decode(args.cursor) if args.cursor else None
+    try:
+        page, next_key, total = keyset_page(items, sort_key, after, args.limit)
+    except TypeError:
+        raise bad_args("cursor does not belong to this list", ["cursor"]) from None
+    return page, (None if next_key is None else _encode(next_key)), total
 
 
 class Page(ToolResult):

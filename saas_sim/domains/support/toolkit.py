@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from saas_sim.core.money import to_cents
+from saas_sim.core.paging import keyset_page
 from saas_sim.core.state import TableKey
 from saas_sim.core.tools import ToolContext
 from saas_sim.domains.support.catalog import ACTING_AGENT_ID
@@ -105,9 +106,8 @@ def page(
     `key` must return only strings and integers (datetimes as ISO text) and end
     in a unique id, so the order is total and survives a JSON round trip.
     """
-    ordered = sorted(items, key=key)
     fp = _fingerprint(query)
-    start = 0
+    last: tuple[Any, ...] | None = None
     if cursor:
         try:
             decoded = json.loads(base64.urlsafe_b64decode(cursor.encode()).decode())
@@ -116,15 +116,8 @@ def page(
             last = tuple(decoded["k"])
         except (ValueError, KeyError, TypeError) as exc:
             raise bad_arg("cursor", "cursor is invalid or belongs to a different query; start without it") from exc
-        start = len(ordered)
-        for i, item in enumerate(ordered):
-            if key(item) > last:
-                start = i
-                break
-    chunk = ordered[start : start + limit]
-    nxt = None
-    if start + limit < len(ordered) and chunk:
-        payload = json.dumps({"f": fp, "k": list(key(chunk[-1]))})
-        nxt = base64.urlsafe_b64encode(payload.encode()).decode()
-    return chunk, nxt
-
+    chunk, next_key, _ = keyset_page(items, key, last, limit)
+    if next_key is None:
+        return chunk, None
+    payload = json.dumps({"f": fp, "k": list(next_key)})
+    return chunk, base64.urlsafe_b64encode(payload.encode()).decode()
