@@ -13,7 +13,7 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Self, TypeVar, cast
 
 from pydantic import Field
 
@@ -31,7 +31,6 @@ __all__ = [
     "bad_args",
     "clean",
     "matches_query",
-    "paginate",
     "require",
     "require_user",
     "table",
@@ -128,24 +127,23 @@ def _decode(cursor: str) -> SortKey:
     return tuple(value)
 
 
-def paginate(
-    items: Iterable[T], sort_key: Callable[[T], SortKey], args: PageArgs
-) -> tuple[list[T], str | None, int]:
-    """Sorts, pages and returns `(page, next_cursor, total_matching)`.
-
-    `sort_key` must return a tuple of JSON scalars ending with the record id.
-    The cursor is the last returned key, as compact JSON in unpadded URL-safe base64.
-    """
-    after = _decode(args.cursor) if args.cursor else None
-    try:
-        page, next_key, total = keyset_page(items, sort_key, after, args.limit)
-    except TypeError:
-        raise bad_args("cursor does not belong to this list", ["cursor"]) from None
-    return page, (None if next_key is None else _encode(next_key)), total
-
-
 class Page(ToolResult):
-    """Common fields of a page of results."""
+    """Common fields of a page of results; each list tool's page adds its `items`."""
 
     next_cursor: str | None = Field(description="Pass as `cursor` to get the next page; null on the last page.")
     total: int = Field(description="How many records match the filters, across all pages.")
+
+    @classmethod
+    def of(cls, items: Iterable[T], sort_key: Callable[[T], SortKey], args: PageArgs) -> Self:
+        """Sorts `items`, keeps the page `args` asks for and returns it as this page model.
+
+        `sort_key` must return a tuple of JSON scalars ending with the record id.
+        The cursor is the last returned key, as compact JSON in unpadded URL-safe base64.
+        """
+        after = _decode(args.cursor) if args.cursor else None
+        try:
+            page, next_key, total = keyset_page(items, sort_key, after, args.limit)
+        except TypeError:
+            raise bad_args("cursor does not belong to this list", ["cursor"]) from None
+        cursor = None if next_key is None else _encode(next_key)
+        return cls.model_validate({"items": page, "next_cursor": cursor, "total": total})

@@ -10,7 +10,7 @@ from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult, tool
 from saas_sim.domains.crm.matching import fold, phone_digits
 from saas_sim.domains.crm.models import Account, Consent, Contact, Lead, LeadSource, LeadStatus, User
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, LEADS, USERS
-from saas_sim.domains.crm.tools_common import Page, PageArgs, Query, paginate, require, table
+from saas_sim.domains.crm.tools_common import Page, PageArgs, Query, require, table
 
 __all__ = [
     "get_account",
@@ -42,8 +42,7 @@ def list_users(ctx: ToolContext, args: ListUsersArgs) -> UserPage:
         u for u in table(ctx, USERS)
         if (args.territory is None or u.territory == args.territory) and (args.role is None or u.role == args.role)
     ]
-    page, cursor, total = paginate(rows, lambda u: (u.id,), args)
-    return UserPage(items=page, next_cursor=cursor, total=total)
+    return UserPage.of(rows, lambda u: (u.id,), args)
 
 
 # --- accounts -------------------------------------------------------------------------
@@ -76,8 +75,7 @@ def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
         and (industry is None or fold(a.industry or "") == industry)
         and query(a.name, a.domain, a.city)
     ]
-    page, cursor, total = paginate(rows, lambda a: (fold(a.name), a.id), args)
-    return AccountPage(items=page, next_cursor=cursor, total=total)
+    return AccountPage.of(rows, lambda a: (fold(a.name), a.id), args)
 
 
 class GetAccountArgs(ToolArgs):
@@ -132,8 +130,7 @@ def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
         and query(c.first_name, c.last_name, c.email, c.secondary_email, c.title,
                   phone_digits(c.phone) if query.has_digits else None)
     ]
-    page, cursor, total = paginate(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args)
-    return ContactPage(items=page, next_cursor=cursor, total=total)
+    return ContactPage.of(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args)
 
 
 class GetContactArgs(ToolArgs):
@@ -180,8 +177,7 @@ def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
         and (args.owner_id is None or ld.owner_id == args.owner_id)
         and query(ld.first_name, ld.last_name, ld.email, ld.company)
     ]
-    page, cursor, total = paginate(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args)
-    return LeadPage(items=page, next_cursor=cursor, total=total)
+    return LeadPage.of(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args)
 
 
 class GetLeadArgs(ToolArgs):

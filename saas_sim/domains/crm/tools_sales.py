@@ -36,7 +36,7 @@ from saas_sim.domains.crm.state import (
     SEQUENCES,
     TASKS,
 )
-from saas_sim.domains.crm.tools_common import Page, PageArgs, bad_args, matches_query, paginate, require, table
+from saas_sim.domains.crm.tools_common import Page, PageArgs, bad_args, matches_query, require, table
 
 __all__ = [
     "get_deal",
@@ -105,8 +105,7 @@ def search_deals(ctx: ToolContext, args: SearchDealsArgs) -> DealPage:
         and (args.close_date_to is None or (d.close_date is not None and d.close_date <= args.close_date_to))
         and matches_query(args.query, (d.name,))
     ]
-    page, cursor, total = paginate(rows, lambda d: _deal_key(args.sort, d), args)
-    return DealPage(items=page, next_cursor=cursor, total=total)
+    return DealPage.of(rows, lambda d: _deal_key(args.sort, d), args)
 
 
 class GetDealArgs(ToolArgs):
@@ -228,8 +227,7 @@ def list_activities(ctx: ToolContext, args: ListActivitiesArgs) -> ActivityPage:
         and (args.kind is None or a.kind == args.kind)
         and (args.direction is None or a.direction == args.direction)
     ]
-    page, cursor, total = paginate(rows, lambda a: (-int(a.occurred_at.timestamp()), a.id), args)
-    return ActivityPage(items=page, next_cursor=cursor, total=total)
+    return ActivityPage.of(rows, lambda a: (-int(a.occurred_at.timestamp()), a.id), args)
 
 
 class ListTasksArgs(PageArgs):
@@ -257,8 +255,7 @@ def list_tasks(ctx: ToolContext, args: ListTasksArgs) -> TaskPage:
         and (args.contact_id is None or t.contact_id == args.contact_id)
         and (args.due_before is None or t.due_at < args.due_before)
     ]
-    page, cursor, total = paginate(rows, lambda t: (t.due_at.isoformat(), t.id), args)
-    return TaskPage(items=page, next_cursor=cursor, total=total)
+    return TaskPage.of(rows, lambda t: (t.due_at.isoformat(), t.id), args)
 
 
 # --- sequences ------------------------------------------------------------------------
@@ -299,5 +296,4 @@ def list_enrollments(ctx: ToolContext, args: ListEnrollmentsArgs) -> EnrollmentP
         and (args.sequence_id is None or e.sequence_id == args.sequence_id)
         and (args.status is None or e.status == args.status)
     ]
-    page, cursor, total = paginate(rows, lambda e: (e.id,), args)
-    return EnrollmentPage(items=page, next_cursor=cursor, total=total)
+    return EnrollmentPage.of(rows, lambda e: (e.id,), args)
