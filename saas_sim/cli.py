@@ -89,6 +89,14 @@ def scenarios(pattern: Annotated[str, typer.Argument(help="Glob over scenario id
     _run(go)
 
 
+def _narrate(env: Environment, tool: str, args: Any, value: Any) -> list[str]:
+    """Returns the owning domain's human reading of a call, if it offers one."""
+    domain = env.domains.get(tool.split(".", 1)[0])
+    if domain is None or domain.narrate is None:
+        return []
+    return domain.narrate(tool, args, value)
+
+
 @app.command()
 def run(
     scenario: Annotated[str, typer.Argument(help="Scenario id or id@version.")],
@@ -115,8 +123,12 @@ def run(
                 mark = "[green]ok[/green]" if step.ok else f"[red]{(step.error or {}).get('code')}[/red]"
                 fault = f" [yellow](fault: {step.fault})[/yellow]" if step.fault else ""
                 out.print(f"{step.index:>3} {step.tool} {dump_args(step.args)[:160]} -> {mark}{fault}", highlight=False)
-                shown = step.result if step.ok else (step.error or {}).get("message")
-                out.print(f"      {json.dumps(shown, default=str, ensure_ascii=False)[:300]}", highlight=False)
+                story = _narrate(env, step.tool, step.args, step.result) if step.ok else []
+                for line in story:
+                    out.print(f"      {line}", highlight=False)
+                if not story:
+                    shown = step.result if step.ok else (step.error or {}).get("message")
+                    out.print(f"      {json.dumps(shown, default=str, ensure_ascii=False)[:300]}", highlight=False)
             grade = await episode.grade()
             table = Table("check", "weight", "score", "detail")
             for c in grade.checks:

@@ -36,6 +36,7 @@ def test_run_prints_steps_and_grade_and_writes_a_replayable_trajectory(tmp_path:
                                  "--out", str(traj), "--store", f"sqlite+aiosqlite:///{tmp_path}/e.db"])
     assert result.exit_code == 0, result.output
     assert "notes.archive_note" in result.output
+    assert "created note nt_000013: 'Follow up nt_" in result.output  # the domain's narration
     assert "score 1.000" in result.output
     lines = [json.loads(x) for x in traj.read_text().splitlines()]
     assert lines[0]["kind"] == "header"

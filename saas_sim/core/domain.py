@@ -40,6 +40,7 @@ __all__ = [
     "Domain",
     "GenerateContext",
     "GenerateFn",
+    "NarrateFn",
     "Setup",
     "SetupContext",
     "SetupFn",
@@ -169,6 +170,12 @@ class CheckContext:
 CheckFn = Callable[..., CheckOutcome]
 """`check(ctx: CheckContext, **params) -> CheckOutcome`."""
 
+NarrateFn = Callable[[str, Any, Any], list[str]]
+"""`narrate(tool, args, value) -> lines`: how a successful call reads to a person (for `saas-sim run`).
+
+Return an empty list to fall back to the raw result. Display only: never part of results or grades.
+"""
+
 
 @dataclass(frozen=True)
 class Domain:
@@ -183,4 +190,5 @@ class Domain:
     checks: Mapping[str, CheckFn] = field(default_factory=dict)
     policy: str = ""
     data_report: Callable[[State], Mapping[str, Any]] | None = None
+    narrate: NarrateFn | None = None
     extra: Mapping[str, BaseModel] = field(default_factory=dict)

@@ -190,6 +190,12 @@ def explode(ctx: ToolContext, args: ExplodeArgs) -> Nothing:
     raise RuntimeError("a bug in the harness")
 
 
+def narrate(tool: str, args: object, value: object) -> list[str]:
+    if tool == "notes.create_note" and isinstance(value, dict):
+        return [f"created note {value['id']}: {value['title']!r}"]
+    return []
+
+
 DOMAIN = Domain(
     name=DOMAIN.name,
     projection=DOMAIN.projection,
@@ -199,4 +205,5 @@ DOMAIN = Domain(
     setups=DOMAIN.setups,
     checks=DOMAIN.checks,
     policy=DOMAIN.policy,
+    narrate=narrate,
 )
