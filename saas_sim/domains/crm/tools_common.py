@@ -21,7 +21,8 @@ from saas_sim.core.paging import SortKey, keyset_page
 from saas_sim.core.state import Entity, Table, TableKey
 from saas_sim.core.tools import ToolArgs, ToolContext, ToolResult
 from saas_sim.domains.crm.matching import fold
-from saas_sim.domains.crm.state import USERS
+from saas_sim.domains.crm.models import Contact
+from saas_sim.domains.crm.state import CONTACTS, USERS
 from saas_sim.errors import ToolError
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "Query",
     "bad_args",
     "clean",
+    "live_contact",
     "matches_query",
     "require",
     "require_user",
@@ -64,6 +66,19 @@ def require(ctx: ToolContext, key: TableKey[T], entity_id: str, what: str, field
             details["fields"] = [field]
         raise ToolError("not_found", f"{what} {entity_id} does not exist", details=details)
     return entity
+
+
+def live_contact(ctx: ToolContext, contact_id: str, field: str = "contact_id", *,
+                 hint: str = "; use that record") -> Contact:
+    """Returns a contact that was not merged away: `not_found`, or `conflict` naming the surviving record.
+
+    `hint` ends the conflict message (the deal tools have always said less).
+    """
+    contact = require(ctx, CONTACTS, contact_id, "contact", field)
+    if contact.merged_into is not None:
+        raise ToolError("conflict", f"contact {contact_id} was merged into {contact.merged_into}{hint}",
+                        details={"merged_into": contact.merged_into, "fields": [field]})
+    return contact
 
 
 def require_user(ctx: ToolContext, user_id: str, field: str = "owner_id") -> None:

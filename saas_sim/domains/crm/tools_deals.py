@@ -17,7 +17,7 @@ from saas_sim.domains.crm.matching import account_candidates, contact_candidates
 from saas_sim.domains.crm.models import Account, Contact, Deal, Lead, LineItem, Stage
 from saas_sim.domains.crm.pipeline import allowed_moves, missing_fields
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, DEALS, LEADS, PRICE_BOOK, PRODUCTS, USERS, patched
-from saas_sim.domains.crm.tools_common import bad_args, clean, require, require_user, table
+from saas_sim.domains.crm.tools_common import bad_args, clean, live_contact, require, require_user, table
 from saas_sim.domains.crm.tools_records import contact_conflict
 from saas_sim.errors import ToolError
 
@@ -39,14 +39,6 @@ def _money(value: Decimal | None, field: str) -> Decimal | None:
     if cents is None:
         raise bad_args(f"{field} has more than two decimals", [field])
     return cents
-
-
-def _contact_of(ctx: ToolContext, contact_id: str, field: str) -> Contact:
-    contact = require(ctx, CONTACTS, contact_id, "contact", field)
-    if contact.merged_into is not None:
-        raise ToolError("conflict", f"contact {contact_id} was merged into {contact.merged_into}",
-                        details={"merged_into": contact.merged_into, "fields": [field]})
-    return contact
 
 
 def _editable(ctx: ToolContext, deal_id: str) -> Deal:
@@ -80,7 +72,7 @@ def create_deal(ctx: ToolContext, args: CreateDealArgs) -> DealResult:
     owner = args.owner_id or account.owner_id
     require_user(ctx, owner)
     if args.primary_contact_id is not None:
-        _contact_of(ctx, args.primary_contact_id, "primary_contact_id")
+        live_contact(ctx, args.primary_contact_id, "primary_contact_id", hint="")
     deal = _new_deal(ctx, account, name, args.stage, owner, _money(args.amount, "amount"), args.close_date,
                      args.primary_contact_id)
     ctx.emit(ev.DealCreated(deal=deal))
@@ -116,7 +108,7 @@ def _deal_changes(ctx: ToolContext, deal: Deal, args: DealFields) -> dict[str, A
     if args.close_date is not None:
         changes["close_date"] = args.close_date
     if args.primary_contact_id is not None:
-        contact = _contact_of(ctx, args.primary_contact_id, "primary_contact_id")
+        contact = live_contact(ctx, args.primary_contact_id, "primary_contact_id", hint="")
         if contact.account_id != deal.account_id:
             raise bad_args("the primary contact must belong to the deal's account", ["primary_contact_id"])
         changes["primary_contact_id"] = contact.id
@@ -315,7 +307,7 @@ def convert_lead(ctx: ToolContext, args: ConvertLeadArgs) -> ConvertResult:
         )
         ctx.emit(ev.AccountCreated(account=account))
     if args.contact_id is not None:
-        contact = _contact_of(ctx, args.contact_id, "contact_id")
+        contact = live_contact(ctx, args.contact_id, "contact_id", hint="")
         if contact.account_id != account.id:
             raise bad_args("the contact does not belong to that account", ["contact_id"])
     else:

@@ -11,7 +11,7 @@ from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult, tool
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.models import Activity, Contact, Enrollment, Report, Task
 from saas_sim.domains.crm.state import CONTACTS, DEALS, ENROLLMENTS, SEQUENCES, TASKS
-from saas_sim.domains.crm.tools_common import bad_args, clean, require, require_user, table
+from saas_sim.domains.crm.tools_common import bad_args, clean, live_contact, require, require_user, table
 from saas_sim.errors import ToolError
 
 __all__ = [
@@ -24,14 +24,6 @@ __all__ = [
     "send_email",
     "submit_report",
 ]
-
-
-def _live(ctx: ToolContext, contact_id: str, field: str) -> Contact:
-    contact = require(ctx, CONTACTS, contact_id, "contact", field)
-    if contact.merged_into is not None:
-        raise ToolError("conflict", f"contact {contact_id} was merged into {contact.merged_into}; use that record",
-                        details={"merged_into": contact.merged_into, "fields": [field]})
-    return contact
 
 
 def _aware(value: datetime, field: str) -> datetime:
@@ -76,7 +68,7 @@ def log_activity(ctx: ToolContext, args: LogActivityArgs) -> ActivityResult:
     at = ctx.now if args.occurred_at is None else _aware(args.occurred_at, "occurred_at")
     if at > ctx.now:
         raise bad_args("occurred_at is in the future; schedule a task instead", ["occurred_at"])
-    contact = _live(ctx, args.contact_id, "contact_id") if args.contact_id else None
+    contact = live_contact(ctx, args.contact_id, "contact_id") if args.contact_id else None
     deal = require(ctx, DEALS, args.deal_id, "deal", "deal_id") if args.deal_id else None
     direction = args.direction or ("outbound" if args.kind in ("call", "email") else None)
     activity = Activity(
@@ -113,7 +105,7 @@ def send_email(ctx: ToolContext, args: SendEmailArgs) -> ActivityResult:
     """Sends a one-off email to a contact and logs it. Emailing an unsubscribed or bounced contact is
     refused with `permission_denied` (policy).
     """
-    contact = _live(ctx, args.contact_id, "contact_id")
+    contact = live_contact(ctx, args.contact_id, "contact_id")
     deal = require(ctx, DEALS, args.deal_id, "deal", "deal_id") if args.deal_id else None
     _check_reachable(contact, "contact_id")
     activity = Activity(
@@ -147,7 +139,7 @@ def create_task(ctx: ToolContext, args: CreateTaskArgs) -> TaskResult:
     due = _aware(args.due_at, "due_at")
     if due < ctx.now:
         raise bad_args(f"due_at is in the past (now is {ctx.now.isoformat()})", ["due_at"])
-    contact = _live(ctx, args.contact_id, "contact_id") if args.contact_id else None
+    contact = live_contact(ctx, args.contact_id, "contact_id") if args.contact_id else None
     deal = require(ctx, DEALS, args.deal_id, "deal", "deal_id") if args.deal_id else None
     owner = args.owner_id or (deal.owner_id if deal else (contact.owner_id if contact else None))
     if owner is None:
@@ -219,7 +211,7 @@ def enroll_in_sequence(ctx: ToolContext, args: EnrollArgs) -> EnrollResult:
         raise bad_args(f"sequence {seq.id} is inactive", ["sequence_id"])
     if len(set(args.contact_ids)) != len(args.contact_ids):
         raise bad_args("contact_ids has repeated ids", ["contact_ids"])
-    contacts = [_live(ctx, cid, f"contact_ids.{i}") for i, cid in enumerate(args.contact_ids)]
+    contacts = [live_contact(ctx, cid, f"contact_ids.{i}") for i, cid in enumerate(args.contact_ids)]
     blocked = [c.id for c in contacts if c.consent != "subscribed"]
     if blocked:
         raise ToolError("permission_denied", f"policy: {len(blocked)} contact(s) are unsubscribed or bounced",

@@ -13,7 +13,7 @@ from saas_sim.domains.crm.matching import AccountMatch, ContactMatch, account_ca
 from saas_sim.domains.crm.models import Account, Consent, Contact
 from saas_sim.domains.crm.pipeline import is_open
 from saas_sim.domains.crm.state import ACCOUNTS, ACTIVITIES, CONTACTS, DEALS, ENROLLMENTS, LEADS, TASKS
-from saas_sim.domains.crm.tools_common import bad_args, clean, require, require_user, table
+from saas_sim.domains.crm.tools_common import bad_args, clean, live_contact, require, require_user, table
 from saas_sim.errors import ToolError
 
 __all__ = [
@@ -75,17 +75,6 @@ def _account_conflict(matches: list[AccountMatch]) -> ToolError:
             ]
         },
     )
-
-
-def _live_contact(ctx: ToolContext, contact_id: str, field: str = "contact_id") -> Contact:
-    contact = require(ctx, CONTACTS, contact_id, "contact", field)
-    if contact.merged_into is not None:
-        raise ToolError(
-            "conflict",
-            f"contact {contact_id} was merged into {contact.merged_into}; use that record",
-            details={"merged_into": contact.merged_into, "fields": [field]},
-        )
-    return contact
 
 
 class ContactResult(ToolResult):
@@ -168,7 +157,7 @@ def update_contact(ctx: ToolContext, args: UpdateContactArgs) -> ContactResult:
 
     Changing the email to one another contact already uses fails with `conflict`.
     """
-    contact = _live_contact(ctx, args.contact_id)
+    contact = live_contact(ctx, args.contact_id)
     changes: dict[str, str | None] = {}
     for name in ("first_name", "last_name"):
         value = getattr(args, name)
@@ -218,7 +207,7 @@ def update_contact_consent(ctx: ToolContext, args: UpdateConsentArgs) -> Contact
     Policy: only re-subscribe a contact who asked for it in writing. A bounced
     address cannot be re-subscribed (`permission_denied`); update the email first.
     """
-    contact = _live_contact(ctx, args.contact_id)
+    contact = live_contact(ctx, args.contact_id)
     if args.consent == "subscribed" and contact.consent == "bounced":
         raise ToolError(
             "permission_denied",
@@ -259,8 +248,8 @@ def merge_contacts(ctx: ToolContext, args: MergeContactsArgs) -> MergeResult:
     """
     if args.winner_id == args.loser_id:
         raise bad_args("a contact cannot be merged into itself", ["loser_id"])
-    winner = _live_contact(ctx, args.winner_id, "winner_id")
-    loser = _live_contact(ctx, args.loser_id, "loser_id")
+    winner = live_contact(ctx, args.winner_id, "winner_id")
+    loser = live_contact(ctx, args.loser_id, "loser_id")
     if winner.account_id != loser.account_id:
         raise bad_args("contacts belong to different accounts", ["loser_id"])
     changes: dict[str, str | None] = {}
