@@ -6,10 +6,11 @@ records its event names, so applying a tool's events costs O(records changed).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
+from saas_sim.core.reducers import require, stores, stores_all
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Entity, Projection, State, TableKey
 from saas_sim.domains.crm import events as ev
@@ -31,7 +32,6 @@ from saas_sim.domains.crm.models import (
     Task,
     User,
 )
-from saas_sim.errors import StateError
 
 __all__ = [
     "ACCOUNTS",
@@ -97,106 +97,34 @@ def patched(entity: E, changes: Mapping[str, Any]) -> E:
     return type(entity).model_validate(data)
 
 
-def _require(state: State, key: TableKey[E], entity_id: str) -> E:
-    entity = state.get(key, entity_id)
-    if entity is None:
-        # A tool validated the id before emitting, so this is a bug, not an agent error.
-        raise StateError(f"{key.name} has no record {entity_id!r}")
-    return entity
-
-
 def _update(state: State, key: TableKey[E], entity_id: str, changes: Mapping[str, Any]) -> State:
-    return state.put(key, patched(_require(state, key, entity_id), changes))
-
-
-def _import(state: State, key: TableKey[E], items: Iterable[E]) -> State:
-    return state.put_many(key, items)
+    return state.put(key, patched(require(state, key, entity_id), changes))
 
 
 # --- imports --------------------------------------------------------------------------
 
 
-@PROJECTION.on(ev.UsersImported)
-def _users_imported(state: State, e: ev.UsersImported) -> State:
-    return _import(state, USERS, e.users)
-
-
-@PROJECTION.on(ev.AccountsImported)
-def _accounts_imported(state: State, e: ev.AccountsImported) -> State:
-    return _import(state, ACCOUNTS, e.accounts)
-
-
-@PROJECTION.on(ev.ContactsImported)
-def _contacts_imported(state: State, e: ev.ContactsImported) -> State:
-    return _import(state, CONTACTS, e.contacts)
-
-
-@PROJECTION.on(ev.LeadsImported)
-def _leads_imported(state: State, e: ev.LeadsImported) -> State:
-    return _import(state, LEADS, e.leads)
-
-
-@PROJECTION.on(ev.DealsImported)
-def _deals_imported(state: State, e: ev.DealsImported) -> State:
-    return _import(state, DEALS, e.deals)
-
-
-@PROJECTION.on(ev.LineItemsImported)
-def _line_items_imported(state: State, e: ev.LineItemsImported) -> State:
-    return _import(state, LINE_ITEMS, e.line_items)
-
-
-@PROJECTION.on(ev.ProductsImported)
-def _products_imported(state: State, e: ev.ProductsImported) -> State:
-    return _import(state, PRODUCTS, e.products)
-
-
-@PROJECTION.on(ev.PriceBookImported)
-def _price_book_imported(state: State, e: ev.PriceBookImported) -> State:
-    return _import(state, PRICE_BOOK, e.entries)
-
-
-@PROJECTION.on(ev.ActivitiesImported)
-def _activities_imported(state: State, e: ev.ActivitiesImported) -> State:
-    return _import(state, ACTIVITIES, e.activities)
-
-
-@PROJECTION.on(ev.TasksImported)
-def _tasks_imported(state: State, e: ev.TasksImported) -> State:
-    return _import(state, TASKS, e.tasks)
-
-
-@PROJECTION.on(ev.SequencesImported)
-def _sequences_imported(state: State, e: ev.SequencesImported) -> State:
-    return _import(state, SEQUENCES, e.sequences)
-
-
-@PROJECTION.on(ev.EnrollmentsImported)
-def _enrollments_imported(state: State, e: ev.EnrollmentsImported) -> State:
-    return _import(state, ENROLLMENTS, e.enrollments)
-
-
-@PROJECTION.on(ev.PersonTruthsRecorded)
-def _person_truths(state: State, e: ev.PersonTruthsRecorded) -> State:
-    return _import(state, PERSON_TRUTH, e.truths)
-
-
-@PROJECTION.on(ev.LeadTruthsRecorded)
-def _lead_truths(state: State, e: ev.LeadTruthsRecorded) -> State:
-    return _import(state, LEAD_TRUTH, e.truths)
-
-
-@PROJECTION.on(ev.AccountTruthsRecorded)
-def _account_truths(state: State, e: ev.AccountTruthsRecorded) -> State:
-    return _import(state, ACCOUNT_TRUTH, e.truths)
+stores_all(PROJECTION, ev.UsersImported, USERS, lambda e: e.users)
+stores_all(PROJECTION, ev.AccountsImported, ACCOUNTS, lambda e: e.accounts)
+stores_all(PROJECTION, ev.ContactsImported, CONTACTS, lambda e: e.contacts)
+stores_all(PROJECTION, ev.LeadsImported, LEADS, lambda e: e.leads)
+stores_all(PROJECTION, ev.DealsImported, DEALS, lambda e: e.deals)
+stores_all(PROJECTION, ev.LineItemsImported, LINE_ITEMS, lambda e: e.line_items)
+stores_all(PROJECTION, ev.ProductsImported, PRODUCTS, lambda e: e.products)
+stores_all(PROJECTION, ev.PriceBookImported, PRICE_BOOK, lambda e: e.entries)
+stores_all(PROJECTION, ev.ActivitiesImported, ACTIVITIES, lambda e: e.activities)
+stores_all(PROJECTION, ev.TasksImported, TASKS, lambda e: e.tasks)
+stores_all(PROJECTION, ev.SequencesImported, SEQUENCES, lambda e: e.sequences)
+stores_all(PROJECTION, ev.EnrollmentsImported, ENROLLMENTS, lambda e: e.enrollments)
+stores_all(PROJECTION, ev.PersonTruthsRecorded, PERSON_TRUTH, lambda e: e.truths)
+stores_all(PROJECTION, ev.LeadTruthsRecorded, LEAD_TRUTH, lambda e: e.truths)
+stores_all(PROJECTION, ev.AccountTruthsRecorded, ACCOUNT_TRUTH, lambda e: e.truths)
 
 
 # --- contacts and accounts ------------------------------------------------------------
 
 
-@PROJECTION.on(ev.ContactCreated)
-def _contact_created(state: State, e: ev.ContactCreated) -> State:
-    return state.put(CONTACTS, e.contact)
+stores(PROJECTION, ev.ContactCreated, CONTACTS, lambda e: e.contact)
 
 
 @PROJECTION.on(ev.ContactUpdated)
@@ -225,9 +153,7 @@ def _contacts_merged(state: State, e: ev.ContactsMerged) -> State:
     return state
 
 
-@PROJECTION.on(ev.AccountCreated)
-def _account_created(state: State, e: ev.AccountCreated) -> State:
-    return state.put(ACCOUNTS, e.account)
+stores(PROJECTION, ev.AccountCreated, ACCOUNTS, lambda e: e.account)
 
 
 @PROJECTION.on(ev.AccountUpdated)
@@ -250,9 +176,7 @@ def _owner_assigned(state: State, e: ev.OwnerAssigned) -> State:
 # --- leads ----------------------------------------------------------------------------
 
 
-@PROJECTION.on(ev.LeadCreated)
-def _lead_created(state: State, e: ev.LeadCreated) -> State:
-    return state.put(LEADS, e.lead)
+stores(PROJECTION, ev.LeadCreated, LEADS, lambda e: e.lead)
 
 
 @PROJECTION.on(ev.LeadStatusChanged)
@@ -279,9 +203,7 @@ def _lead_converted(state: State, e: ev.LeadConverted) -> State:
 # --- deals ----------------------------------------------------------------------------
 
 
-@PROJECTION.on(ev.DealCreated)
-def _deal_created(state: State, e: ev.DealCreated) -> State:
-    return state.put(DEALS, e.deal)
+stores(PROJECTION, ev.DealCreated, DEALS, lambda e: e.deal)
 
 
 @PROJECTION.on(ev.DealStageChanged)
@@ -303,7 +225,7 @@ def _deal_updated(state: State, e: ev.DealUpdated) -> State:
 
 @PROJECTION.on(ev.LineItemsReplaced)
 def _line_items_replaced(state: State, e: ev.LineItemsReplaced) -> State:
-    deal = _require(state, DEALS, e.deal_id)
+    deal = require(state, DEALS, e.deal_id)
     removed = set(e.removed_ids)
     for item_id in e.removed_ids:
         state = state.delete(LINE_ITEMS, item_id)
@@ -321,11 +243,11 @@ def _touch(state: State, activity: Activity) -> State:
     state = state.put(ACTIVITIES, activity)
     at: datetime = activity.occurred_at
     if activity.deal_id is not None:
-        deal = _require(state, DEALS, activity.deal_id)
+        deal = require(state, DEALS, activity.deal_id)
         if deal.last_activity_at is None or deal.last_activity_at < at:
             state = state.put(DEALS, patched(deal, {"last_activity_at": at}))
     if activity.contact_id is not None and activity.direction != "inbound" and activity.kind != "note":
-        contact = _require(state, CONTACTS, activity.contact_id)
+        contact = require(state, CONTACTS, activity.contact_id)
         if contact.last_contacted_at is None or contact.last_contacted_at < at:
             state = state.put(CONTACTS, patched(contact, {"last_contacted_at": at}))
     return state
@@ -346,9 +268,7 @@ def _inbound_email(state: State, e: ev.InboundEmailReceived) -> State:
     return _touch(state, e.activity)
 
 
-@PROJECTION.on(ev.TaskCreated)
-def _task_created(state: State, e: ev.TaskCreated) -> State:
-    return state.put(TASKS, e.task)
+stores(PROJECTION, ev.TaskCreated, TASKS, lambda e: e.task)
 
 
 @PROJECTION.on(ev.TaskCompleted)
@@ -361,9 +281,7 @@ def _task_rescheduled(state: State, e: ev.TaskRescheduled) -> State:
     return _update(state, TASKS, e.task_id, {"due_at": e.due_at})
 
 
-@PROJECTION.on(ev.ContactEnrolled)
-def _contact_enrolled(state: State, e: ev.ContactEnrolled) -> State:
-    return state.put(ENROLLMENTS, e.enrollment)
+stores(PROJECTION, ev.ContactEnrolled, ENROLLMENTS, lambda e: e.enrollment)
 
 
 @PROJECTION.on(ev.EnrollmentRemoved)
@@ -376,6 +294,4 @@ def _enrollment_removed(state: State, e: ev.EnrollmentRemoved) -> State:
     )
 
 
-@PROJECTION.on(ev.ReportSubmitted)
-def _report_submitted(state: State, e: ev.ReportSubmitted) -> State:
-    return state.put(REPORTS, e.report)
+stores(PROJECTION, ev.ReportSubmitted, REPORTS, lambda e: e.report)

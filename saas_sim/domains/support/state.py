@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
+from saas_sim.core.reducers import require, stores
 from saas_sim.core.snapshots import StateSchema
-from saas_sim.core.state import Projection, State, TableKey
+from saas_sim.core.state import Entity, Projection, State, TableKey
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.models import (
     Agent,
@@ -39,7 +40,6 @@ from saas_sim.domains.support.models import (
     Ticket,
     TicketTruth,
 )
-from saas_sim.errors import StateError
 
 __all__ = [
     "AGENTS",
@@ -110,53 +110,32 @@ AT_RISK_WINDOW = timedelta(hours=2)
 
 PROJECTION = Projection("support")
 
+E = TypeVar("E", bound=Entity)
+
 
 def _ticket(state: State, ticket_id: str) -> Ticket:
-    ticket = state.get(TICKETS, ticket_id)
-    if ticket is None:
-        raise StateError(f"support: ticket {ticket_id} does not exist")
-    return ticket
+    return require(state, TICKETS, ticket_id)
+
+
+def _put_changed(state: State, key: TableKey[E], entity: E, **changes: Any) -> State:
+    return state.put(key, entity.model_copy(update=changes))
 
 
 def _put_ticket(state: State, ticket: Ticket, **changes: Any) -> State:
-    return state.put(TICKETS, ticket.model_copy(update=changes))
+    return _put_changed(state, TICKETS, ticket, **changes)
 
 
 # --- catalogue and people ------------------------------------------------------------------
-@PROJECTION.on(ev.CustomerCreated)
-def _customer_created(state: State, e: ev.CustomerCreated) -> State:
-    return state.put(CUSTOMERS, e.customer)
-
-
-@PROJECTION.on(ev.ProductCreated)
-def _product_created(state: State, e: ev.ProductCreated) -> State:
-    return state.put(PRODUCTS, e.product)
-
-
-@PROJECTION.on(ev.OrderPlaced)
-def _order_placed(state: State, e: ev.OrderPlaced) -> State:
-    return state.put(ORDERS, e.order)
-
-
-@PROJECTION.on(ev.AgentCreated)
-def _agent_created(state: State, e: ev.AgentCreated) -> State:
-    return state.put(AGENTS, e.agent)
-
-
-@PROJECTION.on(ev.MacroCreated)
-def _macro_created(state: State, e: ev.MacroCreated) -> State:
-    return state.put(MACROS, e.macro)
-
-
-@PROJECTION.on(ev.KbArticlePublished)
-def _kb_published(state: State, e: ev.KbArticlePublished) -> State:
-    return state.put(KB_ARTICLES, e.article)
+stores(PROJECTION, ev.CustomerCreated, CUSTOMERS, lambda e: e.customer)
+stores(PROJECTION, ev.ProductCreated, PRODUCTS, lambda e: e.product)
+stores(PROJECTION, ev.OrderPlaced, ORDERS, lambda e: e.order)
+stores(PROJECTION, ev.AgentCreated, AGENTS, lambda e: e.agent)
+stores(PROJECTION, ev.MacroCreated, MACROS, lambda e: e.macro)
+stores(PROJECTION, ev.KbArticlePublished, KB_ARTICLES, lambda e: e.article)
 
 
 # --- tickets -------------------------------------------------------------------------------
-@PROJECTION.on(ev.TicketCreated)
-def _ticket_created(state: State, e: ev.TicketCreated) -> State:
-    return state.put(TICKETS, e.ticket)
+stores(PROJECTION, ev.TicketCreated, TICKETS, lambda e: e.ticket)
 
 
 @PROJECTION.on(ev.MessagePosted)
@@ -230,60 +209,35 @@ def _escalated(state: State, e: ev.TicketEscalated) -> State:
 @PROJECTION.on(ev.RefundIssued)
 def _refund_issued(state: State, e: ev.RefundIssued) -> State:
     refund = e.refund
-    order = state.get(ORDERS, refund.order_id)
-    if order is None:
-        raise StateError(f"support: refund on unknown order {refund.order_id}")
-    order = order.model_copy(update={"refunded_total": order.refunded_total + refund.amount})
-    return state.put(REFUNDS, refund).put(ORDERS, order)
+    order = require(state, ORDERS, refund.order_id)
+    state = state.put(REFUNDS, refund)
+    return _put_changed(state, ORDERS, order, refunded_total=order.refunded_total + refund.amount)
 
 
-@PROJECTION.on(ev.ReplacementCreated)
-def _replacement_created(state: State, e: ev.ReplacementCreated) -> State:
-    return state.put(REPLACEMENTS, e.replacement)
+stores(PROJECTION, ev.ReplacementCreated, REPLACEMENTS, lambda e: e.replacement)
 
 
 @PROJECTION.on(ev.StoreCreditIssued)
 def _credit_issued(state: State, e: ev.StoreCreditIssued) -> State:
     credit = e.credit
-    customer = state.get(CUSTOMERS, credit.customer_id)
-    if customer is None:
-        raise StateError(f"support: store credit for unknown customer {credit.customer_id}")
-    customer = customer.model_copy(update={"store_credit": customer.store_credit + credit.amount})
-    return state.put(STORE_CREDITS, credit).put(CUSTOMERS, customer)
+    customer = require(state, CUSTOMERS, credit.customer_id)
+    state = state.put(STORE_CREDITS, credit)
+    return _put_changed(state, CUSTOMERS, customer, store_credit=customer.store_credit + credit.amount)
 
 
-@PROJECTION.on(ev.ApprovalRequested)
-def _approval_requested(state: State, e: ev.ApprovalRequested) -> State:
-    return state.put(APPROVALS, e.approval)
+stores(PROJECTION, ev.ApprovalRequested, APPROVALS, lambda e: e.approval)
 
 
 @PROJECTION.on(ev.ApprovalUsed)
 def _approval_used(state: State, e: ev.ApprovalUsed) -> State:
-    approval = state.get(APPROVALS, e.approval_id)
-    if approval is None:
-        raise StateError(f"support: unknown approval {e.approval_id}")
-    return state.put(APPROVALS, approval.model_copy(update={"used_by": e.used_by}))
+    return _put_changed(state, APPROVALS, require(state, APPROVALS, e.approval_id), used_by=e.used_by)
 
 
 # --- ground truth --------------------------------------------------------------------------
-@PROJECTION.on(ev.TicketTruthRecorded)
-def _truth_recorded(state: State, e: ev.TicketTruthRecorded) -> State:
-    return state.put(TRUTHS, e.truth)
-
-
-@PROJECTION.on(ev.KbFactsRecorded)
-def _kb_facts(state: State, e: ev.KbFactsRecorded) -> State:
-    return state.put(KB_FACTS, e.facts)
-
-
-@PROJECTION.on(ev.PersonaCreated)
-def _persona_created(state: State, e: ev.PersonaCreated) -> State:
-    return state.put(PERSONAS, e.persona)
-
-
-@PROJECTION.on(ev.PersonaUpdated)
-def _persona_updated(state: State, e: ev.PersonaUpdated) -> State:
-    return state.put(PERSONAS, e.persona)
+stores(PROJECTION, ev.TicketTruthRecorded, TRUTHS, lambda e: e.truth)
+stores(PROJECTION, ev.KbFactsRecorded, KB_FACTS, lambda e: e.facts)
+stores(PROJECTION, ev.PersonaCreated, PERSONAS, lambda e: e.persona)
+stores(PROJECTION, ev.PersonaUpdated, PERSONAS, lambda e: e.persona)
 
 
 # --- derived views -------------------------------------------------------------------------
