@@ -52,7 +52,7 @@ def find_order(ctx: ToolContext, ref: str, field: str = "order_id") -> Order:
 def _customer_view(ctx: ToolContext, c: Customer) -> CustomerView:
     orders = sum(1 for o in ctx.table(ORDERS) if o.customer_id == c.id)
     open_tickets = sum(1 for t in ctx.table(TICKETS) if t.requester_id == c.id and t.status in ACTIVE_STATUSES)
-    return CustomerView.of(c, orders, open_tickets)
+    return CustomerView.of(c, order_count=orders, open_ticket_count=open_tickets)
 
 
 class GetCustomerArgs(ToolArgs):

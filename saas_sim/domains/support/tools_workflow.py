@@ -170,7 +170,7 @@ def list_agents(ctx: ToolContext, args: ListAgentsArgs) -> AgentList:
         if t.assignee_id and t.status in ACTIVE_STATUSES:
             load[t.assignee_id] = load.get(t.assignee_id, 0) + 1
     agents = [a for a in ctx.table(AGENTS) if args.group is None or args.group in a.groups]
-    return AgentList(agents=[AgentView.of(a, load.get(a.id, 0)) for a in agents])
+    return AgentList(agents=[AgentView.of(a, active_tickets=load.get(a.id, 0)) for a in agents])
 
 
 class ListMacrosArgs(ToolArgs):
@@ -278,4 +278,4 @@ def escalate_ticket(ctx: ToolContext, args: EscalateArgs) -> EscalationView:
     if ticket.status != "on-hold":
         ctx.emit(ev.TicketStatusChanged(ticket_id=ticket.id, from_status=ticket.status, to_status="on-hold",
                                         at=ctx.now))
-    return EscalationView.of(esc, _summary(ctx, ticket.id))
+    return EscalationView.of(esc, ticket=_summary(ctx, ticket.id))

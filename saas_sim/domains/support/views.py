@@ -8,19 +8,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Any, Self
 
-from saas_sim.core.state import State
+from saas_sim.core.state import Entity, State
 from saas_sim.core.tools import ToolResult
-from saas_sim.domains.support.models import (
-    Agent,
-    Customer,
-    Escalation,
-    KbArticle,
-    Macro,
-    Message,
-    Order,
-    Ticket,
-)
+from saas_sim.domains.support.models import Order, Ticket
 from saas_sim.domains.support.state import PRODUCTS, line_refunded, sla_state
 
 __all__ = [
@@ -39,6 +31,7 @@ __all__ = [
     "OrderLineView",
     "OrderPage",
     "OrderView",
+    "RecordView",
     "ReplyResult",
     "TicketDetail",
     "TicketPage",
@@ -47,7 +40,16 @@ __all__ = [
 ]
 
 
-class MessageView(ToolResult):
+class RecordView(ToolResult):
+    """A view of one record: each of its fields is the record's field of the same name."""
+
+    @classmethod
+    def of(cls, record: Entity, **extra: Any) -> Self:
+        """Builds the view of `record`; `extra` sets the fields the record does not have."""
+        return cls.model_validate({**record.model_dump(include=set(cls.model_fields)), **extra})
+
+
+class MessageView(RecordView):
     """One message of a ticket thread."""
 
     author_kind: str
@@ -56,12 +58,6 @@ class MessageView(ToolResult):
     public: bool
     id: str
     created_at: datetime
-
-    @classmethod
-    def of(cls, m: Message) -> MessageView:
-        """Builds the view of a message."""
-        return cls(id=m.id, author_kind=m.author_kind, author_name=m.author_name, public=m.public,
-                   body=m.body, created_at=m.created_at)
 
 
 class TicketSummary(ToolResult):
@@ -141,7 +137,7 @@ class MergeResult(ToolResult):
     merged: list[str]
 
 
-class MacroView(ToolResult):
+class MacroView(RecordView):
     """A macro: its reply text and the actions it applies."""
 
     id: str
@@ -151,12 +147,6 @@ class MacroView(ToolResult):
     set_priority: str | None
     add_tags: list[str]
 
-    @classmethod
-    def of(cls, m: Macro) -> MacroView:
-        """Builds the view of a macro."""
-        return cls(id=m.id, title=m.title, body=m.body, set_status=m.set_status,
-                   set_priority=m.set_priority, add_tags=list(m.add_tags))
-
 
 class MacroList(ToolResult):
     """All macros, by id."""
@@ -164,7 +154,7 @@ class MacroList(ToolResult):
     macros: list[MacroView]
 
 
-class AgentView(ToolResult):
+class AgentView(RecordView):
     """A support agent with its current load."""
 
     id: str
@@ -173,12 +163,6 @@ class AgentView(ToolResult):
     groups: list[str]
     role: str
     active_tickets: int
-
-    @classmethod
-    def of(cls, a: Agent, active: int) -> AgentView:
-        """Builds the view of an agent."""
-        return cls(id=a.id, name=a.name, email=a.email, groups=list(a.groups), role=a.role,
-                   active_tickets=active)
 
 
 class AgentList(ToolResult):
@@ -204,7 +188,7 @@ class KbPage(ToolResult):
     next_cursor: str | None
 
 
-class KbArticleView(ToolResult):
+class KbArticleView(RecordView):
     """A whole help-centre article."""
 
     id: str
@@ -215,14 +199,8 @@ class KbArticleView(ToolResult):
     product_id: str | None
     updated_at: datetime
 
-    @classmethod
-    def of(cls, a: KbArticle) -> KbArticleView:
-        """Builds the view of an article."""
-        return cls(id=a.id, title=a.title, body=a.body, category=a.category, tags=list(a.tags),
-                   product_id=a.product_id, updated_at=a.updated_at)
 
-
-class CustomerView(ToolResult):
+class CustomerView(RecordView):
     """A customer record with counts of its orders and open tickets."""
 
     id: str
@@ -237,13 +215,6 @@ class CustomerView(ToolResult):
     created_at: datetime
     order_count: int
     open_ticket_count: int
-
-    @classmethod
-    def of(cls, c: Customer, orders: int, open_tickets: int) -> CustomerView:
-        """Builds the view of a customer."""
-        return cls(id=c.id, name=c.name, email=c.email, phone=c.phone, language=c.language, country=c.country,
-                   tier=c.tier, store_credit=c.store_credit, crm_contact_id=c.crm_contact_id,
-                   created_at=c.created_at, order_count=orders, open_ticket_count=open_tickets)
 
 
 class CustomerList(ToolResult):
@@ -312,7 +283,7 @@ class OrderPage(ToolResult):
     next_cursor: str | None
 
 
-class EscalationView(ToolResult):
+class EscalationView(RecordView):
     """An escalation, and the ticket afterwards."""
 
     id: str
@@ -321,8 +292,3 @@ class EscalationView(ToolResult):
     reason: str
     created_at: datetime
     ticket: TicketSummary
-
-    @classmethod
-    def of(cls, e: Escalation, ticket: TicketSummary) -> EscalationView:
-        """Builds the view of an escalation."""
-        return cls(**e.model_dump(), ticket=ticket)

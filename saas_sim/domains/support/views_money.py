@@ -5,13 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from saas_sim.core.tools import ToolResult
-from saas_sim.domains.support.models import Approval, Refund, Replacement, StoreCredit
+from saas_sim.domains.support.views import RecordView
 
 __all__ = ["ApprovalView", "RefundView", "ReplacementView", "StoreCreditView"]
 
 
-class RefundView(ToolResult):
+class RefundView(RecordView):
     """An issued refund."""
 
     id: str
@@ -24,13 +23,8 @@ class RefundView(ToolResult):
     approval_id: str | None
     created_at: datetime
 
-    @classmethod
-    def of(cls, r: Refund) -> RefundView:
-        """Builds the view of a refund."""
-        return cls(**r.model_dump())
 
-
-class ReplacementView(ToolResult):
+class ReplacementView(RecordView):
     """A created replacement shipment."""
 
     id: str
@@ -42,13 +36,8 @@ class ReplacementView(ToolResult):
     ticket_id: str | None
     created_at: datetime
 
-    @classmethod
-    def of(cls, r: Replacement) -> ReplacementView:
-        """Builds the view of a replacement."""
-        return cls(**r.model_dump())
 
-
-class StoreCreditView(ToolResult):
+class StoreCreditView(RecordView):
     """Issued store credit."""
 
     id: str
@@ -60,13 +49,8 @@ class StoreCreditView(ToolResult):
     approval_id: str | None
     created_at: datetime
 
-    @classmethod
-    def of(cls, c: StoreCredit) -> StoreCreditView:
-        """Builds the view of a store credit."""
-        return cls(**c.model_dump())
 
-
-class ApprovalView(ToolResult):
+class ApprovalView(RecordView):
     """A team lead's decision. Pass an approved `id` as `approval_id` to the refund or credit."""
 
     id: str
@@ -82,8 +66,3 @@ class ApprovalView(ToolResult):
     decision_note: str
     requested_at: datetime
     used_by: str | None
-
-    @classmethod
-    def of(cls, a: Approval) -> ApprovalView:
-        """Builds the view of an approval."""
-        return cls(**a.model_dump())
