@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from saas_sim.core.events import Event
 from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, tool
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.models import Approval, Customer, Order, Refund, Replacement, StoreCredit
@@ -47,8 +48,22 @@ def refundable(ctx: ToolContext, order: Order, line_id: str | None) -> Decimal:
     return min(remaining, line.total - line_refunded(ctx.state, order.id, line_id))
 
 
-def _approval(ctx: ToolContext, approval_id: str, kind: str, amount: Decimal, *, order_id: str | None,
-              customer_id: str | None) -> Approval:
+_AGENT_LIMITS: dict[str, tuple[Decimal, str]] = {
+    "refund": (REFUND_LIMIT, f"refunds above {REFUND_LIMIT} need an approved approval; call "
+               "support.request_approval first"),
+    "store_credit": (CREDIT_LIMIT, f"store credit above {CREDIT_LIMIT} needs an approved approval"),
+}
+"""Per kind of payout: what an agent may pay without an approval, and the refusal above it."""
+
+
+def _authorize(ctx: ToolContext, approval_id: str | None, kind: str, amount: Decimal, *, order_id: str | None,
+               customer_id: str | None) -> Approval | None:
+    """Returns the approval that covers `amount`, or None when it is within the agent's own limit."""
+    if approval_id is None:
+        limit, refusal = _AGENT_LIMITS[kind]
+        if amount > limit:
+            raise ToolError("permission_denied", refusal, details={"limit": str(limit)})
+        return None
     appr: Approval = need(ctx, APPROVALS, approval_id, "approval", "approval_id")
     if appr.used_by is not None:
         raise ToolError("conflict", f"approval {appr.id} was already used by {appr.used_by}",
@@ -63,6 +78,13 @@ def _approval(ctx: ToolContext, approval_id: str, kind: str, amount: Decimal, *,
         raise ToolError("permission_denied", f"approval {appr.id} covers at most {appr.amount}",
                         details={"fields": ["amount"], "approved_amount": str(appr.amount)})
     return appr
+
+
+def _emit_payout(ctx: ToolContext, event: Event, approval: Approval | None, payout_id: str) -> None:
+    """Emits a refund or credit and, if an approval covered it, marks the approval used."""
+    ctx.emit(event)
+    if approval is not None:
+        ctx.emit(ev.ApprovalUsed(approval_id=approval.id, used_by=payout_id))
 
 
 def _ticket_ref(ctx: ToolContext, ticket_id: str | None) -> None:
@@ -100,18 +122,11 @@ def issue_refund(ctx: ToolContext, args: IssueRefundArgs) -> RefundView:
     if cap <= 0 or amount > cap:
         raise bad_arg("amount", f"at most {cap} {order.currency} can still be refunded here; {amount} asked",
                       refundable=str(cap))
-    approval: Approval | None = None
-    if args.approval_id is not None:
-        approval = _approval(ctx, args.approval_id, "refund", amount, order_id=order.id, customer_id=None)
-    elif amount > REFUND_LIMIT:
-        raise ToolError("permission_denied", f"refunds above {REFUND_LIMIT} need an approved approval; call "
-                        "support.request_approval first", details={"limit": str(REFUND_LIMIT)})
+    approval = _authorize(ctx, args.approval_id, "refund", amount, order_id=order.id, customer_id=None)
     refund = Refund(id=ctx.ids.next("rf"), order_id=order.id, line_id=args.line_id, amount=amount,
                     currency=order.currency, reason=args.reason, ticket_id=args.ticket_id,
                     approval_id=approval.id if approval else None, created_at=ctx.now)
-    ctx.emit(ev.RefundIssued(refund=refund))
-    if approval is not None:
-        ctx.emit(ev.ApprovalUsed(approval_id=approval.id, used_by=refund.id))
+    _emit_payout(ctx, ev.RefundIssued(refund=refund), approval, refund.id)
     return RefundView.of(refund)
 
 
@@ -166,19 +181,12 @@ def issue_store_credit(ctx: ToolContext, args: IssueCreditArgs) -> StoreCreditVi
     amount = check_cents(args.amount)
     customer: Customer = need(ctx, CUSTOMERS, args.customer_id, "customer", "customer_id")
     _ticket_ref(ctx, args.ticket_id)
-    approval: Approval | None = None
-    if args.approval_id is not None:
-        approval = _approval(ctx, args.approval_id, "store_credit", amount, order_id=None, customer_id=customer.id)
-    elif amount > CREDIT_LIMIT:
-        raise ToolError("permission_denied", f"store credit above {CREDIT_LIMIT} needs an approved approval",
-                        details={"limit": str(CREDIT_LIMIT)})
+    approval = _authorize(ctx, args.approval_id, "store_credit", amount, order_id=None, customer_id=customer.id)
     currency = "USD" if customer.language == "en" else "EUR"
     credit = StoreCredit(id=ctx.ids.next("sc"), customer_id=customer.id, amount=amount, currency=currency,
                          reason=args.reason, ticket_id=args.ticket_id,
                          approval_id=approval.id if approval else None, created_at=ctx.now)
-    ctx.emit(ev.StoreCreditIssued(credit=credit))
-    if approval is not None:
-        ctx.emit(ev.ApprovalUsed(approval_id=approval.id, used_by=credit.id))
+    _emit_payout(ctx, ev.StoreCreditIssued(credit=credit), approval, credit.id)
     return StoreCreditView.of(credit)
 
 
