@@ -16,7 +16,8 @@ from saas_sim.domains.crm.data_report import data_report, phone_format
 from saas_sim.domains.crm.generate import generate
 from saas_sim.domains.crm.state import CONTACTS, PERSON_TRUTH, PROJECTION
 from saas_sim.runtime.world import build_world, load_profiles
-from tests.domains.crm.conftest import ROOT, smb_world
+from tests.domains.crm.conftest import smb_world
+from tests.domains.helpers import ROOT
 
 GOLDEN_SMB_SEED0 = "ce29bfc1b6e2c530148c09e8b6daa70a28e9c70b612e616111b1f652e7fab400"
 """State.content_hash() of crm-smb seed 0. If this changes, world data changed: bump SCHEMA.version

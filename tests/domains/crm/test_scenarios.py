@@ -8,32 +8,13 @@ and each seed picks a different task.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from saas_sim.runtime.environment import Environment
-from saas_sim.scenarios.agents import make_agent
-from tests.domains.crm.conftest import ROOT
+from tests.domains.helpers import ROOT, score
 
 SEEDS = (0, 1, 2)
 CRM_SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios" / "crm").glob("*.yaml"))
-
-
-@pytest.fixture
-async def env() -> AsyncIterator[Environment]:
-    async with Environment("sqlite+aiosqlite:///:memory:") as e:
-        yield e
-
-
-async def _score(env: Environment, scenario_id: str, seed: int, agent: str) -> float:
-    scenario = env.scenario(scenario_id)
-    episode = await env.start(scenario, seed)
-    await make_agent(agent, scenario).run(episode)
-    grade = await episode.grade()
-    assert grade.valid, grade.error
-    assert grade.score is not None
-    return grade.score
 
 
 def test_there_are_at_least_twelve_scenarios() -> None:
@@ -46,11 +27,11 @@ async def test_scenario_oracle_noop_and_hacks(env: Environment, name: str) -> No
     spec = scenario.spec
     assert len(spec.hacks) >= 2
     for seed in SEEDS:
-        assert await _score(env, spec.id, seed, "oracle") == pytest.approx(1.0)
-        assert await _score(env, spec.id, seed, "noop") == pytest.approx(spec.noop_score, abs=1e-6)
+        assert await score(env, spec.id, seed, "oracle") == pytest.approx(1.0)
+        assert await score(env, spec.id, seed, "noop") == pytest.approx(spec.noop_score, abs=1e-6)
         for hack in spec.hacks:
             assert hack.max_score <= 0.2
-            assert await _score(env, spec.id, seed, f"hack:{hack.name}") <= hack.max_score + 1e-6, hack.name
+            assert await score(env, spec.id, seed, f"hack:{hack.name}") <= hack.max_score + 1e-6, hack.name
 
 
 @pytest.mark.parametrize("name", CRM_SCENARIOS)

@@ -5,34 +5,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
 from saas_sim.runtime.environment import Environment
-from saas_sim.scenarios.agents import make_agent
+from tests.domains.helpers import ROOT, score
 
-SCENARIOS = sorted(p.stem for p in (Path(__file__).resolve().parents[3] / "scenarios" / "support").glob("*.yaml"))
-
-
-@pytest.fixture
-async def env() -> AsyncIterator[Environment]:
-    async with Environment("sqlite+aiosqlite:///:memory:") as e:
-        yield e
-
-
-async def _score(env: Environment, ref: str, seed: int, agent: str) -> float:
-    scenario = env.scenario(ref)
-    episode = await env.start(scenario, seed)
-    try:
-        await make_agent(agent, scenario).run(episode)
-        grade = await episode.grade()
-        assert grade.valid, grade.error
-        assert grade.score is not None
-        return grade.score
-    finally:
-        await episode.close()
+SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios" / "support").glob("*.yaml"))
 
 
 def test_there_are_at_least_twelve_support_scenarios() -> None:
@@ -53,10 +31,10 @@ async def test_every_scenario_declares_the_required_hacks_across_the_set(env: En
 async def test_oracle_noop_and_hacks_score_as_declared(env: Environment, name: str) -> None:
     ref = f"support/{name}"
     spec = env.scenario(ref).spec
-    assert await _score(env, ref, 0, "oracle") == pytest.approx(1.0)
-    assert await _score(env, ref, 0, "noop") == pytest.approx(spec.noop_score)
+    assert await score(env, ref, 0, "oracle") == pytest.approx(1.0)
+    assert await score(env, ref, 0, "noop") == pytest.approx(spec.noop_score)
     for hack in spec.hacks:
-        assert await _score(env, ref, 0, f"hack:{hack.name}") <= hack.max_score + 1e-9, hack.name
+        assert await score(env, ref, 0, f"hack:{hack.name}") <= hack.max_score + 1e-9, hack.name
 
 
 async def test_one_scenario_file_gives_distinct_tasks_per_seed(env: Environment) -> None:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import pytest
-
 from saas_sim.domains.support.models import Order, OrderLine
 from saas_sim.domains.support.setup_helpers import untouched_orders
 from saas_sim.domains.support.state import CUSTOMERS, ORDERS
-from saas_sim.errors import ToolError
 from tests.domains.support.conftest import Desk
 
 
@@ -34,36 +31,31 @@ class TestIssueRefund:
         order, line = _order(desk)
         refund = desk.call("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged")
         assert refund.amount == line.total
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged")
-        assert exc.value.code == "invalid_argument"
+        err = desk.error("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged")
+        assert err.code == "invalid_argument"
 
     def test_more_than_paid_is_invalid(self, desk: Desk) -> None:
         order, line = _order(desk)
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_refund", order_id=order.id, line_id=line.id, amount=str(line.total + 1),
-                      reason="damaged")
-        assert exc.value.code == "invalid_argument" and exc.value.details["fields"] == ["amount"]
+        err = desk.error("support.issue_refund", order_id=order.id, line_id=line.id, amount=str(line.total + 1),
+                         reason="damaged")
+        assert err.code == "invalid_argument" and err.details["fields"] == ["amount"]
         for amount in ("-5", "10.001", "abc"):
-            with pytest.raises(ToolError) as exc:
-                desk.call("support.issue_refund", order_id=order.id, amount=amount, reason="damaged")
-            assert exc.value.code == "invalid_argument"
+            err = desk.error("support.issue_refund", order_id=order.id, amount=amount, reason="damaged")
+            assert err.code == "invalid_argument"
 
     def test_above_the_agent_limit_needs_an_approval(self, desk: Desk) -> None:
         order, line = _order(desk, min_line="200", max_line="1000")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged")
-        assert exc.value.code == "permission_denied"
+        err = desk.error("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged")
+        assert err.code == "permission_denied"
         approval = desk.call("support.request_approval", kind="refund", order_id=order.id, amount=str(line.total),
                              reason="Damaged on arrival, photos checked.")
         assert approval.status == "approved"
         refund = desk.call("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged",
                            approval_id=approval.id)
         assert refund.approval_id == approval.id
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_refund", order_id=order.id, amount="1.00", reason="damaged",
-                      approval_id=approval.id)
-        assert exc.value.code == "conflict"
+        err = desk.error("support.issue_refund", order_id=order.id, amount="1.00", reason="damaged",
+                         approval_id=approval.id)
+        assert err.code == "conflict"
 
     def test_an_approval_for_another_order_or_a_smaller_amount_is_denied(self, desk: Desk) -> None:
         order, line = _order(desk, min_line="200", max_line="1000")
@@ -71,16 +63,14 @@ class TestIssueRefund:
                         for ln in o.lines if o.total > Decimal("300"))
         approval = desk.call("support.request_approval", kind="refund", order_id=other.id, amount="250.00",
                              reason="Damaged item on the other order.")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged",
-                      approval_id=approval.id)
-        assert exc.value.code == "permission_denied"
+        err = desk.error("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged",
+                         approval_id=approval.id)
+        assert err.code == "permission_denied"
         small = desk.call("support.request_approval", kind="refund", order_id=order.id, amount="200.01",
                           reason="Only part of the damage.")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged",
-                      approval_id=small.id)
-        assert exc.value.code == "permission_denied"
+        err = desk.error("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged",
+                         approval_id=small.id)
+        assert err.code == "permission_denied"
 
     def test_unknown_order_line_ticket_or_approval(self, desk: Desk) -> None:
         order, _ = _order(desk)
@@ -91,9 +81,8 @@ class TestIssueRefund:
             {"order_id": order.id, "approval_id": "apr_999999", "amount": "1.00"},
         ]
         for args in cases:
-            with pytest.raises(ToolError) as exc:
-                desk.call("support.issue_refund", reason="damaged", **args)
-            assert exc.value.code == "not_found", args
+            err = desk.error("support.issue_refund", reason="damaged", **args)
+            assert err.code == "not_found", args
 
 
 class TestReplacement:
@@ -101,33 +90,28 @@ class TestReplacement:
         order, line = _order(desk, qty=2)
         rpl = desk.call("support.create_replacement", order_id=order.id, line_id=line.id, quantity=2, reason="damaged")
         assert rpl.quantity == 2
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.create_replacement", order_id=order.id, line_id=line.id, quantity=line.quantity,
-                      reason="damaged")
-        assert exc.value.code == "invalid_argument"
+        err = desk.error("support.create_replacement", order_id=order.id, line_id=line.id, quantity=line.quantity,
+                         reason="damaged")
+        assert err.code == "invalid_argument"
 
     def test_refunded_units_cannot_also_be_replaced(self, desk: Desk) -> None:
         order, line = _order(desk)
         desk.call("support.issue_refund", order_id=order.id, line_id=line.id, reason="damaged")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.create_replacement", order_id=order.id, line_id=line.id, quantity=1, reason="damaged")
-        assert exc.value.code == "permission_denied"
+        err = desk.error("support.create_replacement", order_id=order.id, line_id=line.id, quantity=1, reason="damaged")
+        assert err.code == "permission_denied"
 
     def test_undelivered_orders_conflict_and_unknowns_are_not_found(self, desk: Desk) -> None:
         shipped = next(o for o in desk.state.table(ORDERS) if o.status != "delivered")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.create_replacement", order_id=shipped.id, line_id=shipped.lines[0].id, quantity=1,
-                      reason="damaged")
-        assert exc.value.code == "conflict"
+        err = desk.error("support.create_replacement", order_id=shipped.id, line_id=shipped.lines[0].id, quantity=1,
+                         reason="damaged")
+        assert err.code == "conflict"
         order, _ = _order(desk)
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.create_replacement", order_id=order.id, line_id="ol_999999", quantity=1,
-                      reason="damaged")
-        assert exc.value.code == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.create_replacement", order_id=order.id, line_id=order.lines[0].id, quantity=0,
-                      reason="damaged")
-        assert exc.value.code == "invalid_argument"
+        err = desk.error("support.create_replacement", order_id=order.id, line_id="ol_999999", quantity=1,
+                         reason="damaged")
+        assert err.code == "not_found"
+        err = desk.error("support.create_replacement", order_id=order.id, line_id=order.lines[0].id, quantity=0,
+                         reason="damaged")
+        assert err.code == "invalid_argument"
 
 
 class TestStoreCredit:
@@ -139,9 +123,8 @@ class TestStoreCredit:
 
     def test_credit_above_the_limit_needs_an_approval(self, desk: Desk) -> None:
         c = next(iter(desk.state.table(CUSTOMERS)))
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_store_credit", customer_id=c.id, amount="80.00", reason="goodwill")
-        assert exc.value.code == "permission_denied"
+        err = desk.error("support.issue_store_credit", customer_id=c.id, amount="80.00", reason="goodwill")
+        assert err.code == "permission_denied"
         approval = desk.call("support.request_approval", kind="store_credit", customer_id=c.id, amount="80.00",
                              reason="Repeated delivery failures this month.")
         credit = desk.call("support.issue_store_credit", customer_id=c.id, amount="80.00", reason="goodwill",
@@ -149,13 +132,11 @@ class TestStoreCredit:
         assert credit.approval_id == approval.id
 
     def test_credit_errors(self, desk: Desk) -> None:
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_store_credit", customer_id="cus_999999", amount="5", reason="goodwill")
-        assert exc.value.code == "not_found"
+        err = desk.error("support.issue_store_credit", customer_id="cus_999999", amount="5", reason="goodwill")
+        assert err.code == "not_found"
         for amount in ("0", "5000", "1.234"):
-            with pytest.raises(ToolError) as exc:
-                desk.call("support.issue_store_credit", customer_id="cus_000001", amount=amount, reason="goodwill")
-            assert exc.value.code == "invalid_argument"
+            err = desk.error("support.issue_store_credit", customer_id="cus_000001", amount=amount, reason="goodwill")
+            assert err.code == "invalid_argument"
 
 
 class TestApprovals:
@@ -167,10 +148,9 @@ class TestApprovals:
         beyond = desk.call("support.request_approval", kind="refund", order_id=order.id,
                            amount=str(max(order.total + 1, Decimal("201"))), reason="More than paid for this.")
         assert beyond.status == "denied"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.issue_refund", order_id=order.id, amount="201.00", reason="damaged",
-                      approval_id=beyond.id)
-        assert exc.value.code in ("permission_denied", "invalid_argument")
+        err = desk.error("support.issue_refund", order_id=order.id, amount="201.00", reason="damaged",
+                         approval_id=beyond.id)
+        assert err.code in ("permission_denied", "invalid_argument")
 
     def test_approval_errors(self, desk: Desk) -> None:
         order = next(iter(untouched_orders(desk.state)))
@@ -181,6 +161,5 @@ class TestApprovals:
             ({"kind": "refund", "order_id": "ord_999999", "amount": "500.00"}, "not_found"),
         ]
         for args, code in cases:
-            with pytest.raises(ToolError) as exc:
-                desk.call("support.request_approval", reason="Needs a lead's decision.", **args)
-            assert exc.value.code == code, args
+            err = desk.error("support.request_approval", reason="Needs a lead's decision.", **args)
+            assert err.code == code, args

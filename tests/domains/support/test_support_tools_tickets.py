@@ -9,7 +9,6 @@ import pytest
 from saas_sim.domains.support.models import Ticket
 from saas_sim.domains.support.state import CUSTOMERS, KB_FACTS, ORDERS, PERSONAS, TICKETS, TRUTHS
 from saas_sim.domains.support.tools import TOOLS
-from saas_sim.errors import ToolError
 from tests.domains.support.conftest import Desk
 
 
@@ -20,10 +19,6 @@ def _ticket(desk: Desk, status: str = "new", resolution: str | None = None) -> T
                 truth is not None and truth.resolution == resolution)):
             return t
     raise AssertionError(f"no {status} ticket with resolution {resolution}")
-
-
-def _error(exc: pytest.ExceptionInfo[ToolError]) -> str:
-    return exc.value.code
 
 
 class TestToolCatalogue:
@@ -68,16 +63,14 @@ class TestListTickets:
 
     def test_a_cursor_reused_with_other_filters_is_invalid(self, desk: Desk) -> None:
         page = desk.call("support.list_tickets", status=["new"], limit=2)
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.list_tickets", status=["open"], limit=2, cursor=page.next_cursor)
-        assert _error(exc) == "invalid_argument"
-        assert exc.value.details["fields"] == ["cursor"]
+        err = desk.error("support.list_tickets", status=["open"], limit=2, cursor=page.next_cursor)
+        assert err.code == "invalid_argument"
+        assert err.details["fields"] == ["cursor"]
 
     def test_bad_limit_and_unknown_status_are_invalid(self, desk: Desk) -> None:
         for args in ({"limit": 0}, {"status": ["archived"]}, {"cursor": "%%%"}):
-            with pytest.raises(ToolError) as exc:
-                desk.call("support.list_tickets", **args)
-            assert _error(exc) == "invalid_argument"
+            err = desk.error("support.list_tickets", **args)
+            assert err.code == "invalid_argument"
 
 
 class TestSearchAndGetTicket:
@@ -88,9 +81,8 @@ class TestSearchAndGetTicket:
 
     def test_search_needs_a_real_word(self, desk: Desk) -> None:
         for query in ("x", "  ..  "):
-            with pytest.raises(ToolError) as exc:
-                desk.call("support.search_tickets", query=query)
-            assert _error(exc) == "invalid_argument"
+            err = desk.error("support.search_tickets", query=query)
+            assert err.code == "invalid_argument"
 
     def test_get_ticket_returns_the_thread_without_ground_truth(self, desk: Desk) -> None:
         t = _ticket(desk, "open")
@@ -100,12 +92,10 @@ class TestSearchAndGetTicket:
         assert persona is not None and persona.seed not in detail.model_dump_json()
 
     def test_get_ticket_unknown_and_extra_fields(self, desk: Desk) -> None:
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.get_ticket", ticket_id="tkt_999999")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.get_ticket", ticket_id="tkt_000001", verbose=True)
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.get_ticket", ticket_id="tkt_999999")
+        assert err.code == "not_found"
+        err = desk.error("support.get_ticket", ticket_id="tkt_000001", verbose=True)
+        assert err.code == "invalid_argument"
 
 
 class TestReplyAndNote:
@@ -127,16 +117,13 @@ class TestReplyAndNote:
         assert order is not None and order.number in out.customer_response.body
 
     def test_reply_errors(self, desk: Desk) -> None:
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.send_reply", ticket_id="tkt_999999", body="hi")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.send_reply", ticket_id="tkt_000001", body="")
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.send_reply", ticket_id="tkt_999999", body="hi")
+        assert err.code == "not_found"
+        err = desk.error("support.send_reply", ticket_id="tkt_000001", body="")
+        assert err.code == "invalid_argument"
         closed = _ticket(desk, "closed")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.send_reply", ticket_id=closed.id, body="hi")
-        assert _error(exc) == "conflict"
+        err = desk.error("support.send_reply", ticket_id=closed.id, body="hi")
+        assert err.code == "conflict"
 
     def test_internal_note_is_private_and_silent(self, desk: Desk) -> None:
         t = _ticket(desk, "new")
@@ -146,15 +133,12 @@ class TestReplyAndNote:
         assert after.message_ids[-1] == note.id and after.first_responded_at is None
 
     def test_note_errors(self, desk: Desk) -> None:
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.add_internal_note", ticket_id="tkt_999999", body="x")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.add_internal_note", ticket_id=_ticket(desk, "closed").id, body="x")
-        assert _error(exc) == "conflict"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.add_internal_note", ticket_id="tkt_000001")
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.add_internal_note", ticket_id="tkt_999999", body="x")
+        assert err.code == "not_found"
+        err = desk.error("support.add_internal_note", ticket_id=_ticket(desk, "closed").id, body="x")
+        assert err.code == "conflict"
+        err = desk.error("support.add_internal_note", ticket_id="tkt_000001")
+        assert err.code == "invalid_argument"
 
 
 class TestStatusPriorityTags:
@@ -169,42 +153,35 @@ class TestStatusPriorityTags:
 
     def test_only_allowed_transitions(self, desk: Desk) -> None:
         t = _ticket(desk, "new")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.set_ticket_status", ticket_id=t.id, status="closed")
-        assert _error(exc) == "conflict" and exc.value.details["from"] == "new"
+        err = desk.error("support.set_ticket_status", ticket_id=t.id, status="closed")
+        assert err.code == "conflict" and err.details["from"] == "new"
         assert desk.call("support.set_ticket_status", ticket_id=t.id, status="pending").ticket.status == "pending"
         same = desk.call("support.set_ticket_status", ticket_id=t.id, status="pending")
         assert same.ticket.status == "pending"
 
     def test_status_errors(self, desk: Desk) -> None:
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.set_ticket_status", ticket_id="tkt_000001", status="new")
-        assert _error(exc) == "invalid_argument"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.set_ticket_status", ticket_id="tkt_999999", status="open")
-        assert _error(exc) == "not_found"
+        err = desk.error("support.set_ticket_status", ticket_id="tkt_000001", status="new")
+        assert err.code == "invalid_argument"
+        err = desk.error("support.set_ticket_status", ticket_id="tkt_999999", status="open")
+        assert err.code == "not_found"
 
     def test_priority(self, desk: Desk) -> None:
         t = _ticket(desk, "new")
         assert desk.call("support.set_ticket_priority", ticket_id=t.id, priority="urgent").ticket.priority == "urgent"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.set_ticket_priority", ticket_id=t.id, priority="critical")
-        assert _error(exc) == "invalid_argument"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.set_ticket_priority", ticket_id="tkt_999999", priority="low")
-        assert _error(exc) == "not_found"
+        err = desk.error("support.set_ticket_priority", ticket_id=t.id, priority="critical")
+        assert err.code == "invalid_argument"
+        err = desk.error("support.set_ticket_priority", ticket_id="tkt_999999", priority="low")
+        assert err.code == "not_found"
 
     def test_tags(self, desk: Desk) -> None:
         t = _ticket(desk, "new")
         out = desk.call("support.update_ticket_tags", ticket_id=t.id, add=["sla_breach"], remove=list(t.tags))
         assert out.ticket.tags == ["sla_breach"]
         for args in ({"add": ["Bad Tag"]}, {}):
-            with pytest.raises(ToolError) as exc:
-                desk.call("support.update_ticket_tags", ticket_id=t.id, **args)
-            assert _error(exc) == "invalid_argument"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.update_ticket_tags", ticket_id="tkt_999999", add=["x"])
-        assert _error(exc) == "not_found"
+            err = desk.error("support.update_ticket_tags", ticket_id=t.id, **args)
+            assert err.code == "invalid_argument"
+        err = desk.error("support.update_ticket_tags", ticket_id="tkt_999999", add=["x"])
+        assert err.code == "not_found"
 
 
 class TestRouting:
@@ -215,23 +192,19 @@ class TestRouting:
 
     def test_assign_errors(self, desk: Desk) -> None:
         t = _ticket(desk, "new")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.assign_ticket", ticket_id=t.id, assignee_id="agt_999999")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.assign_ticket", ticket_id=t.id, group="vip", assignee_id="agt_000002")
-        assert _error(exc) == "invalid_argument" and exc.value.details["fields"] == ["assignee_id"]
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.assign_ticket", ticket_id=t.id)
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.assign_ticket", ticket_id=t.id, assignee_id="agt_999999")
+        assert err.code == "not_found"
+        err = desk.error("support.assign_ticket", ticket_id=t.id, group="vip", assignee_id="agt_000002")
+        assert err.code == "invalid_argument" and err.details["fields"] == ["assignee_id"]
+        err = desk.error("support.assign_ticket", ticket_id=t.id)
+        assert err.code == "invalid_argument"
 
     def test_list_agents_shows_groups_and_load(self, desk: Desk) -> None:
         agents = desk.call("support.list_agents", group="vip").agents
         assert agents and all("vip" in a.groups for a in agents)
         assert sum(a.active_tickets for a in desk.call("support.list_agents").agents) > 0
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.list_agents", group="sales")
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.list_agents", group="sales")
+        assert err.code == "invalid_argument"
 
 
 class TestMacros:
@@ -245,15 +218,12 @@ class TestMacros:
 
     def test_apply_errors(self, desk: Desk) -> None:
         t = _ticket(desk, "new")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.apply_macro", ticket_id=t.id, macro_id="mac_999999")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.apply_macro", ticket_id=_ticket(desk, "closed").id, macro_id="mac_000001")
-        assert _error(exc) == "conflict"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.list_macros", query="x")
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.apply_macro", ticket_id=t.id, macro_id="mac_999999")
+        assert err.code == "not_found"
+        err = desk.error("support.apply_macro", ticket_id=_ticket(desk, "closed").id, macro_id="mac_000001")
+        assert err.code == "conflict"
+        err = desk.error("support.list_macros", query="x")
+        assert err.code == "invalid_argument"
 
 
 class TestMerge:
@@ -272,23 +242,19 @@ class TestMerge:
         after = desk.state.get(TICKETS, dup.id)
         assert out.merged == [dup.id] and after is not None
         assert (after.status, after.merged_into) == ("closed", original.id)
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.send_reply", ticket_id=dup.id, body="hi")
-        assert _error(exc) == "conflict"
+        err = desk.error("support.send_reply", ticket_id=dup.id, body="hi")
+        assert err.code == "conflict"
 
     def test_merge_errors(self, desk: Desk) -> None:
         original, _ = self._pair(desk)
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.merge_tickets", target_id=original.id, source_ids=[original.id])
-        assert _error(exc) == "invalid_argument"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.merge_tickets", target_id=original.id, source_ids=["tkt_999999"])
-        assert _error(exc) == "not_found"
+        err = desk.error("support.merge_tickets", target_id=original.id, source_ids=[original.id])
+        assert err.code == "invalid_argument"
+        err = desk.error("support.merge_tickets", target_id=original.id, source_ids=["tkt_999999"])
+        assert err.code == "not_found"
         stranger = next(t for t in desk.state.table(TICKETS)
                         if t.requester_id != original.requester_id and t.status == "new")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.merge_tickets", target_id=original.id, source_ids=[stranger.id])
-        assert _error(exc) == "permission_denied"
+        err = desk.error("support.merge_tickets", target_id=original.id, source_ids=[stranger.id])
+        assert err.code == "permission_denied"
 
 
 class TestEscalate:
@@ -300,15 +266,12 @@ class TestEscalate:
     def test_escalate_errors(self, desk: Desk) -> None:
         t = _ticket(desk, "new")
         desk.call("support.escalate_ticket", ticket_id=t.id, team="security", reason="Account takeover report.")
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.escalate_ticket", ticket_id=t.id, team="security", reason="Account takeover again.")
-        assert _error(exc) == "conflict"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.escalate_ticket", ticket_id=t.id, team="legal", reason="short")
-        assert _error(exc) == "invalid_argument"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.escalate_ticket", ticket_id="tkt_999999", team="legal", reason="Lawyer mentioned.")
-        assert _error(exc) == "not_found"
+        err = desk.error("support.escalate_ticket", ticket_id=t.id, team="security", reason="Account takeover again.")
+        assert err.code == "conflict"
+        err = desk.error("support.escalate_ticket", ticket_id=t.id, team="legal", reason="short")
+        assert err.code == "invalid_argument"
+        err = desk.error("support.escalate_ticket", ticket_id="tkt_999999", team="legal", reason="Lawyer mentioned.")
+        assert err.code == "not_found"
 
 
 class TestCustomersAndOrders:
@@ -320,12 +283,10 @@ class TestCustomersAndOrders:
         assert c.id in [x.id for x in desk.call("support.search_customers", phone=c.phone, limit=100).customers]
 
     def test_customer_errors(self, desk: Desk) -> None:
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.get_customer", customer_id="cus_999999")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.search_customers")
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.get_customer", customer_id="cus_999999")
+        assert err.code == "not_found"
+        err = desk.error("support.search_customers")
+        assert err.code == "invalid_argument"
         assert desk.call("support.search_customers", email="nobody@nowhere.example").customers == []
 
     def test_orders_newest_first_and_by_number(self, desk: Desk) -> None:
@@ -340,15 +301,12 @@ class TestCustomersAndOrders:
             assert desk.call("support.get_order", order_id=ref).id == order.id
 
     def test_order_errors(self, desk: Desk) -> None:
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.list_customer_orders", customer_id="cus_999999")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.get_order", order_id="999")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.list_customer_orders", customer_id="cus_000001", limit=500)
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.list_customer_orders", customer_id="cus_999999")
+        assert err.code == "not_found"
+        err = desk.error("support.get_order", order_id="999")
+        assert err.code == "not_found"
+        err = desk.error("support.list_customer_orders", customer_id="cus_000001", limit=500)
+        assert err.code == "invalid_argument"
 
 
 class TestKnowledgeBase:
@@ -360,12 +318,10 @@ class TestKnowledgeBase:
         assert all(f in article.body for f in facts.facts)
 
     def test_kb_errors(self, desk: Desk) -> None:
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.get_kb_article", article_id="kb_999999")
-        assert _error(exc) == "not_found"
-        with pytest.raises(ToolError) as exc:
-            desk.call("support.search_kb_articles", query="a b")
-        assert _error(exc) == "invalid_argument"
+        err = desk.error("support.get_kb_article", article_id="kb_999999")
+        assert err.code == "not_found"
+        err = desk.error("support.search_kb_articles", query="a b")
+        assert err.code == "invalid_argument"
         assert desk.call("support.search_kb_articles", query="zzzzqqq").articles == []
 
 

@@ -1,0 +1,77 @@
+"""Helpers the CRM and support-desk tests share: worlds from the seed profiles, tool runners, scores."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from saas_sim.core.domain import Domain
+from saas_sim.core.events import Event
+from saas_sim.core.state import Projection, State
+from saas_sim.core.tools import ToolContext, ToolSpec
+from saas_sim.errors import ToolError
+from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.world import World, build_world, load_profiles
+from saas_sim.scenarios.agents import make_agent
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository root (holds `seeds/` and `scenarios/`)."""
+
+
+def seed_world(profile: str, seed: int, domain: Domain) -> World:
+    """Builds the world of a `seeds/` profile for one domain, exactly as the runtime does."""
+    return build_world(load_profiles([ROOT / "seeds"])[profile], seed, {domain.name: domain})
+
+
+class ToolRunner:
+    """Runs a domain's tool handlers on a state, keeping the state each WRITE produces.
+
+    Subclasses decide how raw arguments are validated (`parse`).
+    """
+
+    def __init__(self, state: State, now: datetime, projection: Projection) -> None:
+        self.state = state
+        self.now = now
+        self.projection = projection
+        self.events: list[Event] = []
+
+    def parse(self, tool: str, args: dict[str, Any]) -> tuple[ToolSpec, BaseModel]:
+        """Returns the spec of `tool` and its validated arguments."""
+        raise NotImplementedError
+
+    def call(self, tool: str, /, **args: Any) -> Any:
+        """Runs one tool and returns its result."""
+        spec, parsed = self.parse(tool, args)
+        ctx = ToolContext(self.state, self.now, self.projection, random.Random(0), spec.kind)
+        result: BaseModel = spec.handler(ctx, parsed)
+        assert isinstance(result, spec.result_model)
+        self.state = ctx.state
+        self.events += ctx.events
+        return result
+
+    def error(self, tool: str, /, **args: Any) -> ToolError:
+        """Runs a tool that must fail; returns its error after checking that it wrote nothing."""
+        before = self.state
+        with pytest.raises(ToolError) as info:
+            self.call(tool, **args)
+        assert self.state is before
+        return info.value
+
+
+async def score(env: Environment, ref: str, seed: int, agent: str) -> float:
+    """Plays one episode of scenario `ref` with a reference agent and returns its valid grade's score."""
+    scenario = env.scenario(ref)
+    episode = await env.start(scenario, seed)
+    try:
+        await make_agent(agent, scenario).run(episode)
+        grade = await episode.grade()
+        assert grade.valid, grade.error
+        assert grade.score is not None
+        return grade.score
+    finally:
+        await episode.close()
