@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
+from typing import TypeVar
 
 from saas_sim.core.domain import CheckContext
-from saas_sim.core.state import State
+from saas_sim.core.state import Entity, State, TableKey
 from saas_sim.domains.crm.models import Contact, Deal
 from saas_sim.domains.crm.state import CONTACTS, DEALS, PERSON_TRUTH
 from saas_sim.errors import VerifierError
 
-__all__ = ["deal", "money", "person_key", "person_records", "same_person", "wrong_merges"]
+__all__ = ["deal", "existing", "money", "person_key", "person_records", "same_person", "wrong_merges"]
+
+E = TypeVar("E", bound=Entity)
 
 
 def money(value: object) -> Decimal | None:
@@ -23,12 +26,17 @@ def money(value: object) -> Decimal | None:
     return parsed if parsed.is_finite() else None
 
 
-def deal(state: State, deal_id: str) -> Deal:
-    """Returns a deal that must exist (a missing one is a bug in the scenario, not the agent)."""
-    found = state.get(DEALS, deal_id)
+def existing(state: State, key: TableKey[E], entity_id: str, what: str) -> E:
+    """Returns a record that must exist (a missing one is a bug in the scenario, not the agent)."""
+    found = state.get(key, entity_id)
     if found is None:
-        raise VerifierError(f"deal {deal_id} is not in the state")
+        raise VerifierError(f"{what} {entity_id} is not in the state")
     return found
+
+
+def deal(state: State, deal_id: str) -> Deal:
+    """Returns a deal that must exist."""
+    return existing(state, DEALS, deal_id, "deal")
 
 
 def person_key(state: State, contact_id: str) -> str:

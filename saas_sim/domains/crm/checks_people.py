@@ -11,7 +11,7 @@ from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.state import TableKey
-from saas_sim.domains.crm.checks_common import money, person_records, wrong_merges
+from saas_sim.domains.crm.checks_common import existing, money, person_records, wrong_merges
 from saas_sim.domains.crm.matching import canonical_first_name, fold, norm_email, phone_digits
 from saas_sim.domains.crm.models import Contact
 from saas_sim.domains.crm.state import (
@@ -182,9 +182,7 @@ def only_owner_changes(ctx: CheckContext, allowed: list[str]) -> CheckOutcome:
 
 def lead_converted(ctx: CheckContext, lead_id: str, account_id: str) -> CheckOutcome:
     """The lead was converted onto `account_id`, into a contact there with the lead's email."""
-    lead = ctx.final.get(LEADS, lead_id)
-    if lead is None:
-        raise VerifierError(f"lead {lead_id} is not in the state")
+    lead = existing(ctx.final, LEADS, lead_id, "lead")
     if lead.status != "converted" or lead.converted_contact_id is None:
         return CheckOutcome.failed(f"lead is {lead.status}")
     contact = ctx.final.get(CONTACTS, lead.converted_contact_id)
@@ -199,9 +197,7 @@ def lead_converted(ctx: CheckContext, lead_id: str, account_id: str) -> CheckOut
 
 def lead_converted_to_contact(ctx: CheckContext, lead_id: str, contact_id: str) -> CheckOutcome:
     """The lead was converted onto the existing record of the same person (no new contact)."""
-    lead = ctx.final.get(LEADS, lead_id)
-    if lead is None:
-        raise VerifierError(f"lead {lead_id} is not in the state")
+    lead = existing(ctx.final, LEADS, lead_id, "lead")
     if lead.status != "converted" or lead.converted_contact_id is None:
         return CheckOutcome.failed(f"lead is {lead.status}")
     ok = lead.converted_contact_id in {c.id for c in person_records(ctx.final, contact_id)}
