@@ -107,6 +107,11 @@ class Customer(Entity):
     crm_contact_id: str | None = None
     store_credit: Decimal = Decimal("0.00")
 
+    def alias(self, alias_id: str, email: str, at: datetime) -> Customer:
+        """Returns a second-address record of the same person: standard tier, no orders, no CRM link."""
+        return Customer(id=alias_id, name=self.name, first_name=self.first_name, email=email, phone=self.phone,
+                        language=self.language, country=self.country, tier="standard", created_at=at)
+
 
 class Product(Entity):
     """A catalogue item."""

@@ -128,17 +128,8 @@ def random_mess(rng: random.Random, *, missing_order: bool = False, alt_email: b
 
 def alias_of(customer: Customer, ids: IdFactory, rng: random.Random, at: datetime) -> Customer:
     """Returns a second-address, order-less customer record for the same person."""
-    return Customer(
-        id=ids.next("cus"),
-        name=customer.name,
-        first_name=customer.first_name,
-        email=f"{ascii_slug(customer.first_name)}.{rng.randrange(100, 999)}@mailbox.example",
-        phone=customer.phone,
-        language=customer.language,
-        country=customer.country,
-        tier="standard",
-        created_at=at,
-    )
+    email = f"{ascii_slug(customer.first_name)}.{rng.randrange(100, 999)}@mailbox.example"
+    return customer.alias(ids.next("cus"), email, at)
 
 
 def stage(ctx: SetupContext, spec: TicketSpec, events: list[Event] | None = None) -> tuple[Ticket, list[Event]]:

@@ -224,18 +224,9 @@ class TicketGenerator:
         )
 
     def _alias(self, customer: Customer, at: datetime) -> Customer:
-        slug = ascii_slug(customer.first_name)
-        return Customer(
-            id=self.ids.next("cus"),
-            name=customer.name,
-            first_name=customer.first_name,
-            email=f"{slug}{self.rng.randrange(100, 999)}@{self.alias_faker.free_email_domain()}",
-            phone=customer.phone,
-            language=customer.language,
-            country=customer.country,
-            tier="standard",
-            created_at=at,
-        )
+        alias_id = self.ids.next("cus")
+        number, domain = self.rng.randrange(100, 999), self.alias_faker.free_email_domain()
+        return customer.alias(alias_id, f"{ascii_slug(customer.first_name)}{number}@{domain}", at)
 
     def _agent_for(self, group: str) -> Agent:
         pool = [a for a in self.agents if group in a.groups] or self.agents
