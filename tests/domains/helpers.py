@@ -1,23 +1,26 @@
-"""Helpers the CRM and support-desk tests share: worlds from the seed profiles, tool runners, scores."""
+"""Helpers the CRM and support-desk tests share: seed worlds, record picks, tool runners, scores."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from pydantic import BaseModel
 
 from saas_sim.core.domain import Domain
 from saas_sim.core.events import Event
-from saas_sim.core.state import Projection, State
+from saas_sim.core.state import Entity, Projection, State, TableKey
 from saas_sim.core.tools import ToolContext, ToolSpec
 from saas_sim.errors import ToolError
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.world import World, build_world, load_profiles
 from saas_sim.scenarios.agents import make_agent
+
+T = TypeVar("T", bound=Entity)
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository root (holds `seeds/` and `scenarios/`)."""
@@ -26,6 +29,14 @@ ROOT = Path(__file__).resolve().parents[2]
 def seed_world(profile: str, seed: int, domain: Domain) -> World:
     """Builds the world of a `seeds/` profile for one domain, exactly as the runtime does."""
     return build_world(load_profiles([ROOT / "seeds"])[profile], seed, {domain.name: domain})
+
+
+def first(state: State, key: TableKey[T], pred: Callable[[T], bool]) -> T:
+    """Returns the record of `key` with the lowest id that fits `pred` (the test fails if none does)."""
+    for item in state.table(key):
+        if pred(item):
+            return item
+    raise AssertionError(f"no {key.name} record fits")
 
 
 class ToolRunner:

@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
-from saas_sim.core.state import Entity, State, TableKey
+from saas_sim.core.state import State
 from saas_sim.domains.crm.models import Contact, Deal, Lead, Task
 from saas_sim.domains.crm.state import CONTACTS, DEALS, LEADS, PERSON_TRUTH, TASKS
-
-T = TypeVar("T", bound=Entity)
-
-
-def first(state: State, key: TableKey[T], pred: Callable[[T], bool]) -> T:
-    for item in state.table(key):
-        if pred(item):
-            return item
-    raise AssertionError(f"no {key.name} record fits")
+from tests.domains.helpers import first as first
 
 
 def contact(state: State, consent: str = "subscribed") -> Contact:

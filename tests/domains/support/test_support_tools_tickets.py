@@ -9,16 +9,17 @@ import pytest
 from saas_sim.domains.support.models import Ticket
 from saas_sim.domains.support.state import CUSTOMERS, KB_FACTS, ORDERS, PERSONAS, TICKETS, TRUTHS
 from saas_sim.domains.support.tools import TOOLS
+from tests.domains.helpers import first
 from tests.domains.support.conftest import Desk
 
 
 def _ticket(desk: Desk, status: str = "new", resolution: str | None = None) -> Ticket:
-    for t in desk.state.table(TICKETS):
+    def fits(t: Ticket) -> bool:
         truth = desk.state.get(TRUTHS, t.id)
-        if t.status == status and t.merged_into is None and (resolution is None or (
-                truth is not None and truth.resolution == resolution)):
-            return t
-    raise AssertionError(f"no {status} ticket with resolution {resolution}")
+        return t.status == status and t.merged_into is None and (resolution is None or (
+            truth is not None and truth.resolution == resolution))
+
+    return first(desk.state, TICKETS, fits)
 
 
 class TestToolCatalogue:
