@@ -27,6 +27,11 @@ Ev = TypeVar("Ev", bound=Event)
 def require(state: State, key: TableKey[E], entity_id: str) -> E:
     """Returns the record `entity_id` of `key`'s table.
 
+    Args:
+        state: The state to read.
+        key: The record's table.
+        entity_id: The record's id.
+
     Raises:
         StateError: There is no such record.
     """
@@ -40,6 +45,12 @@ def stores(projection: Projection, event_cls: type[Ev], key: TableKey[E], record
     """Registers the reducer of an event that carries one whole record: it puts `record(event)` in `key`.
 
     Example: `stores(PROJECTION, TicketCreated, TICKETS, lambda e: e.ticket)`.
+
+    Args:
+        projection: The domain's projection.
+        event_cls: The event class; it must have no reducer yet.
+        key: The table the record goes to.
+        record: Picks the record out of an event.
     """
 
     def reduce(state: State, event: Ev) -> State:
@@ -54,6 +65,12 @@ def stores_all(
     """Registers the reducer of an event that carries many records (a bulk import): it puts them all in `key`.
 
     Example: `stores_all(PROJECTION, ContactsImported, CONTACTS, lambda e: e.contacts)`.
+
+    Args:
+        projection: The domain's projection.
+        event_cls: The event class; it must have no reducer yet.
+        key: The table the records go to.
+        records: Picks the records out of an event.
     """
 
     def reduce(state: State, event: Ev) -> State:
