@@ -231,6 +231,10 @@ class GroupCommitter:
 
     async def submit(self, req: AppendRequest) -> AppendResult:
         """Queues a request and waits for its own outcome."""
+        return await self.enqueue(req)
+
+    def enqueue(self, req: AppendRequest) -> asyncio.Future[AppendResult]:
+        """Queues a request and returns the future of its outcome (no task is created)."""
         if self._closed:
             raise StoreClosedError("the store is closed")
         if self._task is None:
@@ -238,7 +242,7 @@ class GroupCommitter:
                 self._run(), name="saas-sim-group-commit"
             )
         self._queue.put_nowait(req)
-        return await req.future
+        return req.future
 
     async def close(self) -> None:
         """Commits what is queued, then stops the writer task. Idempotent."""

@@ -222,6 +222,20 @@ class EventStore(abc.ABC):
         command_id: str | None = None,
     ) -> AppendResult:
         """Appends already-encoded events (each with its own sim time). See `append`."""
+        return await self.enqueue_pending(stream_id, pending, expected_version, command_id)
+
+    def enqueue_pending(
+        self,
+        stream_id: str,
+        pending: Sequence[PendingEvent],
+        expected_version: int | None,
+        command_id: str | None = None,
+    ) -> asyncio.Future[AppendResult]:
+        """Queues already-encoded events and returns the future of the append's outcome.
+
+        The append commits whether or not anyone awaits the future, so a caller that
+        may be cancelled can shield it and still learn what was written.
+        """
         self._check_append(stream_id, expected_version, command_id)
         if not isinstance(pending, list | tuple) or not pending:
             raise UsageError("pending must be a non-empty sequence of PendingEvent")
@@ -229,7 +243,7 @@ class EventStore(abc.ABC):
             raise UsageError("pending must hold only PendingEvent values")
         loop = asyncio.get_running_loop()
         request = AppendRequest(stream_id, expected_version, command_id, tuple(pending), loop.create_future())
-        return await self._committer.submit(request)
+        return self._committer.enqueue(request)
 
     async def fork_stream(self, source: str, target: str, upto_version: int) -> AppendResult | None:
         """Copies the first `upto_version` events of `source` into the new stream `target`.

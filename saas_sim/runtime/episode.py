@@ -28,7 +28,7 @@ import json
 import math
 import random
 import traceback
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -507,7 +507,7 @@ class Episode:
         registry = self.store.registry
         skip = len(self._unwritten)
         pending = [*self._unwritten, *(registry.encode(e, now) for e in events)]
-        result, cancelled = await self._to_the_end(self.store.append_pending(
+        result, cancelled = await self._to_the_end(self.store.enqueue_pending(
             self.stream_id, pending, self._version, command_id=f"{self.stream_id}/{cid}"
         ))
         self._cancel_pending = self._cancel_pending or cancelled  # re-raised by `call()` once recorded
@@ -519,7 +519,7 @@ class Episode:
     async def _flush(self) -> None:
         if self._unwritten:
             result, cancelled = await self._to_the_end(
-                self.store.append_pending(self.stream_id, self._unwritten, self._version)
+                self.store.enqueue_pending(self.stream_id, self._unwritten, self._version)
             )
             if result.head_hash != self._head:
                 raise HarnessError("start events hashed differently in the store than in the task")
@@ -529,7 +529,7 @@ class Episode:
                 raise asyncio.CancelledError
 
     @staticmethod
-    async def _to_the_end(write: Awaitable[T]) -> tuple[T, bool]:
+    async def _to_the_end(write: asyncio.Future[T]) -> tuple[T, bool]:
         """Awaits a store write to its outcome, even if the caller is cancelled meanwhile.
 
         A queued append commits whatever its caller does. Abandoning it at a
@@ -539,13 +539,12 @@ class Episode:
         shielded and awaited to its end; the second value tells whether the
         caller was cancelled, for it to re-raise once its bookkeeping is done.
         """
-        task = asyncio.ensure_future(write)
         cancelled = False
         while True:
             try:
-                return await asyncio.shield(task), cancelled
+                return await asyncio.shield(write), cancelled
             except asyncio.CancelledError:
-                if task.cancelled():  # the write itself was cancelled (loop shutdown): nothing to finish
+                if write.cancelled():  # the write itself was cancelled (loop shutdown): nothing to finish
                     raise
                 cancelled = True
 

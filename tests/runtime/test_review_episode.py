@@ -122,20 +122,20 @@ async def test_a_write_cancelled_mid_append_is_still_recorded_consistently(env: 
     # with its own log, and the next write hit a ConcurrencyError.
     ep = await env.start(SCENARIO, 0)
     entered = asyncio.Event()
-    original = env.store.append_pending
+    original = env.store.enqueue_pending
 
-    async def slow_append(stream_id: str, pending: Sequence[PendingEvent], expected_version: int | None,
-                          command_id: str | None = None) -> Any:
+    def queued_append(stream_id: str, pending: Sequence[PendingEvent], expected_version: int | None,
+                      command_id: str | None = None) -> Any:
         entered.set()
-        return await original(stream_id, pending, expected_version, command_id)
+        return original(stream_id, pending, expected_version, command_id)
 
-    env.store.append_pending = slow_append  # type: ignore[method-assign]
+    env.store.enqueue_pending = queued_append  # type: ignore[method-assign]
     task = asyncio.create_task(ep.call("notes.create_note", {"title": "Cancelled"}, call_id="w"))
-    await entered.wait()
+    await asyncio.wait_for(entered.wait(), timeout=10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    env.store.append_pending = original  # type: ignore[method-assign]
+    env.store.enqueue_pending = original  # type: ignore[method-assign]
     await asyncio.sleep(0.05)  # let the group committer finish the batch
     assert len(ep.trajectory.steps) == ep.steps
     assert await ep.rebuild_hash() == ep.state.content_hash()
