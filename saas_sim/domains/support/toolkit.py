@@ -116,7 +116,10 @@ def page(
             last = tuple(decoded["k"])
         except (ValueError, KeyError, TypeError) as exc:
             raise bad_arg("cursor", "cursor is invalid or belongs to a different query; start without it") from exc
-    chunk, next_key, _ = keyset_page(items, key, last, limit)
+    try:
+        chunk, next_key, _ = keyset_page(items, key, last, limit)
+    except TypeError as exc:  # a forged cursor whose key parts have other types than the sort key's
+        raise bad_arg("cursor", "cursor is invalid or belongs to a different query; start without it") from exc
     if next_key is None:
         return chunk, None
     payload = json.dumps({"f": fp, "k": list(next_key)})

@@ -68,6 +68,19 @@ class TestListTickets:
         assert err.code == "invalid_argument"
         assert err.details["fields"] == ["cursor"]
 
+    def test_a_forged_cursor_with_other_key_types_is_invalid_not_a_crash(self, desk: Desk) -> None:
+        import base64
+        import json
+
+        page = desk.call("support.list_tickets", status=["new"], limit=2)
+        assert page.next_cursor is not None
+        decoded = json.loads(base64.urlsafe_b64decode(page.next_cursor.encode()))
+        decoded["k"] = [7 if isinstance(part, str) else "x" for part in decoded["k"]]
+        forged = base64.urlsafe_b64encode(json.dumps(decoded).encode()).decode()
+        err = desk.error("support.list_tickets", status=["new"], limit=2, cursor=forged)
+        assert err.code == "invalid_argument"
+        assert err.details["fields"] == ["cursor"]
+
     def test_bad_limit_and_unknown_status_are_invalid(self, desk: Desk) -> None:
         for args in ({"limit": 0}, {"status": ["archived"]}, {"cursor": "%%%"}):
             err = desk.error("support.list_tickets", **args)
