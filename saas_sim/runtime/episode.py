@@ -450,8 +450,9 @@ class Episode:
     async def _run(self, step: int, cid: str, tool: str, args: Any, *, explicit: bool) -> CallResult:
         spec = self.toolkit.spec(self.toolkit.resolve(tool))
         parsed = self.toolkit.parse_args(spec, args)
-        # Compared only within this episode, so pydantic's (deterministic) JSON is canonical enough.
-        fingerprint = sha256_hex(spec.name.encode() + b"\x1f" + parsed.model_dump_json().encode())
+        # Only explicit call ids can be retries. Compared only within this episode, so pydantic's
+        # (deterministic) JSON is canonical enough.
+        fingerprint = sha256_hex(spec.name.encode() + b"\x1f" + parsed.model_dump_json().encode()) if explicit else ""
         memo = self._memo.get(cid) if explicit else None
         if memo is not None:
             if memo.fingerprint != fingerprint:

@@ -5,20 +5,8 @@ from pathlib import Path
 import pytest
 
 from saas_sim.errors import ScenarioFileError, ScenarioNotFoundError
-from saas_sim.runtime.environment import Environment
 from saas_sim.scenarios.templating import render
-from tests.runtime.conftest import FIXTURES, notes_env
-from tests.runtime.notes_domain import DOMAIN
-
-GOOD = (FIXTURES / "scenarios" / "notes" / "archive-and-follow-up.yaml").read_text()
-
-
-def _env_with(tmp_path: Path, text: str) -> Environment:
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "x.yaml").write_text(text)
-    return Environment("sqlite+aiosqlite:///:memory:", scenario_dirs=[tmp_path], seeds_dirs=[FIXTURES / "seeds"],
-                       domains=[DOMAIN], builtin=False)
+from tests.runtime.conftest import GOOD_SCENARIO, env_with_scenario, notes_env
 
 
 @pytest.mark.parametrize(
@@ -34,7 +22,7 @@ def _env_with(tmp_path: Path, text: str) -> Environment:
 )
 def test_bad_scenario_file_names_path_and_field(tmp_path: Path, old: str, new: str, field: str) -> None:
     with pytest.raises(ScenarioFileError) as info:
-        _env_with(tmp_path, GOOD.replace(old, new, 1))
+        env_with_scenario(tmp_path, GOOD_SCENARIO.replace(old, new, 1))
     assert "x.yaml" in str(info.value) and repr(field) in str(info.value)
 
 

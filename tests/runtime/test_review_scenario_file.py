@@ -7,19 +7,7 @@ from pathlib import Path
 import pytest
 
 from saas_sim.errors import ScenarioFileError
-from saas_sim.runtime.environment import Environment
-from tests.runtime.conftest import FIXTURES
-from tests.runtime.notes_domain import DOMAIN
-
-GOOD = (FIXTURES / "scenarios" / "notes" / "archive-and-follow-up.yaml").read_text()
-
-
-def _env_with(tmp_path: Path, text: str) -> Environment:
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "x.yaml").write_text(text)
-    return Environment("sqlite+aiosqlite:///:memory:", scenario_dirs=[tmp_path], seeds_dirs=[FIXTURES / "seeds"],
-                       domains=[DOMAIN], builtin=False)
+from tests.runtime.conftest import GOOD_SCENARIO, env_with_scenario
 
 
 @pytest.mark.parametrize(
@@ -39,14 +27,14 @@ def _env_with(tmp_path: Path, text: str) -> Environment:
 )
 def test_non_finite_or_overflowing_numbers_are_refused_on_load(tmp_path: Path, old: str, new: str,
                                                                 field: str) -> None:
-    assert old in GOOD
+    assert old in GOOD_SCENARIO
     with pytest.raises(ScenarioFileError) as info:
-        _env_with(tmp_path, GOOD.replace(old, new, 1))
+        env_with_scenario(tmp_path, GOOD_SCENARIO.replace(old, new, 1))
     assert "x.yaml" in str(info.value) and repr(field) in str(info.value)
 
 
 async def test_a_long_but_finite_time_budget_still_starts(tmp_path: Path) -> None:
-    text = GOOD.replace("sim_time_s: 3600", "sim_time_s: 315360000")  # ten years
-    async with _env_with(tmp_path, text) as env:
+    text = GOOD_SCENARIO.replace("sim_time_s: 3600", "sim_time_s: 315360000")  # ten years
+    async with env_with_scenario(tmp_path, text) as env:
         ep = await env.start("notes/archive-and-follow-up", 0)
         assert (await ep.call("notes.list_notes", {})).ok
