@@ -62,6 +62,7 @@ __all__ = ["create_app"]
 log = logging.getLogger(__name__)
 
 NDJSON = "application/x-ndjson"
+"""JSONL; the body is UTF-8 (strings keep non-ASCII text raw), said in the content type's charset."""
 
 
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
@@ -270,7 +271,7 @@ async def fork_episode(
 
 async def get_trajectory(episode_id: str, episodes: Episodes) -> Response:
     """Returns the trajectory as JSONL: a header, one line per step, and the grade once graded."""
-    return Response(episodes.get(episode_id).trajectory.dumps(), media_type=NDJSON)
+    return Response(episodes.get(episode_id).trajectory.dumps(), media_type=f"{NDJSON}; charset=utf-8")
 
 
 async def delete_episode(episode_id: str, episodes: Episodes) -> Response:

@@ -4,6 +4,10 @@ Line 1 is the header (scenario@version, seed, code and world hashes, stream,
 parent for forks), then one line per step (tool, args, result or error,
 emitted events with their positions, state hash after, sim time, fault mark),
 then a footer with the grade and its attribution.
+
+Lines end with `\n` and only `\n`: values are written with `ensure_ascii=False`,
+so U+2028, U+2029 and U+0085 stay raw inside JSON strings, and a reader that
+splits on every Unicode line break (`str.splitlines`) would cut them apart.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 from saas_sim.core.canonical import normalize
 from saas_sim.errors import UsageError
 
-__all__ = ["FORMAT", "StepRecord", "Trajectory", "read_trajectory"]
+__all__ = ["FORMAT", "StepRecord", "Trajectory", "parse_trajectory", "read_trajectory"]
 
 FORMAT = "saas_sim.trajectory/1"
 
@@ -79,9 +83,9 @@ class Trajectory:
         return "".join(_dump_line(line) + "\n" for line in self.lines())
 
     def write(self, path: Path) -> None:
-        """Writes the trajectory as a JSONL file."""
+        """Writes the trajectory as a JSONL file (UTF-8, `\n` line ends on every platform)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.dumps(), encoding="utf-8")
+        path.write_bytes(self.dumps().encode("utf-8"))
 
 
 def _dump_line(line: dict[str, Any]) -> str:
@@ -102,27 +106,48 @@ def read_trajectory(path: Path) -> Trajectory:
         UsageError: The file is unreadable or not a trajectory.
     """
     try:
-        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (OSError, json.JSONDecodeError) as exc:
+        # Bytes, not read_text: text mode would also translate a stray \r.
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read trajectory {path}: {exc}") from exc
+    return parse_trajectory(text, source=str(path))
+
+
+def parse_trajectory(text: str, *, source: str = "trajectory") -> Trajectory:
+    """Parses trajectory JSONL text (a file's content, or the body of `GET /episodes/{id}/trajectory`).
+
+    Lines are split on `\n` only, never on the other Unicode line breaks a
+    JSON string may hold raw (U+2028, U+2029, U+0085).
+
+    Args:
+        text: The JSONL text.
+        source: What to call the text in error messages (a path, say).
+
+    Raises:
+        UsageError: The text is not a trajectory.
+    """
+    try:
+        lines = [json.loads(line) for line in text.split("\n") if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"cannot read trajectory {source}: {exc}") from exc
     if not lines or not isinstance(lines[0], dict) or lines[0].get("kind") != "header" \
             or lines[0].get("format") != FORMAT:
-        raise UsageError(f"{path} is not a {FORMAT} file")
+        raise UsageError(f"{source} is not a {FORMAT} file")
     header = {k: v for k, v in lines[0].items() if k != "kind"}
     steps: list[StepRecord] = []
     footer = None
     for number, line in enumerate(lines[1:], start=2):
         # Any malformed line is a clean UsageError naming it, never an AttributeError or TypeError.
         if not isinstance(line, dict):
-            raise UsageError(f"{path}: line {number} is not a JSON object")
+            raise UsageError(f"{source}: line {number} is not a JSON object")
         kind = line.pop("kind", None)
         if kind == "step":
             try:
                 steps.append(StepRecord(**line))
             except TypeError as exc:
-                raise UsageError(f"{path}: line {number} is not a step: {exc}") from None
+                raise UsageError(f"{source}: line {number} is not a step: {exc}") from None
         elif kind == "footer":
             footer = line
         else:
-            raise UsageError(f"{path}: line {number}: unknown line kind {kind!r}")
+            raise UsageError(f"{source}: line {number}: unknown line kind {kind!r}")
     return Trajectory(header, steps, footer)

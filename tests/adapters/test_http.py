@@ -12,6 +12,7 @@ import pytest
 from saas_sim.adapters.http import create_app
 from saas_sim.errors import UsageError
 from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.trajectory import parse_trajectory
 from tests.adapters.conftest import SCENARIO, broken_env, serve
 from tests.runtime.conftest import notes_env
 
@@ -237,6 +238,21 @@ class TestEpisodeResources:
         assert lines[0]["scenario"] == "notes/archive-and-follow-up@1"
         assert lines[2]["error"]["code"] == "not_found"
         assert lines[3]["grade"]["attribution"] == "agent_failure"
+
+    async def test_trajectory_with_unicode_line_breaks_reads_back_whole(self, client: httpx.AsyncClient) -> None:
+        # json.dumps(ensure_ascii=False) keeps U+2028, U+2029 and U+0085 raw; only "\n" ends a line.
+        breaks = "a\u2028b\u2029c\x85d"
+        ep = (await start(client))["episode_id"]
+        assert (await call(client, ep, "notes.create_note", {"title": breaks, "body": breaks})).json()["ok"]
+        await client.post(f"/episodes/{ep}/grade")
+        r = await client.get(f"/episodes/{ep}/trajectory")
+        assert r.headers["content-type"] == "application/x-ndjson; charset=utf-8"
+        body = r.content.decode("utf-8")
+        assert "\u2028" in body and body.count("\n") == 3
+        trajectory = parse_trajectory(body, source="GET /trajectory")
+        assert trajectory.steps[0].args == {"title": breaks, "body": breaks}
+        assert trajectory.steps[0].result["title"] == breaks
+        assert trajectory.footer is not None and trajectory.dumps() == body
 
     async def test_fork_branches_off_and_replaying_reproduces_the_hash(self, client: httpx.AsyncClient) -> None:
         ep = (await start(client))["episode_id"]
