@@ -65,5 +65,5 @@ def wall_ns() -> int:
 
 
 def perf_ns() -> int:
-    """Returns a monotonic high-resolution counter in nanoseconds. For metrics only."""
+    """Returns a monotonic high-resolution counter in nanoseconds. For metrics and I/O retry deadlines only."""
     return time.perf_counter_ns()

@@ -9,9 +9,11 @@
   statements (`unnest`), one round trip each.
 * `lock_timeout` and `idle_in_transaction_session_timeout` are set on every
   connection, so a stuck peer cannot hang us forever.
-* A dropped connection is retried a bounded number of times. When a COMMIT's
-  outcome is unknown, a retried request is recognised by its command id, or,
-  without one, by its chain hashes: no duplicates either way.
+* A dropped connection or a server that is restarting is retried with
+  backoff until the outage budget (`?outage_budget_s=N`, default 30 s) is
+  spent; only then does the operation raise `StoreUnavailableError`. When a
+  COMMIT's outcome is unknown, a retried request is recognised by its command
+  id, or, without one, by its chain hashes: no duplicates either way.
 * `?schema=NAME` puts the tables in a schema of their own (tests use this);
   `?pgbouncer=true` turns off prepared statements for transaction pooling.
 """
@@ -38,6 +40,7 @@ from saas_sim.core.batching import (
     plan_batch,
 )
 from saas_sim.core.events import EventRegistry, RecordedEvent
+from saas_sim.core.outage import DEFAULT_OUTAGE_BUDGET_S
 from saas_sim.core.schema import ddl_statements
 from saas_sim.core.store import EventStore, Snapshot, StoreUrl
 from saas_sim.errors import ConcurrencyError, StoreError, StoreUnavailableError, UsageError
@@ -46,13 +49,14 @@ __all__ = ["PostgresEventStore"]
 
 T = TypeVar("T")
 
-_RETRIES = 6
-_BACKOFF_S = 0.05
+_CONNECT_TIMEOUT_S = 10.0
 _CONNECTION_ERRORS: tuple[type[Exception], ...] = (
     asyncpg.exceptions.PostgresConnectionError,
     asyncpg.exceptions.AdminShutdownError,
     asyncpg.exceptions.CrashShutdownError,
     asyncpg.exceptions.CannotConnectNowError,
+    # A server that is starting up or full of clients takes connections again soon.
+    asyncpg.exceptions.TooManyConnectionsError,
     asyncpg.exceptions.InterfaceError,
     # A backend killed mid-operation can leave the client protocol confused; reconnecting is the cure.
     asyncpg.exceptions.InternalClientError,
@@ -80,8 +84,11 @@ class PostgresEventStore(EventStore):
 
     backend = "postgresql"
 
-    def __init__(self, url: str, registry: EventRegistry, parsed: StoreUrl) -> None:
-        super().__init__(url, registry)
+    def __init__(
+        self, url: str, registry: EventRegistry, parsed: StoreUrl, *,
+        outage_budget_s: float = DEFAULT_OUTAGE_BUDGET_S,
+    ) -> None:
+        super().__init__(url, registry, outage_budget_s=outage_budget_s)
         self.dsn = parsed.target
         self.schema = parsed.options.get("schema", "public")
         if not _SCHEMA_NAME.match(self.schema):
@@ -103,14 +110,17 @@ class PostgresEventStore(EventStore):
             "idle_in_transaction_session_timeout": "60s",
         }
 
-    async def _connect(self) -> asyncpg.Connection:
+    async def _connect(self, connect_timeout_s: float = _CONNECT_TIMEOUT_S) -> asyncpg.Connection:
         try:
             return await asyncpg.connect(
                 self.dsn, server_settings=self._settings(),
-                statement_cache_size=self._statement_cache, timeout=10,
+                statement_cache_size=self._statement_cache, timeout=connect_timeout_s,
             )
-        except (*_CONNECTION_ERRORS, asyncpg.exceptions.PostgresError) as exc:
+        except _CONNECTION_ERRORS as exc:  # TimeoutError is an OSError
             raise StoreUnavailableError(f"cannot connect to PostgreSQL: {exc}") from exc
+        except asyncpg.exceptions.PostgresError as exc:
+            # A wrong password or database does not heal with time: no retry.
+            raise StoreError(f"cannot connect to PostgreSQL: {exc}") from exc
 
     async def _open(self) -> None:
         setup = await self._connect()
@@ -141,15 +151,13 @@ class PostgresEventStore(EventStore):
             self._pool = None
 
     async def _retrying(self, op: Callable[[], Awaitable[T]]) -> T:
-        """Runs a read, retrying on a dropped connection a bounded number of times."""
-        for attempt in range(_RETRIES):
+        """Runs a read (or an idempotent write), retrying a dropped connection until the outage budget is spent."""
+        window = self._outage("PostgreSQL read")
+        while True:
             try:
                 return await op()
-            except _CONNECTION_ERRORS as exc:
-                if attempt == _RETRIES - 1:
-                    raise StoreUnavailableError(f"PostgreSQL unreachable: {exc}") from exc
-                await asyncio.sleep(_BACKOFF_S * 2**attempt)
-        raise AssertionError("unreachable")
+            except _CONNECTION_ERRORS as exc:  # TimeoutError is an OSError
+                await window.retry_after(exc)
 
     async def _fetch(self, sql: str, *args: Any) -> list[Any]:
         pool = self._pool
@@ -213,25 +221,24 @@ class PostgresEventStore(EventStore):
     async def _commit_batch(self, requests: list[AppendRequest]) -> None:
         plan: BatchPlan | None = None
         self._inflight = None
-        for attempt in range(_RETRIES):
+        window = self._outage("PostgreSQL append")
+        # After any failed attempt the COMMIT's outcome may be unknown, so every later
+        # attempt recovers what an earlier one may have written (by command id or chain hash).
+        recovering = False
+        while plan is None:
             try:
                 if self._writer is None or self._writer.is_closed():
-                    self._writer = await self._connect()
-                plan = await self._commit_once(self._writer, requests, recovering=attempt > 0)
-                break
+                    # Never wait on one connect longer than the budget has left (but give it a second).
+                    self._writer = await self._connect(min(_CONNECT_TIMEOUT_S, max(1.0, window.remaining_s())))
+                plan = await self._commit_once(self._writer, requests, recovering=recovering)
             except _RETRYABLE_WRITE as exc:
                 if self._writer is not None:
                     self._writer.terminate()
                     self._writer = None
-                if attempt == _RETRIES - 1:
-                    raise StoreUnavailableError(
-                        f"PostgreSQL append failed after {_RETRIES} attempts: {exc}"
-                    ) from exc
-                await asyncio.sleep(_BACKOFF_S * 2**attempt)
+                recovering = True
+                await window.retry_after(exc)
             except asyncpg.exceptions.PostgresError as exc:
                 raise StoreError(f"PostgreSQL append failed: {exc}") from exc
-        if plan is None:
-            raise StoreError("PostgreSQL append produced no plan")
         for req, outcome in zip(requests, plan.outcomes, strict=True):
             if req.future.done():
                 continue

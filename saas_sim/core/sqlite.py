@@ -2,7 +2,9 @@
 
 * WAL journal, `BEGIN IMMEDIATE` for every write transaction (a deferred BEGIN
   that reads then writes fails at once with SQLITE_BUSY), and an explicit
-  `busy_timeout`.
+  `busy_timeout`. A write lock held elsewhere for longer than that is waited
+  out with backoff until the outage budget (`?outage_budget_s=N`, default
+  30 s) is spent; only then does the write raise `StoreUnavailableError`.
 * `synchronous=NORMAL` by default; `durable` selects `FULL`, which survives
   power loss.
 * One writer task group-commits many streams' appends per transaction. A
@@ -32,6 +34,7 @@ from saas_sim.core.batching import (
     plan_batch,
 )
 from saas_sim.core.events import EventRegistry, RecordedEvent
+from saas_sim.core.outage import DEFAULT_OUTAGE_BUDGET_S
 from saas_sim.core.schema import ddl_statements
 from saas_sim.core.store import EventStore, Snapshot, StoreUrl
 from saas_sim.errors import StoreError, StoreUnavailableError, UsageError
@@ -47,6 +50,14 @@ _EVENT_COLUMNS = (
 
 def _truthy(value: str | None) -> bool:
     return value is not None and value.lower() in ("1", "true", "yes", "on", "full")
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """Whether the error is another connection's lock (SQLITE_BUSY or SQLITE_LOCKED): it passes with time."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:  # no extended code: fall back to the message
+        return "locked" in str(exc) or "busy" in str(exc)
+    return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
@@ -68,9 +79,10 @@ class SqliteEventStore(EventStore):
     backend = "sqlite"
 
     def __init__(
-        self, url: str, registry: EventRegistry, parsed: StoreUrl, *, durable: bool | None
+        self, url: str, registry: EventRegistry, parsed: StoreUrl, *, durable: bool | None,
+        outage_budget_s: float = DEFAULT_OUTAGE_BUDGET_S,
     ) -> None:
-        super().__init__(url, registry)
+        super().__init__(url, registry, outage_budget_s=outage_budget_s)
         self.memory = parsed.target == ":memory:"
         self.path = parsed.target
         self.durable = _truthy(parsed.options.get("durable")) if durable is None else durable
@@ -143,12 +155,17 @@ class SqliteEventStore(EventStore):
         return self._reader, self._read_lock
 
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        conn, lock = self._read_conn()
-        async with lock:
-            try:
-                return list(await conn.execute_fetchall(sql, params))
-            except sqlite3.OperationalError as exc:
-                raise StoreUnavailableError(f"SQLite read failed: {exc}") from exc
+        window = self._outage("SQLite read")
+        while True:
+            conn, lock = self._read_conn()
+            async with lock:
+                try:
+                    return list(await conn.execute_fetchall(sql, params))
+                except sqlite3.OperationalError as exc:
+                    if not _busy(exc):
+                        raise StoreUnavailableError(f"SQLite read failed: {exc}") from exc
+                    failure = exc
+            await window.retry_after(failure)  # outside the lock: others may use the connection meanwhile
 
     async def _read_stream(self, stream_id: str, after: int) -> list[RecordedEvent]:
         rows = await self._query(
@@ -181,27 +198,49 @@ class SqliteEventStore(EventStore):
         return Snapshot(r[0], r[1], r[2], bytes(r[3]), r[4], r[5])
 
     # write side --------------------------------------------------------------
+    async def _begin(self, conn: aiosqlite.Connection) -> None:
+        """Starts a write transaction, waiting out a lock held elsewhere until the outage budget is spent.
+
+        Each attempt already waits `busy_timeout` inside SQLite; the budget bounds them all.
+        """
+        window = self._outage("SQLite write lock")
+        while True:
+            try:
+                await conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise StoreUnavailableError(f"SQLite write lock not acquired: {exc}") from exc
+                await window.retry_after(exc)
+
     async def _save_snapshot(self, snapshot: Snapshot) -> None:
         conn = self._writer
         if conn is None:
             raise StoreError("store is not open")
         async with self._write_lock:
-            await conn.execute(
-                "INSERT OR REPLACE INTO snapshots (stream_id, version, schema_version, state, "
-                "state_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)",
-                (snapshot.stream_id, snapshot.version, snapshot.schema_version, snapshot.state,
-                 snapshot.state_hash, snapshot.event_hash),
-            )
+            await self._begin(conn)
+            try:
+                await conn.execute(
+                    "INSERT OR REPLACE INTO snapshots (stream_id, version, schema_version, state, "
+                    "state_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)",
+                    (snapshot.stream_id, snapshot.version, snapshot.schema_version, snapshot.state,
+                     snapshot.state_hash, snapshot.event_hash),
+                )
+                await conn.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(Exception):
+                    await conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise StoreError(f"SQLite snapshot save failed: {exc}") from exc
+                raise
 
     async def _commit_batch(self, requests: list[AppendRequest]) -> None:
         conn = self._writer
         if conn is None:
             raise StoreError("store is not open")
         async with self._write_lock:
-            try:
-                await conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreUnavailableError(f"SQLite write lock not acquired: {exc}") from exc
+            # The writer is this store's one task, so holding the lock while waiting blocks no one else.
+            await self._begin(conn)
             try:
                 plan = await self._plan(conn, requests)
                 if plan.event_rows:

@@ -8,6 +8,11 @@ Three URLs open a store:
 * `postgresql+asyncpg://user@host:port/db` (add `?schema=NAME` to use a schema
   of its own).
 
+Every backend takes `?outage_budget_s=N` (default 30): how long an operation
+keeps retrying an unreachable backend (a restarted server, a write lock held
+elsewhere) with backoff before it raises `StoreUnavailableError`. Opening a
+store does not wait: an unreachable URL fails at once.
+
 Every backend keeps the same contract: atomic appends checked against
 `expected_version`, idempotent `command_id`s, strictly increasing global
 positions in commit order, and a per-stream hash chain verified on read.
@@ -26,6 +31,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from saas_sim.core.batching import AppendRequest, AppendResult, GroupCommitter
 from saas_sim.core.events import DEFAULT_REGISTRY, Event, EventRegistry, PendingEvent, RecordedEvent
+from saas_sim.core.outage import DEFAULT_OUTAGE_BUDGET_S, OutageWindow, parse_outage_budget
 from saas_sim.errors import IntegrityError, InvalidStoreUrlError, StoreClosedError, UsageError
 
 __all__ = ["MAX_STREAM_ID", "EventStore", "Snapshot", "StoreUrl", "open_store", "verify_chain"]
@@ -132,9 +138,12 @@ class EventStore(abc.ABC):
 
     backend: str = ""
 
-    def __init__(self, url: str, registry: EventRegistry) -> None:
+    def __init__(
+        self, url: str, registry: EventRegistry, *, outage_budget_s: float = DEFAULT_OUTAGE_BUDGET_S
+    ) -> None:
         self.url = url
         self.registry = registry
+        self.outage_budget_s = outage_budget_s
         self._closed = False
         self._committer = GroupCommitter(self._commit_batch)
 
@@ -171,6 +180,10 @@ class EventStore(abc.ABC):
     def _check_open(self) -> None:
         if self._closed:
             raise StoreClosedError(f"store {self.url!r} is closed")
+
+    def _outage(self, what: str) -> OutageWindow:
+        """Starts the retry window of one operation, bounded by this store's outage budget."""
+        return OutageWindow(self.outage_budget_s, what)
 
     # writes ------------------------------------------------------------------
     async def append(
@@ -345,7 +358,11 @@ class EventStore(abc.ABC):
 
 
 async def open_store(
-    url: str, *, registry: EventRegistry | None = None, durable: bool | None = None
+    url: str,
+    *,
+    registry: EventRegistry | None = None,
+    durable: bool | None = None,
+    outage_budget_s: float | None = None,
 ) -> EventStore:
     """Opens (and creates, if needed) the store at `url`.
 
@@ -354,22 +371,30 @@ async def open_store(
         registry: The event registry; defaults to the one `@event` fills.
         durable: For SQLite files, `synchronous=FULL` instead of `NORMAL`.
             Overrides the URL's `durable` option when given.
+        outage_budget_s: How many seconds an operation retries an unreachable
+            backend before it raises `StoreUnavailableError` (0: no retry).
+            Overrides the URL's `outage_budget_s` option when given; default 30.
 
     Raises:
         InvalidStoreUrlError: The URL is malformed or names no supported backend.
+        UsageError: An option is malformed.
         StoreUnavailableError: The backend cannot be reached.
     """
     parsed = StoreUrl.parse(url)
     reg = registry or DEFAULT_REGISTRY
+    budget = parse_outage_budget(
+        parsed.options.get("outage_budget_s", DEFAULT_OUTAGE_BUDGET_S) if outage_budget_s is None
+        else outage_budget_s
+    )
     store: EventStore
     if parsed.backend == "sqlite":
         from saas_sim.core.sqlite import SqliteEventStore
 
-        store = SqliteEventStore(url, reg, parsed, durable=durable)
+        store = SqliteEventStore(url, reg, parsed, durable=durable, outage_budget_s=budget)
     else:
         from saas_sim.core.postgres import PostgresEventStore
 
-        store = PostgresEventStore(url, reg, parsed)
+        store = PostgresEventStore(url, reg, parsed, outage_budget_s=budget)
     try:
         await store._open()
     except BaseException:

@@ -75,11 +75,11 @@ async def test_two_stores_on_one_file_see_each_others_commits(tmp_path: Path, op
     assert [r.global_position for r in await b.read_all()] == [1, 2]
 
 
-async def test_a_write_lock_held_elsewhere_times_out_as_unavailable_and_the_writer_recovers(
+async def test_a_write_lock_held_past_the_outage_budget_is_unavailable_and_the_writer_recovers(
     tmp_path: Path, open_stores: StoreFactory
 ) -> None:
     path = tmp_path / "events.db"
-    store = await open_stores(f"sqlite+aiosqlite:///{path}?busy_timeout_ms=100")
+    store = await open_stores(f"sqlite+aiosqlite:///{path}?busy_timeout_ms=100&outage_budget_s=0.3")
     await store.append("s", [Wrote(n=1)], 0)
     other = sqlite3.connect(path, isolation_level=None)
     try:
