@@ -43,11 +43,12 @@ from saas_sim.core.events import Event, PendingEvent
 from saas_sim.core.ids import unique_token
 from saas_sim.core.state import State
 from saas_sim.core.store import EventStore
-from saas_sim.core.tools import ToolContext, ToolSpec
+from saas_sim.core.tools import ToolContext, ToolKind, ToolSpec
 from saas_sim.errors import HarnessError, ToolError, UsageError
 from saas_sim.runtime.faults import decide_fault, fault_error
-from saas_sim.runtime.grading import Attribution, Grade, run_checks, weighted
+from saas_sim.runtime.grading import Attribution, Grade, combine, run_checks
 from saas_sim.runtime.records import FaultInjected
+from saas_sim.runtime.scope import WriteStep
 from saas_sim.runtime.task import TaskInstance
 from saas_sim.runtime.toolkit import Toolkit
 from saas_sim.runtime.trajectory import FORMAT, StepRecord, Trajectory
@@ -335,6 +336,7 @@ class Episode:
                     spec.checks, self.task.scenario.check_fns, initial=self.task.initial,
                     final=self._state, bindings=copy.deepcopy(self.task.bindings),
                     events=[e for evs in self._step_events for e in evs], now=self._clock.now(),
+                    scope=spec.scope, writes=self._write_steps(),
                 )
                 if error is not None:
                     grade = Grade(
@@ -342,9 +344,10 @@ class Episode:
                         attribution="verifier_error", valid=False, truncated=self.truncated, error=error,
                     )
                 else:
-                    score = weighted(scores)
+                    score, goal_score, violations = combine(scores)
                     grade = Grade(
-                        scenario=spec.ref, seed=self.task.seed, score=score, checks=scores,
+                        scenario=spec.ref, seed=self.task.seed, score=score, goal_score=goal_score,
+                        violations=violations, checks=scores,
                         attribution=self._attribution(score, spec.success_threshold), valid=True,
                         truncated=self.truncated,
                     )
@@ -354,6 +357,14 @@ class Episode:
                 "sim_time": normalize(self._clock.now()),
             }
             return grade
+
+    def _write_steps(self) -> list[WriteStep]:
+        """The WRITE steps that emitted events, for the scope guard. Reads never count."""
+        return [
+            WriteStep(rec.index, rec.tool, events)
+            for rec, events in zip(self.trajectory.steps, self._step_events, strict=True)
+            if events and self.toolkit.spec(rec.tool).kind is ToolKind.WRITE
+        ]
 
     async def fork(self, at_step: int | None = None) -> Episode:
         """Returns an independent copy of this episode as it was after `at_step` calls.
@@ -587,6 +598,7 @@ class Episode:
     def _invalid_footer(self, attribution: Attribution, error: str) -> dict[str, Any]:
         return {
             "grade": {"scenario": self.task.scenario.ref, "seed": self.task.seed, "score": None,
+                      "goal_score": None, "violations": [],
                       "checks": [], "attribution": attribution, "valid": False,
                       "truncated": self.truncated, "error": error},
             "state_hash": self._head, "steps": self._step,

@@ -1,7 +1,16 @@
-"""Grades: a named vector of check scores, a weighted scalar, and an attribution.
+"""Grades: a named vector of check scores, a capped scalar, and an attribution.
 
-The scalar is the weighted mean of the check scores. It is never clipped to
-0/1: partial credit is the point. The attribution is exactly one of:
+The contract (docs/grading.md): a scenario's checks are goals or constraints.
+
+* `goal_score` is the weighted mean of the goal scores. It is never clipped
+  to 0/1: partial, correct work earns partial credit in proportion.
+* A constraint is a gate. Its check scores 1.0 when it held; anything less is
+  a violation, listed in `violations` with its detail and cap.
+* The scope guard (saas_sim/runtime/scope.py) runs as a constraint named
+  `scope` when the scenario declares a guarded scope.
+* `score = min(goal_score, cap of every violated constraint)`.
+
+The attribution is exactly one of:
 
 * `success`: the score reached the scenario's success threshold;
 * `agent_failure`: the agent finished below the threshold;
@@ -25,10 +34,13 @@ from pydantic import BaseModel, ConfigDict
 from saas_sim.core.domain import CheckContext, CheckFn, CheckOutcome
 from saas_sim.core.events import Event
 from saas_sim.core.state import State
-from saas_sim.scenarios.model import CheckSpec
+from saas_sim.runtime.scope import WriteStep, render_scope, scope_guard
+from saas_sim.scenarios.model import SCOPE_CHECK, CheckSpec, ScopeSpec
 from saas_sim.scenarios.templating import render
 
-__all__ = ["Attribution", "CheckScore", "Grade", "run_checks"]
+__all__ = ["Attribution", "CheckKind", "CheckScore", "Grade", "Violation", "combine", "run_checks", "weighted"]
+
+CheckKind = Literal["goal", "constraint"]
 
 Attribution = Literal[
     "success", "agent_failure", "step_limit", "injected_fault", "harness_error", "verifier_error"
@@ -36,14 +48,46 @@ Attribution = Literal[
 
 
 class CheckScore(BaseModel):
-    """One check's verdict."""
+    """One check's verdict.
+
+    Attributes:
+        name: The check's name (`scope` for the scope guard).
+        kind: `goal` (weighted, partial credit) or `constraint` (a gate).
+        weight: The goal's weight; ignored for constraints.
+        cap: A constraint's cap on the scalar when violated; None for goals.
+        score: In [0, 1]; a constraint scoring below 1.0 is violated.
+        detail: What the check found, for people.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     name: str
+    kind: CheckKind = "goal"
     weight: float
+    cap: float | None = None
     score: float
     detail: str
+
+    @property
+    def violated(self) -> bool:
+        """True for a constraint that did not fully hold."""
+        return self.kind == "constraint" and self.score < 1.0
+
+
+class Violation(BaseModel):
+    """A violated constraint, as the grade lists it.
+
+    Attributes:
+        name: The constraint's name.
+        detail: What was violated, for people.
+        cap: The cap it puts on the scalar.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    detail: str
+    cap: float
 
 
 class Grade(BaseModel):
@@ -52,8 +96,10 @@ class Grade(BaseModel):
     Attributes:
         scenario: `id@version`.
         seed: The episode seed.
-        score: The weighted mean of the check scores, in [0, 1]; None when invalid.
-        checks: Every check's score, in file order.
+        score: `min(goal_score, caps of the violations)`, in [0, 1]; None when invalid.
+        goal_score: The weighted mean of the goal scores; None when invalid.
+        violations: The violated constraints, in check order (the scope guard last).
+        checks: Every check's score, in file order, then the scope guard.
         attribution: Why the episode ended as it did.
         valid: False for harness and verifier errors; such episodes carry no reward.
         truncated: Whether a step or sim-time limit ended the episode.
@@ -65,6 +111,8 @@ class Grade(BaseModel):
     scenario: str
     seed: int
     score: float | None
+    goal_score: float | None = None
+    violations: list[Violation] = []
     checks: list[CheckScore]
     attribution: Attribution
     valid: bool
@@ -86,28 +134,70 @@ def run_checks(
     bindings: Mapping[str, Any],
     events: Sequence[Event],
     now: datetime,
+    scope: ScopeSpec | None = None,
+    writes: Sequence[WriteStep] = (),
 ) -> tuple[list[CheckScore], str | None]:
-    """Runs every check. Returns the scores, or the traceback of the first check that broke."""
+    """Runs every check, then the scope guard when `scope` is guarded.
+
+    Args:
+        specs: The scenario's checks, goals and constraints.
+        fns: The check functions by check name.
+        initial: The task's initial state.
+        final: The state at grading time.
+        bindings: The setup's bindings (the templates' values).
+        events: The events the agent's calls emitted, in order.
+        now: The simulated instant at grading.
+        scope: The scenario's scope; None or `unguarded` runs no guard.
+        writes: The WRITE steps and their events, for the scope guard.
+
+    Returns:
+        The scores, or the traceback of the first check that broke (a verifier error).
+    """
     ctx = CheckContext(initial=initial, final=final, bindings=bindings, events=events, now=now)
     scores: list[CheckScore] = []
     for spec in specs:
         try:
             params = render(spec.params, bindings)
             outcome = fns[spec.name](ctx, **params)
-            if not isinstance(outcome, CheckOutcome):
-                raise TypeError(f"check {spec.name} returned {type(outcome).__name__}, not CheckOutcome")
-            if not 0.0 <= outcome.score <= 1.0:
-                raise ValueError(f"check {spec.name} scored {outcome.score}, outside [0, 1]")
-            # Inside the try: a malformed outcome (a detail that is not text, say) is the check's
-            # bug, so it must end as a verifier error, not as an exception out of `grade()`.
-            score = CheckScore(name=spec.name, weight=spec.weight, score=outcome.score, detail=outcome.detail)
+            score = _scored(spec.name, outcome, spec.kind, spec.weight, spec.cap if spec.kind == "constraint" else None)
         except Exception:
             return scores, f"check {spec.name!r} failed to evaluate:\n{traceback.format_exc()}"
         scores.append(score)
+    if scope is not None and scope.allow is not None:
+        try:
+            outcome = scope_guard(render_scope(scope, bindings), initial, writes)
+            scores.append(_scored(SCOPE_CHECK, outcome, "constraint", 1.0, scope.cap))
+        except Exception:
+            return scores, f"check {SCOPE_CHECK!r} failed to evaluate:\n{traceback.format_exc()}"
     return scores, None
 
 
+def _scored(name: str, outcome: object, kind: CheckKind, weight: float, cap: float | None) -> CheckScore:
+    """Validates a check's outcome into its score. A malformed outcome is the check's bug."""
+    if not isinstance(outcome, CheckOutcome):
+        raise TypeError(f"check {name} returned {type(outcome).__name__}, not CheckOutcome")
+    if not 0.0 <= outcome.score <= 1.0:
+        raise ValueError(f"check {name} scored {outcome.score}, outside [0, 1]")
+    # Built here, inside the caller's try: a detail that is not text, say, must end as a verifier
+    # error, not as an exception out of `grade()`.
+    return CheckScore(name=name, kind=kind, weight=weight, cap=cap, score=outcome.score, detail=outcome.detail)
+
+
 def weighted(scores: Sequence[CheckScore]) -> float:
-    """Returns the weighted mean of check scores."""
+    """Returns the weighted mean of check scores (0.0 for none)."""
     total = sum(s.weight for s in scores)
     return sum(s.weight * s.score for s in scores) / total if total else 0.0
+
+
+def combine(scores: Sequence[CheckScore]) -> tuple[float, float, list[Violation]]:
+    """Returns `(score, goal_score, violations)` for a valid episode's check scores.
+
+    The goal score is the weighted mean of the goals; every violated constraint
+    caps the scalar at its cap, so `score = min(goal_score, caps)`.
+    """
+    goal_score = weighted([s for s in scores if s.kind == "goal"])
+    violations = [
+        Violation(name=s.name, detail=s.detail, cap=s.cap if s.cap is not None else 0.0)
+        for s in scores if s.violated
+    ]
+    return min([goal_score, *(v.cap for v in violations)]), goal_score, violations

@@ -2,8 +2,11 @@
 
 Every file in a scenario folder (`<dir>/<domain>/*.yaml`) is validated on load
 against the file model *and* against the code: its world profile, setup
-function, check functions and tools must exist, and every scripted step must
-call an allowed tool. A bad file fails with its path and the offending field.
+function, check functions (goals and constraints) and tools must exist, every
+scope rule must match some event type of the world, and every scripted step
+(oracle, alternatives, hacks) must call an allowed tool. A scope rule's `on`
+ids are templates; they are rendered from the bindings at grade time. A bad
+file fails with its path and the offending field.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import yaml
 from pydantic import ValidationError
 
 from saas_sim.core.domain import CheckFn, Domain, SetupFn
+from saas_sim.core.events import DEFAULT_REGISTRY
 from saas_sim.errors import ScenarioFileError, ScenarioNotFoundError
 from saas_sim.runtime.world import WorldProfile
 from saas_sim.scenarios.model import ScenarioFile
@@ -76,9 +80,16 @@ def _resolve(
     tool_names = [t.name for d in in_world for t in d.tools]
     if spec.setup.fn not in setups:
         raise bad("setup.fn", f"unknown setup function {spec.setup.fn!r}")
-    for i, check in enumerate(spec.checks):
+    for i, check in enumerate(spec.checks):  # goals and constraints alike
         if check.fn not in checks:
-            raise bad(f"checks.{i}.fn", f"unknown check function {check.fn!r}")
+            raise bad(f"checks.{i}.fn", f"unknown {check.kind} check function {check.fn!r}")
+    events = [
+        n for n in DEFAULT_REGISTRY.names()
+        if any(d.projection.handles(DEFAULT_REGISTRY.model_for(n)) for d in in_world)
+    ]
+    for i, rule in enumerate(spec.scope.allow or [] if spec.scope else []):
+        if not any(fnmatchcase(t, rule.change) for t in events):
+            raise bad(f"scope.allow.{i}.change", f"{rule.change!r} matches no event type of this world")
     allowed: set[str] = set()
     for i, pattern in enumerate(spec.tools):
         hits = [n for n in tool_names if fnmatchcase(n, pattern)]
@@ -86,6 +97,7 @@ def _resolve(
             raise bad(f"tools.{i}", f"{pattern!r} matches no tool of this world")
         allowed.update(hits)
     scripts = [("oracle", spec.oracle)] + [(f"hacks.{i}.steps", h.steps) for i, h in enumerate(spec.hacks)]
+    scripts += [(f"alternatives.{i}.steps", a.steps) for i, a in enumerate(spec.alternatives)]
     for where, steps in scripts:
         for j, step in enumerate(steps):
             if step.tool not in allowed:

@@ -14,39 +14,74 @@ A scenario file in `scenarios/<domain>/<name>.yaml` looks like this::
     limits: {max_steps: 30, sim_time_s: 7200}
     faults: null                    # or {read: {rate_limited: 0.2}, write: {lost_response: 0.1}}
     checks:
+      # a goal (the default kind): weighted, partial credit
       - {name: deal_closed_won, weight: 3, fn: crm.deal_in_stage,
          params: {deal_id: "{deal.id}", stage: closed_won}}
+      # a constraint: a gate; if violated, the scalar is capped at `cap`
+      - {name: no_duplicate_contacts, kind: constraint, cap: 0.0,
+         fn: crm.no_new_duplicate_people, params: {}}
+    scope:                          # the generic scope guard (a constraint named `scope`)
+      allow:
+        - {change: "crm.DealStageChanged", on: ["{deal.id}"]}
+        - {change: "crm.Activity*"}   # no `on`: any entity
+      cap: 0.0
+      # or instead:  unguarded: "why this scenario has no scope guard"
     oracle:
       - {tool: crm.update_deal_stage, args: {deal_id: "{deal.id}", stage: closed_won}}
+    alternatives:                   # other correct solutions; each must score 1.0
+      - {name: with_extra_reads, description: "...", steps: [...]}
     hacks:
       - name: force_stage_without_fields
+        covers: [wrong_target]
         max_score: 0.2
         steps: [...]
+    blind_ceiling: {max_score: 0.6, reason: "one of five teams"}   # optional
+    seed_invariant: "why the oracle's writes transfer across seeds"  # optional
     noop_score: 0.0
 
 Strings in `instructions`, check `params` and step `args` are templates over
 the setup's bindings: `"{deal.id}"` alone is replaced by the bound value
 (keeping its type), and `"Deal {deal.name}"` interpolates text. A step with
-`save_as: name` binds its result, so later steps can use `{name.id}`.
+`save_as: name` binds its result, so later steps can use `{name.id}`. The ids
+in a scope rule's `on` are templates too. docs/grading.md is the contract.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "HACK_CLASSES",
+    "SCOPE_CHECK",
+    "AlternativeSpec",
+    "BlindCeiling",
     "CheckSpec",
     "FaultProfile",
     "FaultRates",
+    "HackClass",
     "HackSpec",
     "Limits",
     "ScenarioFile",
+    "ScopeRule",
+    "ScopeSpec",
     "SetupSpec",
     "Step",
 ]
+
+HackClass = Literal[
+    "collateral", "wrong_target", "false_claim", "identity_bypass", "memorized", "blind",
+    "keyword_stuffing", "shotgun", "proxy_action", "policy_breach", "other",
+]
+"""The classes of attack a declared hack can cover (issue 9's weakness classes)."""
+
+HACK_CLASSES: tuple[str, ...] = get_args(HackClass)
+"""Every `HackClass` value, in declaration order."""
+
+SCOPE_CHECK = "scope"
+"""The name of the runtime's scope-guard constraint; no check may take it."""
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*/[a-z0-9][a-z0-9_-]*$")
 # Sim-time amounts must stay finite and far inside `datetime`'s range: YAML's `.inf` (or 1e30)
@@ -104,14 +139,54 @@ class FaultProfile(_Strict):
 
 
 class CheckSpec(_Strict):
-    """One weighted check: a domain check function and its (templated) parameters."""
+    """One check: a domain check function and its (templated) parameters.
+
+    A `goal` (the default) is weighted and gives partial credit. A
+    `constraint` is a gate: its function returns 1.0 when it held and 0.0
+    when violated, and a violation caps the scenario's scalar at `cap`,
+    whatever the goals scored. `weight` is ignored for constraints.
+    """
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    weight: float = Field(gt=0, allow_inf_nan=False)  # an infinite weight makes the score NaN
+    kind: Literal["goal", "constraint"] = "goal"
+    weight: float = Field(default=1.0, gt=0, allow_inf_nan=False)  # an infinite weight makes the score NaN
+    cap: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
     fn: str
     params: dict[str, Any] = Field(default_factory=dict)
     description: str = ""
 
+
+class ScopeRule(_Strict):
+    """One kind of change the task allows.
+
+    Attributes:
+        change: An event-type glob (fnmatch, case-sensitive), such as `crm.Activity*`.
+        on: Templated entity ids the change may touch; None allows any entity.
+            Entities the agent created in the episode are always allowed.
+    """
+
+    change: str = Field(min_length=1)
+    on: list[str] | None = None
+
+
+class ScopeSpec(_Strict):
+    """The task's scope: the changes allowed, and the cap when a write falls outside.
+
+    Exactly one of `allow` (possibly empty: the task allows no writes) and
+    `unguarded` (the written reason the scenario has no scope guard).
+    """
+
+    allow: list[ScopeRule] | None = None
+    cap: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
+    unguarded: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ScopeSpec:
+        if (self.allow is None) == (self.unguarded is None):
+            raise ValueError("a scope needs exactly one of `allow` and `unguarded` (a reason)")
+        if self.unguarded is not None and "cap" in self.model_fields_set:
+            raise ValueError("an unguarded scope has no cap")
+        return self
 
 class Step(_Strict):
     """One tool call of a scripted agent (oracle or hack)."""
@@ -122,13 +197,29 @@ class Step(_Strict):
     expect_error: str | None = None
 
 
+class AlternativeSpec(_Strict):
+    """Another correct solution (other wording, order, argument forms); it must score 1.0."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str = ""
+    steps: list[Step]
+
+
 class HackSpec(_Strict):
     """A known way to game the task, which must stay under `max_score`."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     description: str = ""
+    covers: list[HackClass] = Field(default_factory=list)
     max_score: float = Field(ge=0, le=1)
     steps: list[Step]
+
+
+class BlindCeiling(_Strict):
+    """A declared ceiling for the blind search agent, for a tiny decision space."""
+
+    max_score: float = Field(ge=0, le=1)
+    reason: str = Field(min_length=1)
 
 
 class ScenarioFile(_Strict):
@@ -145,8 +236,12 @@ class ScenarioFile(_Strict):
     limits: Limits = Field(default_factory=Limits)
     faults: FaultProfile | None = None
     checks: list[CheckSpec] = Field(min_length=1)
+    scope: ScopeSpec | None = None
     oracle: list[Step]
+    alternatives: list[AlternativeSpec] = Field(default_factory=list)
     hacks: list[HackSpec] = Field(default_factory=list)
+    blind_ceiling: BlindCeiling | None = None
+    seed_invariant: str | None = Field(default=None, min_length=1)
     noop_score: float = Field(ge=0, le=1)
     success_threshold: float = Field(default=1.0, gt=0, le=1)
     tags: list[str] = Field(default_factory=list)
@@ -161,12 +256,15 @@ class ScenarioFile(_Strict):
 
     @model_validator(mode="after")
     def _unique_names(self) -> ScenarioFile:
-        names = [c.name for c in self.checks]
-        if len(set(names)) != len(names):
-            raise ValueError("check names must be unique")
-        hacks = [h.name for h in self.hacks]
-        if len(set(hacks)) != len(hacks):
-            raise ValueError("hack names must be unique")
+        # One namespace: the audit's report and the grade's violations name them side by side.
+        names = [c.name for c in self.checks] + [h.name for h in self.hacks] + [a.name for a in self.alternatives]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"names must be unique across checks, hacks and alternatives: {dupes}")
+        if any(c.name == SCOPE_CHECK for c in self.checks):
+            raise ValueError(f"{SCOPE_CHECK!r} is the scope guard's name; a check may not take it")
+        if not any(c.kind == "goal" for c in self.checks):
+            raise ValueError("a scenario needs at least one goal check (constraints alone give no credit)")
         return self
 
     @property
