@@ -9,8 +9,9 @@ a schema version::
         email: str
 
 The store never keeps the model itself. It keeps a `RecordedEvent` envelope:
-stream, version, global position, type, schema version, canonical payload
-bytes, sim time, command id and a hash chained to the previous event of the
+stream, version, global position, type, schema version, payload bytes
+(faithful JSON, `saas_sim.core.faithful`: decoding gives back the very
+values that were encoded), sim time, command id and a hash chained to the previous event of the
 stream. Old payloads are upgraded on read by pure upcasters; stored bytes are
 never rewritten.
 """
@@ -26,7 +27,8 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from saas_sim.core.canonical import canonical_bytes, normalize
+from saas_sim.core.canonical import normalize
+from saas_sim.core.faithful import faithful_bytes
 from saas_sim.errors import (
     EventError,
     EventValidationError,
@@ -82,7 +84,7 @@ class RecordedEvent:
         global_position: The store-wide position; strictly increasing in commit order.
         event_type: The registered name, such as `crm.ContactCreated`.
         schema_version: The schema version the payload was written with.
-        payload: Canonical JSON bytes of the event.
+        payload: Faithful JSON bytes of the event (`saas_sim.core.faithful`).
         sim_time: The simulated instant of the event (UTC ISO), if any.
         command_id: The idempotency key of the append that wrote it, if any.
         prev_hash: The hash of the previous event of the stream.
@@ -189,9 +191,11 @@ class EventRegistry:
         data = ev.model_dump(mode="python", warnings=False)
         try:
             # Re-validate: model_construct() and mutation tricks must not reach the log.
-            # The payload is the validated (coerced) form, so one fact has one encoding.
-            payload = canonical_bytes(cls.model_validate(data).model_dump(mode="python"))
-        except (ValidationError, ValueError) as exc:
+            # The payload is the validated (coerced) form, so one fact has one encoding. It is
+            # faithful, not canonical: a state rebuilt from the log must show an agent exactly
+            # what the live state showed ("22950.00", not "22950").
+            payload = faithful_bytes(cls.model_validate(data).model_dump(mode="python"))
+        except (ValidationError, ValueError) as exc:  # UsageError (a non-finite number) is a ValueError
             raise EventValidationError(f"invalid {cls.event_type} payload: {exc}") from exc
         return PendingEvent(
             event_type=cls.event_type,

@@ -1,9 +1,12 @@
 """Encoding states as snapshots, and loading a stream's state from snapshot plus tail.
 
-A snapshot is the canonical JSON of a `State` with the content hash it must
-reproduce and the chain hash of the event it was taken at. Loading checks
-both. A missing, corrupt or outdated snapshot is never fatal: the loader logs
-a warning and replays the whole stream, which always gives the same state.
+A snapshot is the faithful JSON (`saas_sim.core.faithful`) of a `State`, with
+the sha256 of those bytes and the chain hash of the event it was taken at.
+Loading checks both. Faithful, never canonical: canonical JSON folds
+`"22950.00"` into `"22950"`, and an agent would then see other text in a world
+loaded from a snapshot than in the freshly built one. A missing, corrupt or
+outdated snapshot is never fatal: the loader logs a warning and replays the
+whole stream, which always gives the same state.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from typing import Any
 import immutables
 from pydantic import BaseModel, ValidationError
 
-from saas_sim.core.canonical import canonical_bytes, sha256_hex
+from saas_sim.core.canonical import sha256_hex
 from saas_sim.core.events import GENESIS_HASH
+from saas_sim.core.faithful import faithful_bytes
 from saas_sim.core.state import Projection, State, Table, TableKey, ValueKey
 from saas_sim.core.store import EventStore, Snapshot
 from saas_sim.errors import IntegrityError, SnapshotError
@@ -56,15 +60,23 @@ class StateSchema:
 
 
 def encode_state(state: State) -> bytes:
-    """Returns the canonical JSON bytes of a state."""
-    return canonical_bytes(state.content())
+    """Returns the faithful JSON bytes of a state: `decode_state` gives back the very same values."""
+    return faithful_bytes(state.content())
 
 
-def decode_state(data: bytes, schema: StateSchema) -> State:
+def decode_state(data: bytes, schema: StateSchema, *, verify: bool = False) -> State:
     """Rebuilds a state from `encode_state` bytes.
 
+    Args:
+        data: The bytes of `encode_state`.
+        schema: The models of the state's tables and values.
+        verify: Also re-encode the decoded state and require the same bytes. That proves
+            the round trip was exact (no model field lost or changed a value's form), at
+            the cost of one more encoding.
+
     Raises:
-        SnapshotError: The bytes are not a state of this schema.
+        SnapshotError: The bytes are not a state of this schema, or (with `verify`) do not
+            round-trip exactly.
     """
     try:
         raw = json.loads(data)
@@ -83,7 +95,10 @@ def decode_state(data: bytes, schema: StateSchema) -> State:
         counters = {str(k): int(v) for k, v in raw["counters"].items()}
     except (ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
         raise SnapshotError(f"snapshot cannot be decoded: {exc}") from exc
-    return State(immutables.Map(tables), immutables.Map(values), immutables.Map(counters))
+    state = State(immutables.Map(tables), immutables.Map(values), immutables.Map(counters))
+    if verify and encode_state(state) != data:
+        raise SnapshotError("snapshot does not round-trip exactly: a model changes the form of a stored value")
+    return state
 
 
 def take_snapshot(

@@ -14,15 +14,18 @@ cost does not grow with the world.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self
 
 import anyio
 
+from saas_sim.core.canonical import sha256_hex
 from saas_sim.core.domain import Domain
 from saas_sim.core.events import DEFAULT_REGISTRY, EventRegistry
 from saas_sim.core.snapshots import decode_state, take_snapshot
@@ -107,6 +110,7 @@ class Environment:
         self.catalog = ScenarioCatalog(scen, self.domains, self.profiles)
         self._store: EventStore | None = None
         self._worlds: dict[str, World] = {}
+        self._building: dict[str, asyncio.Future[World]] = {}
         self._world_keys: dict[tuple[int, int], tuple[WorldProfile, str]] = {}
         self._tasks: dict[tuple[str, int, str], TaskInstance] = {}
         self._toolkits: dict[str, Toolkit] = {}
@@ -171,12 +175,38 @@ class Environment:
         cached = self._worlds.get(key)
         if cached is not None:
             return cached
+        # Single flight: concurrent first starts of one world wait for one build. Otherwise each
+        # would build it (or load the snapshot another just saved), at N times the cost.
+        while (building := self._building.get(key)) is not None:
+            try:
+                return await asyncio.shield(building)
+            except asyncio.CancelledError:
+                if building.cancelled():
+                    continue  # the builder was cancelled, not this caller: build it here
+                raise
+        future: asyncio.Future[World] = asyncio.get_running_loop().create_future()
+        self._building[key] = future
+        try:
+            world = await self._load_or_build(key, profile, seed, domains)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # marks it retrieved: a build nobody else awaited logs no warning
+            raise
+        except BaseException:
+            future.cancel()
+            raise
+        finally:
+            del self._building[key]
+        self._worlds[key] = world
+        future.set_result(world)
+        return world
+
+    async def _load_or_build(self, key: str, profile: WorldProfile, seed: int, domains: list[Domain]) -> World:
         world = await self._world_from_snapshot(key, profile, seed, domains)
         if world is None:
             world = await anyio.to_thread.run_sync(build_world, profile, seed, self.domains)
-            snap = take_snapshot(world.key, 0, "0" * 64, world.state, world.schema)
+            snap = await anyio.to_thread.run_sync(take_snapshot, world.key, 0, "0" * 64, world.state, world.schema)
             await self.store.save_snapshot(snap)
-        self._worlds[key] = world
         return world
 
     async def _world_from_snapshot(
@@ -189,15 +219,17 @@ class Environment:
         try:
             if snap.schema_version != schema.version:
                 raise SnapshotError(f"schema v{snap.schema_version} is not v{schema.version}")
-            state = await anyio.to_thread.run_sync(decode_state, snap.state, schema)
-            world_hash = state.content_hash()
-            if world_hash != snap.state_hash:
-                raise SnapshotError("world snapshot does not hash to its recorded hash")
+            if sha256_hex(snap.state) != snap.state_hash:
+                raise SnapshotError("world snapshot bytes do not match their recorded hash")
+            # verify=True: a world served from a snapshot must show agents exactly what the freshly
+            # built one shows, so a value whose form does not survive the round trip is refused.
+            state = await anyio.to_thread.run_sync(partial(decode_state, snap.state, schema, verify=True))
+            world_hash = await anyio.to_thread.run_sync(state.content_hash)
         except SnapshotError as exc:
             log.warning("world snapshot %s unusable (%s); rebuilding", key, exc)
             return None
         version = code_version({d.name: d for d in domains})
-        return World(profile, seed, state, world_hash, projection, schema, version)
+        return World(profile, seed, state, world_hash, projection, schema, version, source="snapshot")
 
     async def task(self, scenario: str | Scenario, seed: int) -> TaskInstance:
         """Returns the set-up task for (scenario, seed), computed once."""

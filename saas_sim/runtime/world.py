@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from saas_sim.core.canonical import stable_hash
 from saas_sim.core.clock import DEFAULT_EPOCH
 from saas_sim.core.domain import Domain, GenerateContext
+from saas_sim.core.faithful import FORMAT_VERSION
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.snapshots import StateSchema
@@ -95,13 +96,15 @@ def code_version(domains: Mapping[str, Domain]) -> str:
     """Returns a short hash of everything that shapes generated worlds.
 
     It covers saas_sim's version, Faker's version (its tables change between
-    releases) and each domain's state schema version.
+    releases), the storage format of snapshots and each domain's state schema
+    version.
     """
     from saas_sim import __version__
 
     parts = {
         "saas_sim": __version__,
         "faker": importlib.metadata.version("faker"),
+        "storage": FORMAT_VERSION,  # how snapshots encode states: a new format must not read old ones
         "domains": {name: d.schema.version for name, d in sorted(domains.items())},
     }
     return stable_hash(parts)[:16]
@@ -109,7 +112,11 @@ def code_version(domains: Mapping[str, Domain]) -> str:
 
 @dataclass(frozen=True)
 class World:
-    """A built world: its state, hash and the composed projection and schema."""
+    """A built world: its state, hash and the composed projection and schema.
+
+    `source` says whether this process built it or decoded it from a snapshot;
+    agents must not be able to tell the two apart (see `runtime.world_source`).
+    """
 
     profile: WorldProfile
     seed: int
@@ -118,6 +125,7 @@ class World:
     projection: Projection
     schema: StateSchema
     code_version: str
+    source: Literal["built", "snapshot"] = "built"
 
     @property
     def key(self) -> str:

@@ -97,15 +97,26 @@ def test_events_are_frozen_and_reject_unknown_fields() -> None:
 # --- encoding -------------------------------------------------------------------------------------
 
 
-def test_encode_gives_canonical_payload_and_utc_sim_time() -> None:
+def test_encode_gives_faithful_payload_and_utc_sim_time() -> None:
     at = datetime(2026, 3, 2, 12, 0, tzinfo=timezone(timedelta(hours=2)))
     pending = REG.encode(Paid(invoice_id="inv_000001", amount=Decimal("25.00"), at=at), sim_time=at)
     assert pending.event_type == "ev.Paid" and pending.schema_version == 1
-    assert pending.payload == b'{"amount":"25","at":"2026-03-02T10:00:00Z","invoice_id":"inv_000001"}'
+    # Faithful, not canonical: "25.00" and the +02:00 offset survive, so a state rebuilt from the
+    # log shows exactly what the live state showed.
+    assert pending.payload == b'{"invoice_id":"inv_000001","amount":"25.00","at":"2026-03-02T12:00:00+02:00"}'
     assert pending.sim_time == "2026-03-02T10:00:00Z"
-    assert REG.encode(Paid(invoice_id="inv_000001", amount=Decimal(25))).payload == REG.encode(
-        Paid(invoice_id="inv_000001", amount=Decimal("25.000"))
-    ).payload
+
+
+def test_decode_gives_back_exactly_the_encoded_values() -> None:
+    at = datetime(2026, 3, 2, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    for amount in (Decimal("25.00"), Decimal(25), Decimal("25.000"), Decimal("0.10")):
+        ev = Paid(invoice_id="inv_000001", amount=amount, at=at)
+        pending = REG.encode(ev)
+        record = RecordedEvent("s", 1, 1, pending.event_type, 1, pending.payload, None, None, GENESIS_HASH, "")
+        back = REG.decode(record)
+        assert back == ev
+        assert str(back.amount) == str(amount)  # the representation an agent would see
+        assert back.model_dump_json() == ev.model_dump_json()
 
 
 def test_encode_rejects_an_unregistered_class_or_a_non_event() -> None:
@@ -137,7 +148,7 @@ def test_a_naive_sim_time_is_a_usage_error() -> None:
 
 def test_encoding_a_construct_built_event_stores_its_validated_form() -> None:
     loose = Paid.model_construct(invoice_id="inv_000001", amount="25.0", at=None)
-    assert REG.encode(loose).payload == REG.encode(Paid(invoice_id="inv_000001", amount=Decimal(25))).payload
+    assert REG.encode(loose).payload == REG.encode(Paid(invoice_id="inv_000001", amount=Decimal("25.0"))).payload
 
 
 def test_decode_round_trips_an_encoded_event() -> None:
