@@ -315,11 +315,15 @@ class Episode:
                 raise asyncio.CancelledError
             return result
 
-    async def grade(self) -> Grade:
+    async def grade(self, *, footer: bool = True) -> Grade:
         """Judges the final state against the scenario's checks. Never raises for a check bug.
 
         A check that breaks yields `attribution="verifier_error"`, `valid=False`
         and `score=None`: an invalid episode carries no reward.
+
+        Args:
+            footer: Whether to write the trajectory's footer. Its full content hash
+                costs O(world), so the self-audit's throw-away forks pass False.
         """
         async with self._lock:
             spec = self.task.scenario.spec
@@ -351,11 +355,12 @@ class Episode:
                         attribution=self._attribution(score, spec.success_threshold), valid=True,
                         truncated=self.truncated,
                     )
-            self.trajectory.footer = {
-                "grade": grade.model_dump(mode="json"), "state_hash": self._head,
-                "content_hash": self._state.content_hash(), "steps": self._step,
-                "sim_time": normalize(self._clock.now()),
-            }
+            if footer:
+                self.trajectory.footer = {
+                    "grade": grade.model_dump(mode="json"), "state_hash": self._head,
+                    "content_hash": self._state.content_hash(), "steps": self._step,
+                    "sim_time": normalize(self._clock.now()),
+                }
             return grade
 
     def _write_steps(self) -> list[WriteStep]:
