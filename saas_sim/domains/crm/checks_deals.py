@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.crm.checks_common import deal, money
+from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
 from saas_sim.domains.crm.pipeline import is_open
 from saas_sim.domains.crm.state import ACTIVITIES, DEALS, ENROLLMENTS, TASKS
@@ -64,6 +66,9 @@ def no_other_deals_changed(ctx: CheckContext, allowed: list[str]) -> CheckOutcom
     return CheckOutcome.of(not others, f"other deals changed: {others}" if others else "no other deal changed")
 
 
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
 def _new(ctx: CheckContext) -> list[Activity]:
     return ctx.created(ACTIVITIES)
 
@@ -109,26 +114,18 @@ def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float) ->
     ok = [t for t in tasks if begin <= t.due_at <= limit]
     if ok:
         return CheckOutcome.passed(f"task {ok[0].id} due {ok[0].due_at.isoformat()}")
+    # No partial credit for a task at the wrong time: any task at all is what a blind writer makes.
     if tasks:
-        return CheckOutcome(0.5, f"task {tasks[0].id} is due {tasks[0].due_at.isoformat()}, not within the window")
+        return CheckOutcome.failed(f"task {tasks[0].id} is due {tasks[0].due_at.isoformat()}, not within the window")
     return CheckOutcome.failed("no follow-up task on the deal")
 
 
-def personal_email_sent(ctx: CheckContext, contact_id: str, deal_id: str) -> CheckOutcome:
-    """A one-off (non-sequence) email went to the contact about the deal (half credit without the deal link)."""
-    best = 0.0
-    for a in _new(ctx):
-        if a.kind == "email" and a.direction == "outbound" and a.sequence_id is None and a.contact_id == contact_id:
-            best = max(best, 1.0 if a.deal_id == deal_id else 0.5)
-    return CheckOutcome(best, "personal email sent" if best == 1 else ("email not linked to the deal" if best else
-                                                                         "no personal email to the contact"))
-
-
-def next_step_changed(ctx: CheckContext, deal_id: str) -> CheckOutcome:
-    """The deal has a new, non-empty next step."""
+def next_step_changed(ctx: CheckContext, deal_id: str, min_words: int = 3) -> CheckOutcome:
+    """The deal has a new, concrete next step: at least `min_words` words, not the old one."""
     before = deal(ctx.initial, deal_id).next_step
     after = deal(ctx.final, deal_id).next_step
-    ok = bool(after and after.strip()) and after != before
+    words = _WORD.findall(after or "")
+    ok = len(words) >= min_words and fold(after or "") != fold(before or "")
     return CheckOutcome.of(ok, f"next step {before!r} -> {after!r}")
 
 
@@ -142,3 +139,14 @@ def deal_open_not_nurtured(ctx: CheckContext, deal_id: str, contact_id: str) -> 
     if enrolled:
         problems.append(f"contact enrolled in a sequence ({enrolled})")
     return CheckOutcome.of(not problems, "; ".join(problems) or "deal open, no sequence")
+
+
+def personal_email_sent(ctx: CheckContext, contact_id: str, deal_id: str) -> CheckOutcome:
+    """A one-off (non-sequence) email went to the contact about the deal (half credit without the deal link)."""
+    best = 0.0
+    for a in _new(ctx):
+        if a.kind == "email" and a.direction == "outbound" and a.sequence_id is None and a.contact_id == contact_id:
+            best = max(best, 1.0 if a.deal_id == deal_id else 0.5)
+    return CheckOutcome(best, "personal email sent" if best == 1 else ("email not linked to the deal" if best else
+                                                                         "no personal email to the contact"))
+

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Literal
+from typing import ClassVar, Literal
 
 from saas_sim.core.events import Event, event
 from saas_sim.domains.crm.models import (
@@ -236,6 +236,9 @@ class ContactsMerged(Event):
     moved_enrollment_ids: list[str]
     merged_at: datetime
 
+    # The two contacts are the subjects; the moved records follow them.
+    subject_fields: ClassVar[tuple[str, ...]] = ("winner_id", "loser_id")
+
 
 @event("crm.AccountCreated")
 class AccountCreated(Event):
@@ -262,6 +265,9 @@ class OwnerAssigned(Event):
     owner_id: str
     previous_owner_id: str | None
     assigned_at: datetime
+
+    # The record is the subject; the owners are users, named in the scope's `on` only when they change.
+    subject_fields: ClassVar[tuple[str, ...]] = ("record_id",)
 
 
 # --- leads --------------------------------------------------------------------------
@@ -328,6 +334,9 @@ class DealUpdated(Event):
     lost_reason: str | None = None
     updated_at: datetime
 
+    # The deal is the subject; a new primary contact is a value, not a changed record.
+    subject_fields: ClassVar[tuple[str, ...]] = ("deal_id",)
+
 
 @event("crm.LineItemsReplaced")
 class LineItemsReplaced(Event):
@@ -337,6 +346,8 @@ class LineItemsReplaced(Event):
     removed_ids: list[str]
     added: list[LineItem]
     updated_at: datetime
+
+    subject_fields: ClassVar[tuple[str, ...]] = ("deal_id",)
 
 
 # --- engagement ---------------------------------------------------------------------
@@ -348,12 +359,38 @@ class ActivityLogged(Event):
 
     activity: Activity
 
+    # The subjects are the records it is about, so the scope guard sees who was logged about.
+    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id", "deal_id")
+
+    @property
+    def contact_id(self) -> str | None:
+        """The contact the activity concerns."""
+        return self.activity.contact_id
+
+    @property
+    def deal_id(self) -> str | None:
+        """The deal the activity concerns."""
+        return self.activity.deal_id
+
 
 @event("crm.EmailSent")
 class EmailSent(Event):
     """An email was sent from the CRM (by a rep, or by a sequence step)."""
 
     activity: Activity
+
+    # The subjects are the records it is about, so the scope guard sees who was emailed.
+    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id", "deal_id")
+
+    @property
+    def contact_id(self) -> str | None:
+        """The contact the activity concerns."""
+        return self.activity.contact_id
+
+    @property
+    def deal_id(self) -> str | None:
+        """The deal the activity concerns."""
+        return self.activity.deal_id
 
 
 @event("crm.InboundEmailReceived")
@@ -368,6 +405,19 @@ class TaskCreated(Event):
     """A task was created."""
 
     task: Task
+
+    # The subjects are the records the task is about.
+    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id", "deal_id")
+
+    @property
+    def contact_id(self) -> str | None:
+        """The contact the task concerns."""
+        return self.task.contact_id
+
+    @property
+    def deal_id(self) -> str | None:
+        """The deal the task concerns."""
+        return self.task.deal_id
 
 
 @event("crm.TaskCompleted")
@@ -393,6 +443,14 @@ class ContactEnrolled(Event):
     """A contact was enrolled in a sequence."""
 
     enrollment: Enrollment
+
+    # The enrolled contact is the subject (the sequence itself does not change).
+    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id",)
+
+    @property
+    def contact_id(self) -> str:
+        """The enrolled contact."""
+        return self.enrollment.contact_id
 
 
 @event("crm.EnrollmentRemoved")

@@ -18,6 +18,7 @@ __all__ = [
     "account_name",
     "base_contacts",
     "day_text",
+    "fresh_id",
     "full_name",
     "inbound_email",
     "instant_text",
@@ -38,6 +39,17 @@ def pick(rng: random.Random, pool: Sequence[T], what: str) -> T:
     if not pool:
         raise ScenarioError(f"this world has no {what} for the scenario")
     return pool[rng.randrange(len(pool))]
+
+
+# Staged records skip up to this many ids, so no staged id is "the next id after the world".
+_MAX_ID_SKIP = 40
+
+
+def fresh_id(ctx: SetupContext, prefix: str) -> str:
+    """Allocates an id for a staged record after a seed-drawn gap, so its id cannot be memorized."""
+    for _ in range(ctx.rng.randint(1, _MAX_ID_SKIP)):
+        ctx.ids.next(prefix)
+    return ctx.ids.next(prefix)
 
 
 def iso(instant: datetime) -> str:

@@ -20,6 +20,7 @@ from saas_sim.domains.crm.pipeline import is_open
 from saas_sim.domains.crm.setup_common import (
     account_name,
     base_contacts,
+    fresh_id,
     full_name,
     inbound_email,
     pick,
@@ -124,20 +125,23 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
         if roll < 0.7 else None)
     digits = "".join(ch for ch in (base.phone or "") if ch.isdigit())[-10:]
     dup_phone = format_phone("dotted", "1", digits) if len(digits) == 10 else None
+    # Seed-drawn ids and order: the duplicate is not always the next id, nor always before the colleague.
+    dup_first = ctx.rng.random() < 0.5
+    ids = [fresh_id(ctx, "ct"), fresh_id(ctx, "ct")]
+    dup_id, ff_id = ids if dup_first else ids[::-1]
     dup = base.model_copy(update={
-        "id": ctx.ids.next("ct"), "first_name": _variant_first(base.first_name), "email": dup_email,
+        "id": dup_id, "first_name": _variant_first(base.first_name), "email": dup_email,
         "phone": dup_phone, "title": None, "created_at": at, "updated_at": at, "last_contacted_at": None,
     })
     ff_first = base.first_name if ctx.rng.random() < 0.5 else base.first_name[:1] + "."
     ff = base.model_copy(update={
-        "id": ctx.ids.next("ct"), "first_name": ff_first,
+        "id": ff_id, "first_name": ff_first,
         "email": f"{fold(base.first_name)[:1]}.{fold(base.last_name).replace(' ', '')}{ctx.rng.randint(2, 9)}@{domain}",
         "phone": _new_phone(ctx, base.account_id), "title": _new_title(ctx, base.title),
         "created_at": at, "updated_at": at, "last_contacted_at": None,
     })
     staged: list[Event] = [
-        ev.ContactCreated(contact=dup),
-        ev.ContactCreated(contact=ff),
+        *(ev.ContactCreated(contact=c) for c in sorted((dup, ff), key=lambda c: c.id)),
         ev.PersonTruthsRecorded(truths=[
             PersonTruth(id=dup.id, person_key=key, variant_of=base.id, variant_kind="import"),
             PersonTruth(id=ff.id, person_key=ff.id, false_friend_of=base.id),
@@ -220,7 +224,7 @@ def territory_handover(ctx: SetupContext) -> Setup:
                   if d.account_id in targets and d.owner_id == owner_id and is_open(d.stage)]
     if not open_deals:
         deal = Deal(
-            id=ctx.ids.next("dl"), name=f"{account_name(ctx.state, targets[0])} - Expansion", account_id=targets[0],
+            id=fresh_id(ctx, "dl"), name=f"{account_name(ctx.state, targets[0])} - Expansion", account_id=targets[0],
             owner_id=owner_id, stage="prospecting", amount=None, close_date=None,
             currency=next(t.currency for t in TERRITORIES if t.name == territory),
             primary_contact_id=None, next_step=None, created_at=ctx.now - timedelta(days=12),
@@ -289,7 +293,7 @@ def inbound_lead(ctx: SetupContext) -> Setup:
     company = ctx.rng.choice((canonical.upper(), canonical.lower(), f"  {canonical} ", canonical.swapcase()))
     sdrs = [u.id for u in ctx.state.table(USERS) if u.role == "sdr"] or [anchor.owner_id]
     lead = Lead(
-        id=ctx.ids.next("ld"), first_name=first, last_name=last, email=email, phone=None, company=company,
+        id=fresh_id(ctx, "ld"), first_name=first, last_name=last, email=email, phone=None, company=company,
         title=_new_title(ctx, None), source="web_form", status="new", owner_id=pick(ctx.rng, sdrs, "sdr"),
         message=f"Hi, we are evaluating tools for our operations team (about {ctx.rng.randint(2, 12) * 10} "
                 "seats). Can someone walk us through pricing?",
