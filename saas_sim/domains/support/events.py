@@ -8,6 +8,7 @@ state only through these. Events that carry a whole record (`TicketCreated`,
 from __future__ import annotations
 
 from datetime import datetime
+from typing import ClassVar
 
 from saas_sim.core.events import Event, event
 from saas_sim.domains.support.models import (
@@ -122,7 +123,15 @@ class TicketCreated(Event):
 class MessagePosted(Event):
     """A message (public reply or internal note) was added to a ticket's thread."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("ticket_id",)
+
     message: Message
+
+    @property
+    def ticket_id(self) -> str | None:
+        """The ticket the message was posted on."""
+        return self.message.ticket_id
 
 
 @event("support.TicketStatusChanged")
@@ -157,6 +166,9 @@ class TicketTagsChanged(Event):
 class TicketAssigned(Event):
     """A ticket's group and assignee were set."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("ticket_id",)
+
     ticket_id: str
     group: Group
     assignee_id: str | None
@@ -176,6 +188,9 @@ class TicketsMerged(Event):
 class MacroApplied(Event):
     """A macro was applied to a ticket (its reply and actions follow as their own events)."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("ticket_id",)
+
     ticket_id: str
     macro_id: str
     at: datetime
@@ -185,28 +200,65 @@ class MacroApplied(Event):
 class RefundIssued(Event):
     """Money was refunded on an order."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("order_id",)
+
     refund: Refund
+
+    @property
+    def order_id(self) -> str | None:
+        """The order refunded."""
+        return self.refund.order_id
 
 
 @event("support.ReplacementCreated")
 class ReplacementCreated(Event):
     """A replacement shipment was created for an order line."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("order_id",)
+
     replacement: Replacement
+
+    @property
+    def order_id(self) -> str | None:
+        """The order replaced on."""
+        return self.replacement.order_id
 
 
 @event("support.StoreCreditIssued")
 class StoreCreditIssued(Event):
     """Store credit was added to a customer's balance."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("customer_id",)
+
     credit: StoreCredit
+
+    @property
+    def customer_id(self) -> str | None:
+        """The customer credited."""
+        return self.credit.customer_id
 
 
 @event("support.ApprovalRequested")
 class ApprovalRequested(Event):
     """A team lead was asked to approve an amount above the agent limit (decided at once)."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("order_id", "customer_id")
+
     approval: Approval
+
+    @property
+    def order_id(self) -> str | None:
+        """The order the approval is for."""
+        return self.approval.order_id
+
+    @property
+    def customer_id(self) -> str | None:
+        """The customer the approval is for."""
+        return self.approval.customer_id
 
 
 @event("support.ApprovalUsed")
@@ -221,7 +273,15 @@ class ApprovalUsed(Event):
 class TicketEscalated(Event):
     """A ticket was handed to a specialist team."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("ticket_id",)
+
     escalation: Escalation
+
+    @property
+    def ticket_id(self) -> str | None:
+        """The ticket escalated."""
+        return self.escalation.ticket_id
 
 
 @event("support.SatisfactionRated")
@@ -252,4 +312,12 @@ class PersonaCreated(Event):
 class PersonaUpdated(Event):
     """The simulated customer's state changed (hidden from tools)."""
 
+    # The scope guard's subjects (runtime/scope.py): the records this event changes.
+    subject_fields: ClassVar[tuple[str, ...]] = ("ticket_id",)
+
     persona: Persona
+
+    @property
+    def ticket_id(self) -> str | None:
+        """The ticket whose simulated customer changed."""
+        return self.persona.id
