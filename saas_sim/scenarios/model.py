@@ -168,6 +168,16 @@ class ScopeRule(_Strict):
     change: str = Field(min_length=1)
     on: list[str] | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _yaml_on(cls, data: Any) -> Any:
+        # YAML 1.1 (PyYAML's safe_load) reads a bare `on:` key as the boolean True.
+        if isinstance(data, dict) and True in data:
+            if "on" in data:
+                raise ValueError("a scope rule has `on` twice")
+            data = {("on" if k is True else k): v for k, v in data.items()}
+        return data
+
 
 class ScopeSpec(_Strict):
     """The task's scope: the changes allowed, and the cap when a write falls outside.

@@ -155,6 +155,26 @@ def nothing_else_archived(ctx: CheckContext, note_id: str) -> CheckOutcome:
     return CheckOutcome.of(not others, f"other notes changed: {others}")
 
 
+def pick_two_notes(ctx: SetupContext) -> Setup:
+    """Binds the note to archive and a note to keep, drawn from the seed."""
+    note, keep = ctx.rng.sample([n for n in ctx.state.table(NOTES) if not n.archived], 2)
+    return Setup(bindings={
+        "note": {"id": note.id, "title": note.title}, "keep": {"id": keep.id}, "new_title": f"Follow up {note.id}",
+    })
+
+
+def note_kept(ctx: CheckContext, note_id: str) -> CheckOutcome:
+    """A constraint: the note was not archived."""
+    note = ctx.final.get(NOTES, note_id)
+    return CheckOutcome.of(note is not None and not note.archived, f"note {note_id} left unarchived")
+
+
+def no_title_with(ctx: CheckContext, text: str) -> CheckOutcome:
+    """A constraint: no note created in the episode has `text` in its title."""
+    bad = sorted(n.id for n in ctx.created(NOTES) if text in n.title)
+    return CheckOutcome.of(not bad, f"new notes titled with {text!r}: {bad}")
+
+
 def broken_check(ctx: CheckContext) -> CheckOutcome:
     raise RuntimeError("this check is broken on purpose")
 
@@ -165,12 +185,14 @@ DOMAIN = Domain(
     schema=StateSchema(tables=[NOTES]),
     tools=[get_note, list_notes, create_note, archive_note],
     generate=generate,
-    setups={"notes.pick_note": pick_note},
+    setups={"notes.pick_note": pick_note, "notes.pick_two_notes": pick_two_notes},
     checks={
         "notes.note_archived": note_archived,
         "notes.note_titled": note_titled,
         "notes.nothing_else_archived": nothing_else_archived,
         "notes.broken": broken_check,
+        "notes.note_kept": note_kept,
+        "notes.no_title_with": no_title_with,
     },
     policy="1. Archive only what you are asked to.",
 )
