@@ -18,6 +18,8 @@ from saas_sim.core.domain import CheckFn, Domain, SetupFn
 from saas_sim.core.tools import ToolSpec
 from saas_sim.domains.crm import (
     checks_deals,
+    checks_email,
+    checks_identity,
     checks_people,
     setups_deals,
     setups_people,
@@ -99,7 +101,7 @@ CHECKS: dict[str, CheckFn] = {
     "crm.call_logged": checks_deals.call_logged,
     "crm.task_due": checks_deals.task_due,
     "crm.task_within": checks_deals.task_within,
-    "crm.personal_email_sent": checks_deals.personal_email_sent,
+    "crm.personal_email_sent": checks_email.personal_email_sent,
     "crm.next_step_changed": checks_deals.next_step_changed,
     "crm.deal_open_not_nurtured": checks_deals.deal_open_not_nurtured,
     "crm.person_updated": checks_people.person_updated,
@@ -108,7 +110,9 @@ CHECKS: dict[str, CheckFn] = {
     "crm.duplicates_merged": checks_people.duplicates_merged,
     "crm.merge_winner": checks_people.merge_winner,
     "crm.enrollment_coverage": checks_people.enrollment_coverage,
-    "crm.no_optout_contacted": checks_people.no_optout_contacted,
+    "crm.no_optout_contacted": checks_identity.no_optout_contacted,
+    "crm.no_new_duplicate_people": checks_identity.no_new_duplicate_people,
+    "crm.no_duplicate_accounts": checks_identity.no_duplicate_accounts,
     "crm.owner_changes": checks_people.owner_changes,
     "crm.only_owner_changes": checks_people.only_owner_changes,
     "crm.lead_converted": checks_people.lead_converted,

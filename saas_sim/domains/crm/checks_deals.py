@@ -21,7 +21,6 @@ __all__ = [
     "deal_open_not_nurtured",
     "next_step_changed",
     "no_other_deals_changed",
-    "personal_email_sent",
     "task_due",
     "task_within",
 ]
@@ -139,14 +138,3 @@ def deal_open_not_nurtured(ctx: CheckContext, deal_id: str, contact_id: str) -> 
     if enrolled:
         problems.append(f"contact enrolled in a sequence ({enrolled})")
     return CheckOutcome.of(not problems, "; ".join(problems) or "deal open, no sequence")
-
-
-def personal_email_sent(ctx: CheckContext, contact_id: str, deal_id: str) -> CheckOutcome:
-    """A one-off (non-sequence) email went to the contact about the deal (half credit without the deal link)."""
-    best = 0.0
-    for a in _new(ctx):
-        if a.kind == "email" and a.direction == "outbound" and a.sequence_id is None and a.contact_id == contact_id:
-            best = max(best, 1.0 if a.deal_id == deal_id else 0.5)
-    return CheckOutcome(best, "personal email sent" if best == 1 else ("email not linked to the deal" if best else
-                                                                         "no personal email to the contact"))
-

@@ -12,11 +12,11 @@ from typing import Any
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.state import TableKey
 from saas_sim.domains.crm.checks_common import existing, money, person_records, wrong_merges
-from saas_sim.domains.crm.matching import canonical_first_name, fold, norm_email, phone_digits
+from saas_sim.domains.crm.checks_identity import duplicate_people, no_optout_contacted
+from saas_sim.domains.crm.matching import fold, norm_email, phone_digits
 from saas_sim.domains.crm.models import Contact
 from saas_sim.domains.crm.state import (
     ACCOUNTS,
-    ACTIVITIES,
     CONTACTS,
     DEALS,
     ENROLLMENTS,
@@ -34,7 +34,6 @@ __all__ = [
     "lead_converted_to_contact",
     "merge_winner",
     "no_accounts_created",
-    "no_optout_contacted",
     "only_contacts_changed",
     "only_owner_changes",
     "owner_changes",
@@ -46,17 +45,6 @@ __all__ = [
 ]
 
 _OWNED: dict[str, TableKey[Any]] = {"account": ACCOUNTS, "contact": CONTACTS, "deal": DEALS, "lead": LEADS}
-
-
-def _looks_like(c: Contact, person: list[Contact]) -> bool:
-    for p in person:
-        if c.email and norm_email(c.email) in (norm_email(p.email), norm_email(p.secondary_email)):
-            return True
-        if fold(c.last_name) == fold(p.last_name) and canonical_first_name(c.first_name) == canonical_first_name(
-            p.first_name
-        ):
-            return True
-    return False
 
 
 def _field_ok(c: Contact, name: str, want: str) -> bool:
@@ -76,7 +64,8 @@ def person_updated(
     """
     records = [c for c in person_records(ctx.final, contact_id) if c.merged_into is None]
     if forbid_duplicates:
-        dups = [c.id for c in ctx.created(CONTACTS) if _looks_like(c, person_records(ctx.initial, contact_id))]
+        mine = {c.id for c in person_records(ctx.initial, contact_id)} | {contact_id}
+        dups = sorted(new for new, olds in duplicate_people(ctx).items() if mine & set(olds))
         if dups:
             return CheckOutcome.failed(f"duplicate record(s) created for the person: {dups}")
     if not records:
@@ -142,18 +131,6 @@ def enrollment_coverage(ctx: CheckContext, sequence_id: str, eligible_ids: list[
     hits, wrong = len(new & eligible), len(new - eligible)
     score = max(0.0, (hits - wrong) / len(eligible))
     return CheckOutcome(score, f"{hits}/{len(eligible)} eligible enrolled, {wrong} outside the segment")
-
-
-def no_optout_contacted(ctx: CheckContext) -> CheckOutcome:
-    """No contact that was unsubscribed or bounced at the start was emailed, enrolled or re-subscribed."""
-    start = ctx.initial.table(CONTACTS)
-    opted_out = {c.id for c in start if c.consent != "subscribed"}
-    hits = {a.contact_id for a in ctx.created(ACTIVITIES)
-            if a.kind == "email" and a.direction == "outbound" and a.contact_id in opted_out}
-    hits |= {e.contact_id for e in ctx.created(ENROLLMENTS) if e.contact_id in opted_out}
-    hits |= {i for i, b, a in ctx.changed(CONTACTS)
-             if b is not None and a is not None and b.consent != "subscribed" and a.consent == "subscribed"}
-    return CheckOutcome.of(not hits, f"opted-out contacts reached: {sorted(hits)}" if hits else "consent respected")
 
 
 def owner_changes(ctx: CheckContext, record_type: str, ids: list[str], owner_id: str) -> CheckOutcome:

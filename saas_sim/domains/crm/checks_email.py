@@ -1,0 +1,67 @@
+"""Checks over the emails an episode sent: what happened (`EmailSent`), to whom, and what they state.
+
+An email counts only as a `crm.EmailSent` event from `crm.send_email`: a logged
+"email" activity records something done elsewhere and proves nothing. All of
+an episode's emails are judged together, so one true email among several
+contradictory ones does not pass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.domains.crm import events as ev
+from saas_sim.domains.crm.checks_common import deal
+from saas_sim.domains.crm.matching import fold
+from saas_sim.domains.crm.models import Activity
+from saas_sim.domains.crm.people_identity import People
+from saas_sim.domains.crm.state import CONTACTS
+
+__all__ = ["MIN_WORDS", "personal_email_sent", "rep_emails"]
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+# A sentence of substance: a greeting and a signature alone are about five words.
+MIN_WORDS = 8
+
+
+def rep_emails(ctx: CheckContext) -> list[Activity]:
+    """Returns the one-off emails the agent sent (sequence steps excluded), in order."""
+    return [e.activity for e in ctx.events if isinstance(e, ev.EmailSent) and e.activity.sequence_id is None]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def _mentions(text: str, names: Sequence[str]) -> bool:
+    folded = f" {' '.join(_words(fold(text)))} "
+    return any(f" {' '.join(_words(fold(n)))} " in folded for n in names if _words(fold(n)))
+
+
+def personal_email_sent(ctx: CheckContext, contact_id: str, deal_id: str, min_words: int = MIN_WORDS) -> CheckOutcome:
+    """A one-off email with a real message went to the person about the deal.
+
+    The recipient is judged as the person (any of their records). The body must
+    have at least `min_words` words and name the person or the deal (its name or
+    its account's). Half credit when such an email is not linked to the deal.
+    """
+    people = People.of_state(ctx.final, ctx.initial.table(CONTACTS))
+    d = deal(ctx.initial, deal_id)
+    person = ctx.initial.get(CONTACTS, contact_id)
+    names = [d.name, *([person.first_name, f"{person.first_name} {person.last_name}"] if person else [])]
+    best, why = 0.0, "no email was sent to the contact"
+    for a in rep_emails(ctx):
+        if a.contact_id is None or not people.same(contact_id, a.contact_id):
+            continue
+        text = f"{a.subject}\n{a.body or ''}"
+        if len(_words(a.body or "")) < min_words:
+            why = f"email {a.id} has no real message (under {min_words} words)"
+            continue
+        if not _mentions(text, names):
+            why = f"email {a.id} names neither the person nor the deal"
+            continue
+        best = max(best, 1.0 if a.deal_id == deal_id else 0.5)
+        why = "personal email sent" if best == 1 else f"email {a.id} is not linked to the deal"
+    return CheckOutcome(best, why)
