@@ -11,24 +11,99 @@ they fail, because CI must never skip them silently.
 
 A test module picks its own `EventRegistry` by overriding the `registry`
 fixture, so event names never clash across modules.
+
+The suite writes only under temporary folders: no bytecode (here or in any
+subprocess, which inherits `PYTHONDONTWRITEBYTECODE`), and Hypothesis keeps
+its storage in a temporary folder with no example database. The session fails
+if bytecode or Hypothesis files appeared or changed in the source tree anyway.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
+import sys
 
-import asyncpg
-import pytest
+# Before anything imports saas_sim: this process and every subprocess write no .pyc into the tree.
+sys.dont_write_bytecode = True
+os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
-from saas_sim.core.events import EventRegistry
-from saas_sim.core.store import EventStore, open_store
+import asyncio  # noqa: E402
+import secrets  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+from collections.abc import AsyncIterator, Awaitable, Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import asyncpg  # noqa: E402
+import hypothesis  # noqa: E402
+import hypothesis.configuration  # noqa: E402
+import pytest  # noqa: E402
+
+from saas_sim.core.events import EventRegistry  # noqa: E402
+from saas_sim.core.store import EventStore, open_store  # noqa: E402
 
 PG_ENV = "SAAS_SIM_TEST_PG_URL"
+ROOT = Path(__file__).resolve().parent.parent
 
 StoreFactory = Callable[..., Awaitable[EventStore]]
+
+# Hypothesis writes its unicode tables and constants under its storage directory (`./.hypothesis` by
+# default) even without an example database; point it at a temporary folder, removed at the end.
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="saas-sim-hypothesis-")
+hypothesis.configuration.set_hypothesis_home_dir(_HYPOTHESIS_HOME)
+hypothesis.settings.register_profile("saas_sim", database=None)
+hypothesis.settings.load_profile("saas_sim")
+
+_SKIP_DIRS = {".git", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+
+
+def tree_artifacts(root: Path = ROOT) -> dict[str, int]:
+    """Returns the bytecode and Hypothesis files under `root` (path -> mtime in ns): what tests must not write."""
+    found: dict[str, int] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.endswith(".egg-info")]
+        here = Path(folder)
+        artifact_dir = "__pycache__" in here.parts or ".hypothesis" in here.parts
+        for name in files:
+            if artifact_dir or name.endswith((".pyc", ".pyo")):
+                path = here / name
+                try:
+                    found[str(path.relative_to(root))] = path.stat().st_mtime_ns
+                except FileNotFoundError:  # removed while we walked
+                    continue
+    return found
+
+
+_BEFORE: dict[str, int] = {}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Records the source tree's artifacts before any test runs."""
+    _BEFORE.update(tree_artifacts())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fails the run if a test wrote bytecode or Hypothesis files into the source tree."""
+    shutil.rmtree(_HYPOTHESIS_HOME, ignore_errors=True)
+    after = tree_artifacts()
+    written = sorted(p for p, mtime in after.items() if _BEFORE.get(p) != mtime)
+    if written:
+        shown = "\n  ".join(written[:20])
+        sys.stderr.write(f"\nERROR: the test suite wrote {len(written)} file(s) into the source tree:\n  {shown}\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+async def wait_until(predicate: Callable[[], bool], *, timeout_s: float = 30.0, what: str = "condition") -> None:
+    """Waits until `predicate()` is true, polling; fails the test if it is still false after `timeout_s`.
+
+    The timeout is a safety net for a hung test, never a measurement: nothing asserts on how long it took.
+    """
+    try:
+        async with asyncio.timeout(timeout_s):
+            while not predicate():  # noqa: ASYNC110 - for state that signals no event of its own
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        pytest.fail(f"timed out after {timeout_s:g}s waiting for {what}")
 
 
 def pg_base_url() -> str:
