@@ -8,12 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from saas_sim.errors import ScenarioFileError
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
-from saas_sim.runtime.grading import CheckScore, combine
+from saas_sim.runtime.grading import CheckKind, CheckScore, combine
+from saas_sim.scenarios.model import ScenarioFile
 from tests.runtime.conftest import FIXTURES
 from tests.runtime.notes_domain import DOMAIN
 
@@ -110,7 +114,8 @@ async def test_grade_json_lists_kinds_caps_and_violations(genv: Environment) -> 
     by_name = {c["name"]: c for c in data["checks"]}
     assert by_name["archived"]["kind"] == "goal" and by_name["archived"]["cap"] is None
     assert by_name["scope"]["kind"] == "constraint" and by_name["scope"]["cap"] == 0.5
-    assert ep.trajectory.footer["grade"]["violations"] == data["violations"]
+    footer = ep.trajectory.footer
+    assert footer is not None and footer["grade"]["violations"] == data["violations"]
 
 
 async def test_unbound_scope_template_is_a_verifier_error_not_a_reward(tmp_path: Path) -> None:
@@ -127,8 +132,8 @@ async def test_unbound_scope_template_is_a_verifier_error_not_a_reward(tmp_path:
     assert grade.error is not None and "'scope'" in grade.error
 
 
-def _score(name: str, kind: str, score: float, weight: float = 1.0, cap: float | None = None) -> CheckScore:
-    return CheckScore(name=name, kind=kind, weight=weight, cap=cap, score=score, detail="")  # type: ignore[arg-type]
+def _score(name: str, kind: CheckKind, score: float, weight: float = 1.0, cap: float | None = None) -> CheckScore:
+    return CheckScore(name=name, kind=kind, weight=weight, cap=cap, score=score, detail="")
 
 
 _unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
@@ -164,3 +169,54 @@ def test_constraint_weight_never_moves_the_goal_score() -> None:
 def test_a_partly_held_constraint_counts_as_violated() -> None:
     score, _, violations = combine([_score("g", "goal", 1.0), _score("c", "constraint", 0.99, cap=0.2)])
     assert score == 0.2 and [v.name for v in violations] == ["c"]
+
+
+# the scenario file's grading fields --------------------------------------------------------------------------------
+def _spec(**changes: Any) -> dict[str, Any]:
+    raw: dict[str, Any] = yaml.safe_load((FIXTURES / "graded" / "notes" / "guarded-archive.yaml").read_text())
+    raw.update(changes)
+    return raw
+
+
+def test_fixture_file_parses_with_every_grading_field() -> None:
+    spec = ScenarioFile.model_validate(_spec(blind_ceiling={"max_score": 0.6, "reason": "two notes"},
+                                             seed_invariant="never: the note is drawn"))
+    assert [c.kind for c in spec.checks] == ["goal", "goal", "constraint", "constraint", "constraint"]
+    assert spec.checks[1].weight == 1.0 and spec.checks[0].cap == 0.0
+    assert spec.scope is not None and spec.scope.allow is not None and spec.scope.allow[0].on == ["{note.id}"]
+    assert spec.hacks[0].covers == ["collateral"] and spec.alternatives[0].name == "create_first_with_reads"
+    assert spec.blind_ceiling is not None and spec.blind_ceiling.max_score == 0.6
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"alternatives": [{"name": "archived", "steps": []}]}, "unique across checks, hacks and alternatives"),
+    ({"hacks": [{"name": "no_secret", "max_score": 0.1, "steps": []}]}, "unique across"),
+    ({"checks": [{"name": "scope", "fn": "notes.note_archived"}]}, "scope guard's name"),
+    ({"checks": [{"name": "c", "kind": "constraint", "fn": "notes.note_kept"}]}, "at least one goal"),
+    ({"scope": {"unguarded": "why", "allow": []}}, "exactly one of"),
+    ({"scope": {"cap": 0.2}}, "exactly one of"),
+    ({"scope": {"unguarded": "why", "cap": 0.2}}, "no cap"),
+    ({"hacks": [{"name": "h", "covers": ["anything"], "max_score": 0.1, "steps": []}]}, "covers"),
+    ({"checks": [{"name": "g", "fn": "f", "cap": 1.5}]}, "cap"),
+    ({"blind_ceiling": {"max_score": 0.6, "reason": ""}}, "reason"),
+])
+def test_invalid_grading_fields_are_rejected(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        ScenarioFile.model_validate(_spec(**changes))
+
+
+@pytest.mark.parametrize(("old", "new", "field"), [
+    ("fn: notes.note_kept", "fn: notes.nope", "checks.2.fn"),  # constraint functions must exist too
+    ("{tool: notes.get_note, args: {note_id: \"{note.id}\"}}", "{tool: notes.explode, args: {}}",
+     "alternatives.0.steps.2.tool"),
+])
+def test_loader_resolves_constraints_and_alternatives_against_the_code(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    text = (FIXTURES / "graded" / "notes" / "guarded-archive.yaml").read_text()
+    assert old in text
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "x.yaml").write_text(text.replace(old, new))
+    with pytest.raises(ScenarioFileError, match=field.replace(".", r"\.")):
+        Environment("sqlite+aiosqlite:///:memory:", scenario_dirs=[tmp_path], seeds_dirs=[FIXTURES / "seeds"],
+                    domains=[DOMAIN], builtin=False)
