@@ -1,8 +1,7 @@
-"""World generation: determinism, the golden world hash, the mess rates and speed."""
+"""World generation: determinism, the golden world hash, the mess rates and the profile counts."""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 import pytest
@@ -84,10 +83,9 @@ def test_phone_formats_are_recognised() -> None:
     assert phone_format("call me") == "other"
 
 
-def test_enterprise_world_builds_fast() -> None:
+def test_enterprise_world_builds_with_its_profile_counts() -> None:
+    # How fast it builds is a benchmark figure (`saas-sim bench runtime`: world_build_s_crm_enterprise),
+    # not a test: a wall-time limit fails on a loaded machine.
     profile = load_profiles([ROOT / "seeds"])["crm-enterprise"]
-    start = time.perf_counter()
     world = build_world(profile, 0, {"crm": DOMAIN})
-    elapsed = time.perf_counter() - start
-    assert len(world.state.table(CONTACTS)) == 6000
-    assert elapsed < 3.0, f"enterprise world took {elapsed:.2f}s"
+    assert len(world.state.table(CONTACTS)) == profile.domains["crm"]["contacts"] == 6000
