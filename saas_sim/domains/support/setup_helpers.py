@@ -32,6 +32,7 @@ __all__ = [
     "order_b",
     "pick_target",
     "random_mess",
+    "skip_ids",
     "stage",
     "ticket_b",
     "untouched_orders",
@@ -129,12 +130,27 @@ def random_mess(rng: random.Random, *, missing_order: bool = False, alt_email: b
 def alias_of(customer: Customer, ids: IdFactory, rng: random.Random, at: datetime) -> Customer:
     """Returns a second-address, order-less customer record for the same person."""
     email = f"{ascii_slug(customer.first_name)}.{rng.randrange(100, 999)}@mailbox.example"
+    for _ in range(rng.randrange(0, 30)):  # a seed-drawn id, not always the next after the world's
+        ids.next("cus")
     return customer.alias(ids.next("cus"), email, at)
 
 
+def skip_ids(ctx: SetupContext, *prefixes: str, most: int = 40) -> None:
+    """Skips a seed-drawn number of ids of each prefix, so staged records get no constant ids.
+
+    Without it the staged ticket would always be the next id after the world's,
+    and a fixed call could score without reading anything.
+    """
+    for prefix in prefixes:
+        for _ in range(ctx.rng.randrange(1, most + 1)):
+            ctx.ids.next(prefix)
+
+
 def stage(ctx: SetupContext, spec: TicketSpec, events: list[Event] | None = None) -> tuple[Ticket, list[Event]]:
-    """Composes a staged ticket; an alias requester record is created first when the spec has one."""
+    """Composes a staged ticket at a seed-drawn id; an alias requester record is created first when the spec
+    has one (also at a seed-drawn id)."""
     out = list(events or [])
+    skip_ids(ctx, "tkt", "msg")
     if spec.requester.id != spec.customer.id and ctx.state.get(CUSTOMERS, spec.requester.id) is None:
         out.append(ev.CustomerCreated(customer=spec.requester))
     ticket, evs = compose_ticket(ctx.rng, ctx.ids, spec)

@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
+from saas_sim.core.events import Event
 from saas_sim.domains.support.catalog import ACTING_AGENT_ID, HOWTO_TASKS
 from saas_sim.domains.support.compose import Mess, TicketSpec
 from saas_sim.domains.support.models import ACTIVE_STATUSES, Team, Ticket
@@ -71,18 +72,24 @@ def duplicates(ctx: SetupContext) -> Setup:
     art = ctx.rng.choice(facts)
     article = ctx.state.get(KB_ARTICLES, art.id)
     product_name = article.title.split(" the ", 1)[-1].replace(" with your phone", "") if article else ""
-    other, ev2 = stage(ctx, TicketSpec(
+    howto = TicketSpec(
         customer=customer, requester=customer, issue="howto", resolution="kb_answer",
         created_at=ago(ctx, 20 * 60, 24 * 60), priority="normal", group="technical", task=HOWTO_TASKS[art.topic]["en"],
-        product_name=product_name, kb_article_id=art.id, kb_facts=art.facts, mess=random_mess(ctx.rng)))
-    dups = []
-    for low, high in ((10 * 60, 14 * 60), (60, 180)):
-        dup, evs = stage(ctx, TicketSpec(
+        product_name=product_name, kb_article_id=art.id, kb_facts=art.facts, mess=random_mess(ctx.rng))
+    specs: list[tuple[str, TicketSpec]] = [("other", howto)]
+    for i, (low, high) in enumerate(((10 * 60, 14 * 60), (60, 180))):
+        specs.append((f"dup{i + 1}", TicketSpec(
             created_at=ago(ctx, low, high), duplicate_of=first.id, body_prefix=_DUP_PREFIX,
             mess=Mess(duplicate=True, typos=ctx.rng.random() < 0.5, vague_subject=ctx.rng.random() < 0.3),
-            **base))
-        dups.append(dup)
+            **base)))
+    # Staged in a seed-drawn order, so neither the ids nor their order tell which ticket is which.
+    ctx.rng.shuffle(specs)
+    staged: dict[str, Ticket] = {}
+    ev2: list[Event] = []
+    for name, spec in specs:
+        staged[name], evs = stage(ctx, spec)
         ev2 += evs
+    other, dups = staged["other"], [staged["dup1"], staged["dup2"]]
     bindings: dict[str, Any] = {
         "customer": customer_b(customer),
         "keep": ticket_b(first),
