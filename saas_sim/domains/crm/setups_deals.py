@@ -170,7 +170,7 @@ def stalled_deal(ctx: SetupContext) -> Setup:
     followup = (ctx.now + timedelta(days=2)).replace(hour=10, minute=0, second=0, microsecond=0)
     return Setup(bindings={
         "deal": _deal_view(deal, ctx.state),
-        "contact": {"id": contact.id, "name": full_name(contact)},
+        "contact": {"id": contact.id, "name": full_name(contact), "email": contact.email},
         "days_quiet": min(quiet(deal), 365),
         "start": iso(ctx.now),
         "followup_at": iso(followup),
