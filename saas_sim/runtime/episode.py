@@ -45,6 +45,7 @@ from saas_sim.core.state import State
 from saas_sim.core.store import EventStore
 from saas_sim.core.tools import ToolContext, ToolKind, ToolSpec
 from saas_sim.errors import HarnessError, ToolError, UsageError
+from saas_sim.runtime.arg_bounds import not_json
 from saas_sim.runtime.faults import decide_fault, fault_error
 from saas_sim.runtime.grading import Attribution, Grade, combine, run_checks
 from saas_sim.runtime.records import FaultInjected
@@ -273,7 +274,9 @@ class Episode:
 
         Raises:
             HarnessError: The harness failed; the episode is now invalid.
-            UsageError: The episode was closed, or `call_id` is neither a str nor None.
+            UsageError: The episode was closed, `call_id` is neither a str nor None, or `args`
+                is not JSON data (bytes or other objects inside, non-str keys, cycles); no step
+                is recorded then.
             asyncio.CancelledError: The caller was cancelled. A call that had started
                 writing is still finished and recorded first, so a retry with its
                 call_id returns its result, as after a lost response.
@@ -284,6 +287,12 @@ class Episode:
             raise UsageError(f"call_id must be a str or None, got {type(call_id).__name__}")
         if call_id is not None and call_id.startswith(AUTO_CALL_ID):
             raise UsageError(f"call_id {call_id!r}: the prefix {AUTO_CALL_ID!r} is reserved for generated ids")
+        if not isinstance(args, str | bytes):
+            # Refused before a step exists: such a call was recorded as something else than what the
+            # tool saw (a repr), so its replay could apply a write the original refused.
+            problem = not_json(args)
+            if problem is not None:
+                raise UsageError(f"arguments to {tool!r} must be JSON data: {problem}")
         async with self._lock:
             if self._closed:
                 raise UsageError(f"episode {self.stream_id} is closed")

@@ -8,13 +8,14 @@ Schemas are exported three ways from the same pydantic models:
 * MCP tool definitions (`name`, `description`, `inputSchema`, annotations).
 
 Validation never crashes on bad input. Unknown tools, tools outside the
-scenario's action space, malformed JSON, wrong types, oversized strings and
-extra fields all become a `ToolError` the agent can read.
+scenario's action space, malformed JSON, payloads over `MAX_ARGS_BYTES` or
+nested deeper than `MAX_DEPTH`, non-finite numbers, booleans for numbers,
+wrong types, oversized strings and extra fields all become a `ToolError` the
+agent can read. The schema shapes live in `tool_schemas.py`.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import types
@@ -27,112 +28,10 @@ from pydantic import BaseModel, ValidationError
 
 from saas_sim.core.tools import ToolKind, ToolSpec
 from saas_sim.errors import ScenarioError, ToolError
+from saas_sim.runtime.arg_bounds import MAX_ARGS_BYTES, MAX_DEPTH, json_text_depth, python_depth
+from saas_sim.runtime.tool_schemas import json_schema, openai_strict_schema, strict_compatible
 
-__all__ = ["MAX_ARGS_BYTES", "Toolkit", "openai_strict_schema", "strict_compatible"]
-
-MAX_ARGS_BYTES = 64_000
-"""The largest JSON argument payload a call may carry."""
-
-
-# Keys whose value maps *names* (fields, definitions) to schemas: the names are data, never
-# keywords. A field called `title` or `default` must survive the keyword stripping below.
-_NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"})
-# Keys whose value is data (enum members, examples), not a schema.
-_DATA_KEYS = frozenset({"enum", "const", "examples", "required"})
-
-
-def _strictify(node: Any) -> Any:
-    if isinstance(node, dict):
-        out: dict[str, Any] = {}
-        for k, v in node.items():
-            if k in ("title", "default"):
-                continue
-            if k in _NAME_MAPS and isinstance(v, dict):
-                out[k] = {name: _strictify(sub) for name, sub in v.items()}
-            elif k in _DATA_KEYS:
-                out[k] = v
-            else:
-                out[k] = _strictify(v)
-        if out.get("type") == "object" and "properties" in out:
-            props: dict[str, Any] = out["properties"]
-            required = set(node.get("required", []))
-            for name, prop in list(props.items()):
-                if name not in required:
-                    props[name] = _nullable(prop)
-            out["required"] = list(props)
-            out["additionalProperties"] = False
-        return out
-    if isinstance(node, list):
-        return [_strictify(v) for v in node]
-    return node
-
-
-def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
-    any_of = prop.get("anyOf")
-    if isinstance(any_of, list) and any(o.get("type") == "null" for o in any_of):
-        return prop
-    # An inline enum or const (a Literal) still refuses null when only `type` allows it.
-    if isinstance(prop.get("type"), str) and not {"$ref", "enum", "const"} & prop.keys():
-        return {**prop, "type": [prop["type"], "null"]}
-    description = prop.get("description")
-    inner = {k: v for k, v in prop.items() if k != "description"}
-    result: dict[str, Any] = {"anyOf": [inner, {"type": "null"}]}
-    if description:
-        result["description"] = description
-    return result
-
-
-def _lone_refs(node: Any, root: dict[str, Any]) -> Any:
-    """Inlines every `$ref` that has sibling keywords: strict mode accepts a `$ref` only alone.
-
-    (This is what the OpenAI SDK's own `to_strict_json_schema` does.) The inlined
-    definition keeps its own, lone, `$ref`s, so recursive models still terminate.
-    """
-    if isinstance(node, list):
-        return [_lone_refs(v, root) for v in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and len(node) > 1 and ref.startswith("#/"):
-        target: Any = root
-        for part in ref[2:].split("/"):
-            target = target[part]
-        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-    out: dict[str, Any] = {}
-    for k, v in node.items():
-        if k in _NAME_MAPS and isinstance(v, dict):
-            out[k] = {name: _lone_refs(sub, root) for name, sub in v.items()}
-        elif k in _DATA_KEYS:
-            out[k] = v
-        else:
-            out[k] = _lone_refs(v, root)
-    return out
-
-
-def openai_strict_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """Returns the model's JSON schema in the shape OpenAI's strict mode accepts."""
-    strict = _strictify(copy.deepcopy(model.model_json_schema()))
-    schema = _lone_refs(strict, strict)
-    if not schema.get("properties"):
-        schema["properties"] = {}
-        schema["required"] = []
-        schema["additionalProperties"] = False
-    return dict(schema)
-
-
-def strict_compatible(schema: Any) -> bool:
-    """Returns whether a schema fits OpenAI's strict mode: every object closed with `additionalProperties: false`.
-
-    A free-form map (`dict[str, str]`) cannot be closed, so such a tool is exported with
-    `strict: false` rather than with a strict flag the provider would reject.
-    """
-    if isinstance(schema, dict):
-        if schema.get("type") == "object" and schema.get("additionalProperties") is not False:
-            return False
-        return all(strict_compatible(v) for k, v in schema.items() if k not in _DATA_KEYS)
-    if isinstance(schema, list):
-        return all(strict_compatible(v) for v in schema)
-    return True
+__all__ = ["MAX_ARGS_BYTES", "MAX_DEPTH", "Toolkit", "openai_strict_schema", "strict_compatible"]
 
 
 def _field_errors(exc: ValidationError) -> list[dict[str, str]]:
@@ -153,6 +52,20 @@ def _nested_model(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     return None
+
+
+def _numeric_only(annotation: Any) -> bool:
+    """Whether a field takes only numbers (maybe optional, maybe a list of them): a bool there is a mistake."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _numeric_only(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        return bool(members) and all(_numeric_only(a) for a in members)
+    if origin in (list, tuple, Sequence):
+        members = [a for a in get_args(annotation) if a is not Ellipsis]
+        return bool(members) and all(_numeric_only(a) for a in members)
+    return annotation in (int, float, Decimal)
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})
@@ -203,8 +116,9 @@ class Toolkit:
             for name in hits:
                 chosen[name] = self.all[name]
         self.allowed: dict[str, ToolSpec] = dict(sorted(chosen.items()))
-        # Per args model: field name -> (null means "use the default", nested model). Derived from code only.
-        self._null_plans: dict[type[BaseModel], dict[str, tuple[bool, type[BaseModel] | None]]] = {}
+        # Per args model: field name -> (null means "use the default", nested model, numbers only).
+        # Derived from code only.
+        self._null_plans: dict[type[BaseModel], dict[str, tuple[bool, type[BaseModel] | None, bool]]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.allowed
@@ -225,18 +139,31 @@ class Toolkit:
         raise ToolError("unknown_tool", f"no tool named {name!r}", details={"available": list(self.allowed)})
 
     def parse_args(self, spec: ToolSpec, raw: object) -> BaseModel:
-        """Validates raw arguments (a mapping or a JSON string) into the tool's args model."""
+        """Validates raw arguments (a mapping or a JSON string) into the tool's args model.
+
+        Every malformed input is a `ToolError(invalid_argument)`: oversized or too
+        deeply nested payloads (checked before anything recurses into them), text
+        that is not JSON, non-finite numbers, booleans for numbers, and whatever
+        the args model refuses, with the field paths.
+        """
         if isinstance(raw, str | bytes):
             if len(raw) > MAX_ARGS_BYTES:
                 raise ToolError("invalid_argument", f"arguments exceed {MAX_ARGS_BYTES} bytes")
+            if json_text_depth(raw) > MAX_DEPTH:
+                raise ToolError("invalid_argument", f"arguments nest deeper than {MAX_DEPTH} levels")
             try:
                 raw = json.loads(raw or "{}")
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an int of over 4,300 digits
                 raise ToolError("invalid_argument", f"arguments are not valid JSON: {exc}") from None
         if raw is None:
             raw = {}
         if not isinstance(raw, Mapping):
             raise ToolError("invalid_argument", "arguments must be a JSON object")
+        depth = python_depth(raw)
+        if depth is None:
+            raise ToolError("invalid_argument", "arguments must be finite JSON (no NaN, Infinity or cycles)")
+        if depth > MAX_DEPTH:
+            raise ToolError("invalid_argument", f"arguments nest deeper than {MAX_DEPTH} levels")
         try:
             size = len(json.dumps(raw, default=str, allow_nan=False))
         except (TypeError, ValueError):
@@ -248,7 +175,14 @@ class Toolkit:
             raise ToolError("invalid_argument", f"arguments exceed {MAX_ARGS_BYTES} bytes")
         # Strict-mode clients send null for every optional field they leave out, nested ones
         # included (the exported schema says so): let the default apply.
-        data = self._drop_nulls(spec.args_model, raw)
+        bools: list[str] = []
+        data = self._prepare(spec.args_model, raw, "", bools)
+        if bools:
+            message = "Input should be a number, not a boolean"
+            raise ToolError(
+                "invalid_argument", f"invalid arguments for {spec.name}: {bools[0]}: {message}",
+                details={"fields": bools, "errors": [{"path": b, "message": message} for b in bools]},
+            )
         try:
             parsed = spec.args_model.model_validate(data)
         except ValidationError as exc:
@@ -269,11 +203,17 @@ class Toolkit:
             )
         return parsed
 
-    def _drop_nulls(self, model: type[BaseModel], raw: Mapping[Any, Any]) -> dict[Any, Any]:
+    def _prepare(self, model: type[BaseModel], raw: Mapping[Any, Any], path: str, bools: list[str]) -> dict[Any, Any]:
+        """Drops nulls that stand for "use the default", and collects booleans sent for numbers.
+
+        pydantic reads `true` as the integer 1 (`quantity: true` would order one unit), so a
+        boolean in a field that takes only numbers is refused here, by path.
+        """
         plan = self._null_plans.get(model)
         if plan is None:
             plan = {
-                name: (not f.is_required() and f.default is not None, _nested_model(f.annotation))
+                name: (not f.is_required() and f.default is not None, _nested_model(f.annotation),
+                       _numeric_only(f.annotation))
                 for name, f in model.model_fields.items()
             }
             self._null_plans[model] = plan
@@ -281,15 +221,22 @@ class Toolkit:
         for key, value in raw.items():
             rule = plan.get(key) if isinstance(key, str) else None
             if rule is not None:
-                droppable, nested = rule
+                droppable, nested, numeric = rule
+                where = f"{path}.{key}" if path else str(key)
                 if value is None:
                     if droppable:
                         continue
+                elif numeric:
+                    if isinstance(value, bool):
+                        bools.append(where)
+                    elif isinstance(value, list | tuple):
+                        bools.extend(f"{where}.{i}" for i, v in enumerate(value) if isinstance(v, bool))
                 elif nested is not None:
                     if isinstance(value, Mapping):
-                        value = self._drop_nulls(nested, value)
+                        value = self._prepare(nested, value, where, bools)
                     elif isinstance(value, list | tuple):
-                        value = [self._drop_nulls(nested, v) if isinstance(v, Mapping) else v for v in value]
+                        value = [self._prepare(nested, v, f"{where}.{i}", bools) if isinstance(v, Mapping) else v
+                                 for i, v in enumerate(value)]
             out[key] = value
         return out
 
@@ -316,7 +263,7 @@ class Toolkit:
             {
                 "name": _wire_name(s.name),
                 "description": s.description,
-                "input_schema": s.args_model.model_json_schema(),
+                "input_schema": json_schema(s.args_model),
             }
             for s in self.allowed.values()
         ]
@@ -327,7 +274,7 @@ class Toolkit:
             {
                 "name": _wire_name(s.name),
                 "description": s.description,
-                "inputSchema": s.args_model.model_json_schema(),
+                "inputSchema": json_schema(s.args_model),
                 "outputSchema": s.result_model.model_json_schema(mode="serialization"),
                 "annotations": {
                     "readOnlyHint": s.kind is ToolKind.READ,

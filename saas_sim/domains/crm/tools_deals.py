@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from saas_sim.core.money import to_cents
+from saas_sim.core.money import Money, to_cents
 from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult, tool
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.catalog import TERRITORIES
@@ -22,9 +22,6 @@ from saas_sim.domains.crm.tools_records import contact_conflict
 from saas_sim.errors import ToolError
 
 __all__ = ["convert_lead", "create_deal", "set_line_items", "update_deal", "update_deal_stage"]
-
-Money = Decimal
-
 
 class DealResult(ToolResult):
     deal: Deal
@@ -193,7 +190,7 @@ class LineItemInput(BaseModel):
 
     product_id: str = Field(description="The product, such as prd_000003.")
     quantity: int = Field(ge=1, le=100_000, description="Units.")
-    discount_pct: Decimal = Field(default=Decimal(0), ge=0, le=100, description="Discount in percent, 0-100.")
+    discount_pct: Money = Field(default=Decimal(0), ge=0, le=100, description="Discount in percent, 0-100.")
     unit_price: Money | None = Field(
         default=None, description="Override the price book's unit price in the deal's currency; omit to use it."
     )

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import Field
 
 from saas_sim.core.events import Event
+from saas_sim.core.money import Money
 from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, tool
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.models import Approval, Customer, Order, Refund, Replacement, StoreCredit
@@ -96,7 +97,7 @@ class IssueRefundArgs(ToolArgs):
     order_id: str = Field(description="The order's id (ord_...) or its number (100482).")
     line_id: str | None = Field(default=None, description=(
         "The order line to refund (ol_...). Null refunds at order level (for example a lost parcel)."))
-    amount: Decimal | None = Field(default=None, gt=0, description=(
+    amount: Money | None = Field(default=None, gt=0, description=(
         "Amount in the order's currency, at most two decimals. Null refunds everything still refundable on "
         "the line (or order)."))
     reason: RefundReason = Field(description="Why the money is returned.")
@@ -169,7 +170,7 @@ def create_replacement(ctx: ToolContext, args: CreateReplacementArgs) -> Replace
 
 class IssueCreditArgs(ToolArgs):
     customer_id: str = Field(description="The customer to credit.")
-    amount: Decimal = Field(gt=0, le=1000, description="Credit amount, at most two decimals.")
+    amount: Money = Field(gt=0, le=1000, description="Credit amount, at most two decimals.")
     reason: str = Field(min_length=3, max_length=500, description="Why the credit is given.")
     ticket_id: str | None = Field(default=None, description="The ticket this credit relates to.")
     approval_id: str | None = Field(default=None, description="An approved approval; required above 50.00.")
@@ -192,7 +193,7 @@ def issue_store_credit(ctx: ToolContext, args: IssueCreditArgs) -> StoreCreditVi
 
 class RequestApprovalArgs(ToolArgs):
     kind: Literal["refund", "store_credit"] = Field(description="What needs approval.")
-    amount: Decimal = Field(gt=0, description="The amount to approve, at most two decimals.")
+    amount: Money = Field(gt=0, description="The amount to approve, at most two decimals.")
     reason: str = Field(min_length=10, max_length=1_000, description="Why, for the team lead (10+ characters).")
     order_id: str | None = Field(default=None, description="For a refund: the order's id or number.")
     customer_id: str | None = Field(default=None, description="For store credit: the customer's id.")
