@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from saas_sim.errors import SaasSimError
@@ -132,10 +133,15 @@ def run(
             grade = await episode.grade()
             table = Table("check", "weight", "score", "detail")
             for c in grade.checks:
-                table.add_row(c.name, f"{c.weight:g}", f"{c.score:.2f}", c.detail)
+                # A constraint has no weight; it caps the scalar when violated.
+                weight = f"{c.weight:g}" if c.kind == "goal" else f"cap {c.cap or 0.0:g}"
+                table.add_row(c.name, weight, f"{c.score:.2f}", escape(c.detail))
             out.print(table)
             score = "invalid" if grade.score is None else f"{grade.score:.3f}"
-            out.print(f"[bold]score {score}[/bold]  attribution {grade.attribution}  steps {episode.steps}")
+            goals = "" if grade.goal_score is None else f"  goals {grade.goal_score:.3f}"
+            out.print(f"[bold]score {score}[/bold]{goals}  attribution {grade.attribution}  steps {episode.steps}")
+            for v in grade.violations:
+                out.print(f"[red]violated[/red] {v.name} (cap {v.cap:g}): {escape(v.detail)}", highlight=False)
             if grade.error:
                 out.print(grade.error, highlight=False)
             if out_file is not None:

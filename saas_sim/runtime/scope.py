@@ -151,7 +151,8 @@ def scope_guard(rules: Sequence[_Rule], initial: State, writes: Iterable[WriteSt
                 allowed: set[str] = set().union(*(r.on or () for r in matching))
                 stray = [s for s in subjects if s not in allowed]
                 why = ("not in scope: " + ", ".join(stray)) if stray else "no single rule allows all of them"
-            outside.append(f"step {write.step} {write.tool}: {kind} on [{', '.join(every)}] ({why})")
+            # No square brackets: terminals (rich) read `[id]` as markup and drop it.
+            outside.append(f"step {write.step} {write.tool}: {kind} on {', '.join(every) or 'no entity'} ({why})")
     if not outside:
         return CheckOutcome.passed(f"all {judged} write events were in scope")
     listed = outside[:_MAX_LISTED]

@@ -122,7 +122,7 @@ async def test_write_on_an_out_of_scope_entity_is_flagged(make_env: Any) -> None
     grade = await ep.grade()
     scope = _scope_check(grade)
     assert scope.score == 0.0 and "scope" in [v.name for v in grade.violations]
-    assert f"step 1 notes.archive_note: notes.NoteArchived on [{other}]" in scope.detail
+    assert f"step 1 notes.archive_note: notes.NoteArchived on {other} (not in scope: {other})" in scope.detail
     assert grade.score is not None and grade.score <= 0.5
 
 
