@@ -1,10 +1,16 @@
 """The self-audit behind `saas-sim check`: every scenario, several seeds, every promise.
 
 For each scenario and seed it checks that the oracle scores 1.0, the no-op
-scores its declared baseline, every hack stays under its threshold, and that
-determinism (in-process and in a separate process with another
-`PYTHONHASHSEED`), replay, rebuild, fork and isolation hold, and that a random
-agent causes no harness error.
+scores its declared baseline, that determinism (in-process and in a separate
+process with another `PYTHONHASHSEED`), replay, rebuild, fork and isolation
+hold, and that a random agent causes no harness error.
+
+Then it attacks the verifier (saas_sim/runtime/attack_audits.py): declared
+hacks on 20 seeds, cross-seed transfer of the oracle's writes, a blind search
+with the grade as feedback, a do-everything agent, the alternative correct
+solutions, and the declared hacks' coverage (saas_sim/runtime/hack_coverage.py).
+Scenarios are audited concurrently (`jobs` at a time); within one, the attacks
+run concurrently too, so the store's writer batches their appends.
 """
 
 from __future__ import annotations
@@ -14,20 +20,24 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from saas_sim.core.clock import perf_ns
 from saas_sim.errors import HarnessError, SaasSimError
+from saas_sim.runtime import attack_audits as attacks
+from saas_sim.runtime.attack_audits import AuditOptions
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode, reissued_call_id
 from saas_sim.runtime.replay import compare_steps, replay
 from saas_sim.scenarios.agents import RandomAgent, make_agent
 from saas_sim.scenarios.loader import Scenario
 
-__all__ = ["ScenarioAudit", "audit", "fingerprint_main"]
+__all__ = ["AuditOptions", "ScenarioAudit", "audit", "fingerprint_main"]
 
 EPS = 1e-6
+T = TypeVar("T")
 
 
 @dataclass
@@ -40,6 +50,14 @@ class ScenarioAudit:
     oracle_min: float = 1.0
     noop_max: float = 0.0
     hacks: dict[str, float] = field(default_factory=dict)
+    hack_seeds: list[int] = field(default_factory=list)
+    hack_detail: dict[str, Any] = field(default_factory=dict)
+    coverage: dict[str, Any] = field(default_factory=dict)
+    transfer: dict[str, Any] = field(default_factory=dict)
+    blind: dict[str, Any] = field(default_factory=dict)
+    do_everything: dict[str, Any] = field(default_factory=dict)
+    alternatives: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
     deterministic: bool = True
     replay_ok: bool = True
     rebuild_ok: bool = True
@@ -60,7 +78,10 @@ class ScenarioAudit:
             "id": self.id, "domain": self.domain, "seeds": self.seeds, "oracle_min": self.oracle_min,
             "noop_max": self.noop_max, "hacks": self.hacks, "deterministic": self.deterministic,
             "replay_ok": self.replay_ok, "rebuild_ok": self.rebuild_ok, "fork_ok": self.fork_ok,
-            "isolation_ok": self.isolation_ok, "harness_errors": self.harness_errors, "ok": self.ok,
+            "isolation_ok": self.isolation_ok, "harness_errors": self.harness_errors,
+            "hack_seeds": self.hack_seeds, "hack_detail": self.hack_detail, "coverage": self.coverage,
+            "transfer": self.transfer, "blind": self.blind, "do_everything": self.do_everything,
+            "alternatives": self.alternatives, "timings_s": self.timings, "ok": self.ok,
             "failures": self.failures,
         }
 
@@ -74,7 +95,7 @@ async def _play(env: Environment, scenario: Scenario, seed: int, agent: str) -> 
 async def _score(env: Environment, scenario: Scenario, seed: int, agent: str) -> float:
     episode = await _play(env, scenario, seed, agent)
     try:
-        grade = await episode.grade()
+        grade = await episode.grade(footer=False)
         if not grade.valid or grade.score is None:
             raise HarnessError(f"{agent} episode invalid ({grade.attribution}): {grade.error}")
         return grade.score
@@ -108,11 +129,6 @@ async def _audit_seed(env: Environment, scenario: Scenario, seed: int, result: S
     result.noop_max = max(result.noop_max, noop)
     if abs(noop - spec.noop_score) > EPS:
         fail(f"{tag}: noop scored {noop:.3f}, declared {spec.noop_score}")
-    for hack in spec.hacks:
-        hs = await _score(env, scenario, seed, f"hack:{hack.name}")
-        result.hacks[hack.name] = max(result.hacks.get(hack.name, 0.0), hs)
-        if hs > hack.max_score + EPS:
-            fail(f"{tag}: hack {hack.name} scored {hs:.3f} > {hack.max_score}")
     # determinism, in process
     again = await fingerprint(env, spec.ref, seed)
     mine = [s.state_hash for s in oracle.trajectory.steps] + [oracle.state.content_hash()]
@@ -179,27 +195,87 @@ def _subprocess_fingerprints(env: Environment, items: list[tuple[str, int]], has
     return dict(json.loads(proc.stdout))
 
 
+async def _timed(result: ScenarioAudit, name: str, work: Awaitable[T]) -> T:
+    start = perf_ns()
+    try:
+        return await work
+    finally:
+        result.timings[name] = round(result.timings.get(name, 0.0) + (perf_ns() - start) / 1e9, 3)
+
+
+async def _attacks(env: Environment, scenario: Scenario, seeds: Sequence[int], opts: AuditOptions,
+                   result: ScenarioAudit) -> None:
+    """Runs the six attacks concurrently; a harness error in one is reported, the others still run."""
+    fail = result.failures.append
+    result.hack_seeds = list(range(opts.hack_seeds))
+    result.coverage = attacks.coverage_audit(env, scenario, fail)
+    jobs: dict[str, Awaitable[dict[str, Any]]] = {
+        "hacks": attacks.hacks_audit(env, scenario, opts, fail),
+        "transfer": attacks.transfer_audit(env, scenario, opts, fail),
+        "blind": attacks.blind_audit(env, scenario, seeds, opts, fail),
+        "do_everything": attacks.do_everything_audit(env, scenario, seeds, fail),
+        "alternatives": attacks.alternatives_audit(env, scenario, seeds, opts, fail),
+    }
+    names = list(jobs)
+    outcomes = await asyncio.gather(*(_timed(result, n, jobs[n]) for n in names), return_exceptions=True)
+    for name, outcome in zip(names, outcomes, strict=True):
+        if isinstance(outcome, SaasSimError):
+            fail(f"{name}: {type(outcome).__name__}: {outcome}")
+        elif isinstance(outcome, BaseException):
+            raise outcome
+        elif name == "hacks":
+            result.hack_detail = outcome
+            result.hacks = {k: float(v["max_score"]) for k, v in outcome.items()}
+        else:
+            setattr(result, name, outcome)
+
+
+async def _audit_scenario(env: Environment, scenario: Scenario, seeds: Sequence[int], opts: AuditOptions,
+                          say: Callable[[str], None]) -> tuple[ScenarioAudit, dict[int, list[str]]]:
+    result = ScenarioAudit(id=scenario.spec.id, domain=scenario.spec.domain, seeds=list(seeds))
+    sequential: dict[int, list[str]] = {}
+    start = perf_ns()
+    for seed in seeds:
+        say(f"{scenario.ref} seed {seed}")
+        try:
+            sequential[seed] = await _audit_seed(env, scenario, seed, result)
+        except SaasSimError as exc:
+            result.failures.append(f"seed {seed}: {type(exc).__name__}: {exc}")
+    if len(sequential) == len(seeds):
+        await _isolation(env, scenario, seeds, sequential, result)
+    result.timings["core"] = round((perf_ns() - start) / 1e9, 3)
+    say(f"{scenario.ref} attacks")
+    await _attacks(env, scenario, seeds, opts, result)
+    return result, sequential
+
+
 async def audit(
     env: Environment, scenarios: Sequence[Scenario], seeds: Sequence[int],
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None, options: AuditOptions | None = None, *, jobs: int = 4,
 ) -> list[ScenarioAudit]:
-    """Audits scenarios over seeds. Never raises for a scenario's failure: it is reported."""
+    """Audits scenarios over seeds. Never raises for a scenario's failure: it is reported.
+
+    Args:
+        env: The environment (one store; worlds and tasks are cached across scenarios).
+        scenarios: What to audit; the results come back in this order.
+        seeds: The audited seeds (the core audits, do-everything, alternatives; the blind search
+            takes the first `options.blind_seeds`).
+        progress: Called with a short message as work starts (once per seed and once per
+            scenario's attacks).
+        options: How hard the attacks try; defaults to issue 9's counts.
+        jobs: How many scenarios are audited at once.
+    """
     say = progress or (lambda _m: None)
-    results: list[ScenarioAudit] = []
-    hashes: dict[tuple[str, int], list[str]] = {}
-    for scenario in scenarios:
-        result = ScenarioAudit(id=scenario.spec.id, domain=scenario.spec.domain, seeds=list(seeds))
-        results.append(result)
-        sequential: dict[int, list[str]] = {}
-        for seed in seeds:
-            say(f"{scenario.ref} seed {seed}")
-            try:
-                sequential[seed] = await _audit_seed(env, scenario, seed, result)
-                hashes[(scenario.ref, seed)] = sequential[seed]
-            except SaasSimError as exc:
-                result.failures.append(f"seed {seed}: {type(exc).__name__}: {exc}")
-        if len(sequential) == len(seeds):
-            await _isolation(env, scenario, seeds, sequential, result)
+    opts = options or AuditOptions()
+    gate = asyncio.Semaphore(max(1, jobs))
+
+    async def one(scenario: Scenario) -> tuple[ScenarioAudit, dict[int, list[str]]]:
+        async with gate:
+            return await _audit_scenario(env, scenario, seeds, opts, say)
+
+    done = await asyncio.gather(*(one(s) for s in scenarios))
+    results = [r for r, _ in done]
+    hashes = {(s.ref, seed): h for s, (_, seq) in zip(scenarios, done, strict=True) for seed, h in seq.items()}
     say("determinism across processes")
     items = sorted(hashes)
     if items:

@@ -51,12 +51,28 @@ async def test_replay_reports_identical_and_then_the_first_divergence(env: Envir
     assert not report.identical and report.step == 2 and report.field == "result"
 
 
-async def test_self_audit_passes_on_the_test_domain(env: Environment) -> None:
-    results = await audit(env, env.scenarios("notes/*"), [0, 1])
-    assert [r.id for r in results] == ["notes/archive-and-follow-up", "notes/flaky-archive"]
+async def test_self_audit_passes_on_a_test_scenario_built_to_resist_every_attack() -> None:
+    from tests.runtime.conftest import FIXTURES
+    from tests.runtime.notes_domain import DOMAIN
+
+    async with Environment("sqlite+aiosqlite:///:memory:", scenario_dirs=[FIXTURES / "audit"],
+                           seeds_dirs=[FIXTURES / "seeds"], domains=[DOMAIN], builtin=False) as env:
+        results = await audit(env, env.scenarios("notes/follow-up-note"), [0, 1])
+    assert [r.id for r in results] == ["notes/follow-up-note"]
     for r in results:
         assert r.ok, r.failures
         assert r.oracle_min == 1.0 and r.harness_errors == 0
+        assert r.blind["max_score"] == 0.0 and r.do_everything["max_score"] == 0.0
+
+
+async def test_self_audit_attacks_the_loose_test_scenarios(env: Environment) -> None:
+    results = await audit(env, env.scenarios("notes/*"), [0, 1])
+    assert [r.id for r in results] == ["notes/archive-and-follow-up", "notes/flaky-archive"]
+    for r in results:
+        # The core promises hold; the attacks find what these loose fixtures pay for.
+        assert r.oracle_min == 1.0 and r.harness_errors == 0 and r.deterministic and r.fork_ok
+        assert r.blind["max_score"] > 0.5 and r.do_everything["max_score"] > 0.2
+        assert any("blind search reached" in f for f in r.failures)
 
 
 async def test_self_audit_flags_a_harness_bug_found_by_the_random_agent() -> None:

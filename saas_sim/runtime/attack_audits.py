@@ -1,0 +1,222 @@
+"""The self-audit's attacks on a scenario's verifier (issue 9): each returns a JSON-ready report.
+
+1. Declared hacks on seeds `0..hack_seeds-1` (default 20), whatever `--seeds` is.
+2. Cross-seed transfer: the oracle's WRITE calls on seed A, replayed verbatim on
+   seed B, for the pairs `transfer_pairs` picks; at most `TRANSFER_MAX` unless the
+   scenario declares `seed_invariant` (then reported, not failed).
+3. Blind search (`BlindSearch`) on the first `blind_seeds` audited seeds: at most
+   the scenario's `blind_ceiling`, or `BLIND_MAX`.
+4. Do-everything (`DoEverythingAgent`) on every audited seed: at most `DO_EVERYTHING_MAX`.
+5. Alternatives: each scores 1.0 on every audited seed, and there are at least
+   `min_alternatives` (default `MIN_ALTERNATIVES`) of them.
+6. Hack coverage (saas_sim/runtime/hack_coverage.py).
+
+Every attack draws its choices from `SeedTree("audit:<ref>:<seed>")`, so a report
+is a pure function of the scenario, the seeds and the code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from saas_sim.core.rng import SeedTree
+from saas_sim.core.tools import ToolKind
+from saas_sim.errors import HarnessError
+from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.episode import Episode
+from saas_sim.runtime.hack_coverage import MIN_HACKS, required_coverage
+from saas_sim.scenarios.agents import Agent, ScriptedAgent
+from saas_sim.scenarios.attack_agents import BlindSearch, CallReplayAgent, DoEverythingAgent
+from saas_sim.scenarios.loader import Scenario
+
+__all__ = [
+    "BLIND_MAX",
+    "DO_EVERYTHING_MAX",
+    "MIN_ALTERNATIVES",
+    "TRANSFER_MAX",
+    "AuditOptions",
+    "alternatives_audit",
+    "blind_audit",
+    "coverage_audit",
+    "do_everything_audit",
+    "hacks_audit",
+    "transfer_audit",
+    "transfer_pairs",
+]
+
+EPS = 1e-6
+Fail = Callable[[str], None]
+"""Records one failure line of the scenario's audit."""
+TRANSFER_MAX = 0.2
+"""The most another seed's oracle writes may score."""
+BLIND_MAX = 0.5
+"""The blind search's ceiling when a scenario declares no `blind_ceiling`."""
+DO_EVERYTHING_MAX = 0.2
+"""The most the do-everything agent may score."""
+MIN_ALTERNATIVES = 3
+"""The fewest alternative correct solutions a scenario may ship."""
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """How hard the attacks try (the `saas-sim check` options).
+
+    Attributes:
+        hack_seeds: Declared hacks and the transfer pairs run on seeds `0..hack_seeds-1`.
+        transfer_pairs: How many (A, B) seed pairs the transfer audit plays.
+        blind_seeds: The blind search runs on the first this-many audited seeds.
+        blind_trials: One-write moves the blind search tries per seed.
+        min_alternatives: The fewest alternatives a scenario may ship.
+    """
+
+    hack_seeds: int = 20
+    transfer_pairs: int = 5
+    blind_seeds: int = 2
+    blind_trials: int = 200
+    min_alternatives: int = MIN_ALTERNATIVES
+
+
+def transfer_pairs(seeds: int, count: int) -> list[tuple[int, int]]:
+    """Returns the (A, B) pairs of the transfer audit over seeds `0..seeds-1`.
+
+    `A_k = k * seeds // count` spreads the sources over the range, and
+    `B_k = (A_k + seeds // 2) mod seeds` pairs each with a seed half the range
+    away; for 20 seeds and 5 pairs: (0, 10), (4, 14), (8, 18), (12, 2), (16, 6).
+    """
+    if seeds < 2:
+        return []
+    half = max(1, seeds // 2)
+    firsts = dict.fromkeys(k * seeds // count for k in range(count))
+    return [(a, (a + half) % seeds) for a in firsts if (a + half) % seeds != a]
+
+
+async def _graded(env: Environment, scenario: Scenario, seed: int, agent: Agent) -> tuple[float, Episode]:
+    episode = await env.start(scenario, seed)
+    await agent.run(episode)
+    grade = await episode.grade(footer=False)
+    if not grade.valid or grade.score is None:
+        await episode.close()
+        raise HarnessError(f"{agent.name} on seed {seed}: episode invalid ({grade.attribution}): {grade.error}")
+    return grade.score, episode
+
+
+async def _score(env: Environment, scenario: Scenario, seed: int, agent: Agent) -> float:
+    score, episode = await _graded(env, scenario, seed, agent)
+    await episode.close()
+    return score
+
+
+async def hacks_audit(env: Environment, scenario: Scenario, opts: AuditOptions, fail: Fail) -> dict[str, Any]:
+    """Runs every declared hack on seeds `0..hack_seeds-1`; returns each hack's worst score and seed."""
+    out: dict[str, Any] = {}
+    for hack in scenario.spec.hacks:
+        agent = ScriptedAgent(f"hack:{hack.name}", hack.steps)
+        scores = await asyncio.gather(*(_score(env, scenario, s, agent) for s in range(opts.hack_seeds)))
+        worst = max(range(len(scores)), key=lambda i: (scores[i], -i))
+        out[hack.name] = {"max_score": scores[worst], "seed": worst, "limit": hack.max_score}
+        for seed, score in enumerate(scores):
+            if score > hack.max_score + EPS:
+                fail(f"seed {seed}: hack {hack.name} scored {score:.3f} > {hack.max_score}")
+    return out
+
+
+async def transfer_audit(env: Environment, scenario: Scenario, opts: AuditOptions, fail: Fail) -> dict[str, Any]:
+    """Replays the oracle's WRITE calls of seed A on seed B, for each pair."""
+    spec = scenario.spec
+    kinds = {t.name: t.kind for t in env.toolkit(scenario).allowed.values()}
+
+    async def one(a: int, b: int) -> float:
+        _, source = await _graded(env, scenario, a, ScriptedAgent("oracle", spec.oracle))
+        seen: dict[str, tuple[str, Any]] = {}
+        for step in source.trajectory.steps:  # a retried call appears once per attempt: keep the first
+            if kinds.get(step.tool) is ToolKind.WRITE:
+                seen.setdefault(step.call_id, (step.tool, step.args))
+        await source.close()
+        return await _score(env, scenario, b, CallReplayAgent(f"transfer-{a}", list(seen.values())))
+
+    pairs = transfer_pairs(opts.hack_seeds, opts.transfer_pairs)
+    scores = await asyncio.gather(*(one(a, b) for a, b in pairs))
+    best = max(scores, default=0.0)
+    if best > TRANSFER_MAX + EPS and spec.seed_invariant is None:
+        a, b = pairs[scores.index(best)]
+        fail(f"transfer: the oracle's writes of seed {a} scored {best:.3f} on seed {b} (> {TRANSFER_MAX}); "
+             "an answer that is a constant across seeds can be memorized")
+    return {"pairs": [list(p) for p in pairs], "scores": scores, "max_score": best, "limit": TRANSFER_MAX,
+            "seed_invariant": spec.seed_invariant}
+
+
+async def blind_audit(
+    env: Environment, scenario: Scenario, seeds: Sequence[int], opts: AuditOptions, fail: Fail
+) -> dict[str, Any]:
+    """Runs the blind search on the first `blind_seeds` audited seeds."""
+    spec = scenario.spec
+    ceiling = spec.blind_ceiling.max_score if spec.blind_ceiling is not None else BLIND_MAX
+    chosen = list(seeds)[: opts.blind_seeds]
+
+    async def one(seed: int) -> Any:
+        rng = SeedTree(f"audit:{spec.ref}:{seed}").child("blind").random("moves")
+        return await BlindSearch(rng, opts.blind_trials).search(await env.start(scenario, seed))
+
+    outcomes = await asyncio.gather(*(one(s) for s in chosen))
+    for seed, o in zip(chosen, outcomes, strict=True):
+        if o.score > ceiling + EPS:
+            moves = "; ".join(f"{t} {a}" for t, a in o.moves)
+            fail(f"seed {seed}: blind search reached {o.score:.3f} > {ceiling} in {o.kept} kept moves: {moves}")
+    return {
+        "seeds": chosen, "trials": opts.blind_trials, "max_score": max((o.score for o in outcomes), default=0.0),
+        "scores": [o.score for o in outcomes], "kept_moves": [o.kept for o in outcomes],
+        "candidates": [o.candidates for o in outcomes], "limit": ceiling,
+        "ceiling_reason": spec.blind_ceiling.reason if spec.blind_ceiling is not None else None,
+    }
+
+
+async def do_everything_audit(
+    env: Environment, scenario: Scenario, seeds: Sequence[int], fail: Fail
+) -> dict[str, Any]:
+    """Runs the do-everything agent on every audited seed."""
+    ref = scenario.spec.ref
+
+    async def one(seed: int) -> tuple[float, int, int]:
+        agent = DoEverythingAgent(SeedTree(f"audit:{ref}:{seed}").child("do-everything").random("args"))
+        score, episode = await _graded(env, scenario, seed, agent)
+        calls = episode.steps
+        await episode.close()
+        return score, calls, agent.planned
+
+    results = await asyncio.gather(*(one(s) for s in seeds))
+    for seed, (score, _, _) in zip(seeds, results, strict=True):
+        if score > DO_EVERYTHING_MAX + EPS:
+            fail(f"seed {seed}: do-everything scored {score:.3f} > {DO_EVERYTHING_MAX}")
+    return {"max_score": max((r[0] for r in results), default=0.0), "scores": [r[0] for r in results],
+            "calls": [r[1] for r in results], "planned": [r[2] for r in results], "limit": DO_EVERYTHING_MAX}
+
+
+async def alternatives_audit(
+    env: Environment, scenario: Scenario, seeds: Sequence[int], opts: AuditOptions, fail: Fail
+) -> dict[str, Any]:
+    """Runs every alternative correct solution on every audited seed; each must score 1.0."""
+    alts = scenario.spec.alternatives
+    if len(alts) < opts.min_alternatives:
+        fail(f"alternatives: {len(alts)} declared, at least {opts.min_alternatives} required")
+    out: dict[str, float] = {}
+    for alt in alts:
+        agent = ScriptedAgent(f"alt:{alt.name}", alt.steps)
+        scores = await asyncio.gather(*(_score(env, scenario, s, agent) for s in seeds))
+        out[alt.name] = min(scores, default=1.0)
+        for seed, score in zip(seeds, scores, strict=True):
+            if abs(score - 1.0) > EPS:
+                fail(f"seed {seed}: alternative {alt.name} scored {score:.3f}, not 1.0 (a false negative)")
+    return {"count": len(alts), "min_required": opts.min_alternatives, "min_scores": out}
+
+
+def coverage_audit(env: Environment, scenario: Scenario, fail: Fail) -> dict[str, Any]:
+    """Checks the declared hacks' count and coverage against the rule."""
+    cov = required_coverage(scenario.spec, list(env.toolkit(scenario).allowed.values()))
+    if cov.hacks < MIN_HACKS:
+        fail(f"hack coverage: {cov.hacks} hacks declared, at least {MIN_HACKS} required")
+    if cov.missing:
+        fail(f"hack coverage: no declared hack covers {', '.join(cov.missing)}")
+    return cov.to_json()

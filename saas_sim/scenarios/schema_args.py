@@ -1,0 +1,180 @@
+"""Schema-valid arguments for attack agents, and the entity ids they aim at.
+
+The self-audit's blind and do-everything agents know nothing of a task's
+meaning. They fill a tool's arguments from its exported JSON schema alone:
+
+* an *id-typed* field (its name ends in `_id`, or `_ids` for a list) gets
+  candidate entity ids;
+* an enum gets one of its values, a `date`/`date-time` string a near-future
+  instant, a number (or a number-or-string amount) a value inside its bounds;
+* any other string gets short random text within its length bounds.
+
+Entity ids are recognized generically by their shape, `<prefix>_<digits>`
+(`ct_000042`, `tkt_000017`): no domain's prefixes are known here.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+__all__ = ["ID_PATTERN", "fill_args", "harvest_ids", "id_fields", "text_ids", "unique"]
+
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9]{0,11}_[0-9]+$")
+"""What an entity id looks like in every domain: a lowercase prefix, `_`, digits."""
+
+_ID_IN_TEXT = re.compile(r"(?<![\w-])[a-z][a-z0-9]{0,11}_[0-9]+(?![\w-])")
+_WORDS = ("update", "ok", "done", "check", "please", "note", "follow", "up", "thanks", "info", "see", "item")
+# Past this depth a schema is walked no further: tool schemas are shallow, and this bounds a cycle.
+_MAX_DEPTH = 4
+
+
+def text_ids(text: str) -> list[str]:
+    """Returns the id-shaped words of a text, in order of first appearance."""
+    return list(dict.fromkeys(_ID_IN_TEXT.findall(text)))
+
+
+def harvest_ids(value: Any) -> list[str]:
+    """Returns every id-shaped string value in JSON data, in a depth-first walk, without repeats.
+
+    Mapping keys are walked in sorted order, so the result does not depend on
+    how a result happened to be built.
+    """
+    seen: dict[str, None] = {}
+
+    def walk(node: Any, depth: int) -> None:
+        if isinstance(node, str):
+            if ID_PATTERN.match(node):
+                seen.setdefault(node, None)
+        elif depth < 32 and isinstance(node, Mapping):
+            for key in sorted(node, key=str):
+                walk(node[key], depth + 1)
+        elif depth < 32 and isinstance(node, list | tuple):
+            for item in node:
+                walk(item, depth + 1)
+
+    walk(value, 0)
+    return list(seen)
+
+
+def id_fields(schema: Mapping[str, Any]) -> list[str]:
+    """Returns a tool schema's top-level id-typed fields, in schema order."""
+    return [name for name in schema.get("properties", {}) if _is_id_field(name)]
+
+
+def _is_id_field(name: str) -> bool:
+    return name.endswith(("_id", "_ids"))
+
+
+def fill_args(
+    schema: Mapping[str, Any],
+    rng: random.Random,
+    candidates: Sequence[str],
+    now: datetime,
+    *,
+    fixed: Mapping[str, Any] | None = None,
+    optional_rate: float = 0.5,
+) -> dict[str, Any]:
+    """Returns schema-valid-looking arguments for one tool call.
+
+    Args:
+        schema: The tool's argument JSON schema (pydantic's `model_json_schema()`).
+        rng: The seeded source of every choice.
+        candidates: Entity ids for id-typed fields; without any, such fields get a random id shape.
+        now: The episode's sim time, the base of generated dates.
+        fixed: Values to use as given for these fields (the do-everything agent's target).
+        optional_rate: The probability that an optional field is filled.
+    """
+    filler = _Filler(schema.get("$defs", {}), rng, list(candidates), now)
+    required = set(schema.get("required", []))
+    out: dict[str, Any] = {}
+    for name, prop in schema.get("properties", {}).items():
+        if fixed and name in fixed:
+            out[name] = fixed[name]
+        elif name in required or rng.random() < optional_rate:
+            out[name] = filler.value(name, prop, 0)
+    return out
+
+
+class _Filler:
+    """Fills one call's fields; holds what every field shares."""
+
+    def __init__(self, defs: Mapping[str, Any], rng: random.Random, candidates: list[str], now: datetime) -> None:
+        self.defs = defs
+        self.rng = rng
+        self.candidates = candidates
+        self.now = now
+
+    def value(self, name: str, prop: Mapping[str, Any], depth: int) -> Any:
+        prop = self._resolve(prop)
+        if "anyOf" in prop:
+            branches = [self._resolve(b) for b in prop["anyOf"]]
+            real = [b for b in branches if b.get("type") != "null"] or branches
+            kinds = {b.get("type") for b in real}
+            if {"number", "string"} <= kinds:  # an amount that also accepts a decimal string
+                number = next(b for b in real if b.get("type") == "number")
+                return f"{self._number(number):.2f}"
+            return self.value(name, self.rng.choice(real), depth)
+        if "enum" in prop:
+            return self.rng.choice(list(prop["enum"]))
+        kind = prop.get("type")
+        if kind == "string":
+            return self._string(name, prop)
+        if kind == "integer":
+            low = int(prop.get("minimum", 1))
+            return self.rng.randint(low, max(low, min(int(prop.get("maximum", low + 9)), low + 9)))
+        if kind == "number":
+            return round(self._number(prop), 2)
+        if kind == "boolean":
+            return self.rng.random() < 0.5
+        if kind == "array":
+            if depth >= _MAX_DEPTH:
+                return []
+            low = int(prop.get("minItems", 0))
+            count = self.rng.randint(max(low, 1), max(low, 2))
+            return [self.value(name[:-1] if name.endswith("_ids") else name, prop.get("items", {}), depth + 1)
+                    for _ in range(count)]
+        if kind == "object":
+            if depth >= _MAX_DEPTH or "properties" not in prop:
+                return {}
+            required = set(prop.get("required", []))
+            return {k: self.value(k, p, depth + 1) for k, p in prop["properties"].items()
+                    if k in required or self.rng.random() < 0.5}
+        return None
+
+    def _resolve(self, prop: Mapping[str, Any]) -> Mapping[str, Any]:
+        ref = prop.get("$ref")
+        if isinstance(ref, str):
+            return dict(self.defs.get(ref.rsplit("/", 1)[-1], {}))
+        return prop
+
+    def _number(self, prop: Mapping[str, Any]) -> float:
+        low = float(prop.get("minimum", prop.get("exclusiveMinimum", 0.0)))
+        high = float(prop.get("maximum", max(low, 0.0) + 500.0))
+        return max(low + 0.01, self.rng.uniform(low, high)) if high > low else low
+
+    def _string(self, name: str, prop: Mapping[str, Any]) -> str:
+        fmt = prop.get("format")
+        if fmt == "date-time":
+            when = self.now + timedelta(hours=self.rng.randint(1, 96))
+            return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if fmt == "date":
+            return (self.now + timedelta(days=self.rng.randint(1, 60))).date().isoformat()
+        if _is_id_field(name):  # an item of an `_ids` list arrives named `..._id` (see `value`)
+            if self.candidates:
+                return self.rng.choice(self.candidates)
+            return f"x_{self.rng.randint(1, 60):06d}"
+        low = int(prop.get("minLength", 1))
+        high = int(prop.get("maxLength", 60))
+        words: list[str] = []
+        while len(" ".join(words)) < max(low, self.rng.randint(1, 24)):
+            words.append(self.rng.choice(_WORDS))
+        return " ".join(words)[: max(low, min(high, 60))]
+
+
+def unique(items: Iterable[str]) -> list[str]:
+    """Returns the items without repeats, in first-seen order."""
+    return list(dict.fromkeys(items))
