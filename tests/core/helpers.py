@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 from typing import Any
 
@@ -65,3 +66,8 @@ def undeduplicated(result: AppendResult) -> AppendResult:
     """The result with its `deduplicated` flag cleared, to compare a retry with the original."""
     return AppendResult(result.stream_id, result.first_version, result.last_version,
                         result.first_position, result.last_position, result.head_hash)
+
+
+def outage_retries(records: list[logging.LogRecord], what: str) -> int:
+    """Counts the retries an outage window logged for an operation ("PostgreSQL append", "SQLite write lock")."""
+    return sum(1 for r in records if r.name == "saas_sim.core.outage" and r.args and r.args[0] == what)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -12,8 +13,8 @@ from saas_sim.core.events import Event, EventRegistry, event
 from saas_sim.core.sqlite import SqliteEventStore
 from saas_sim.core.store import EventStore, open_store
 from saas_sim.errors import StoreUnavailableError
-from tests.conftest import StoreFactory
-from tests.core.helpers import raw_fetch
+from tests.conftest import StoreFactory, wait_until
+from tests.core.helpers import outage_retries, raw_fetch
 
 REG = EventRegistry()
 
@@ -94,6 +95,31 @@ async def test_a_write_lock_held_past_the_outage_budget_is_unavailable_and_the_w
     assert result.last_version == 2
 
 
+async def test_a_lock_held_elsewhere_longer_than_the_busy_timeout_is_waited_out_within_the_outage_budget(
+    tmp_path: Path, open_stores: StoreFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Bug: a write lock held longer than busy_timeout failed the append at once (StoreUnavailableError),
+    # which invalidated the episode; now the store keeps retrying with backoff until its budget is spent.
+    caplog.set_level(logging.WARNING, logger="saas_sim.core.outage")
+    path = tmp_path / "events.db"
+    store = await open_stores(f"sqlite+aiosqlite:///{path}?busy_timeout_ms=50")
+    await store.append("s", [Wrote(n=1)], 0)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    append = asyncio.create_task(store.append("s", [Wrote(n=2)], 1))
+    try:
+        # Released on a readiness signal, not a timer: the store has failed three busy waits in a row.
+        await wait_until(lambda: outage_retries(caplog.records, "SQLite write lock") >= 3 or append.done(),
+                         what="the store to retry the busy write lock")
+        assert not append.done(), f"the append gave up while the lock was held: {append}"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    result = await asyncio.wait_for(append, timeout=30)
+    assert result.last_version == 2
+    assert [r.version for r in await store.read("s")] == [1, 2]
+
+
 async def test_a_short_lock_elsewhere_is_waited_out_by_the_busy_timeout(
     tmp_path: Path, open_stores: StoreFactory
 ) -> None:
@@ -122,5 +148,4 @@ async def test_a_store_that_failed_to_open_leaves_no_thread_behind(tmp_path: Pat
             await open_store(f"sqlite+aiosqlite:///{garbage}", registry=REG)
         with pytest.raises(StoreUnavailableError):
             await open_store(f"sqlite+aiosqlite:///{tmp_path}", registry=REG)
-    await asyncio.sleep(0.05)
-    assert sqlite_threads() <= before
+    await wait_until(lambda: sqlite_threads() <= before, what="aiosqlite worker threads to exit")
