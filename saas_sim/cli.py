@@ -158,11 +158,21 @@ def check(
     seeds: Annotated[int, typer.Option("--seeds", help="Seeds 0..K-1 per scenario.", min=1)] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     store: Annotated[str, typer.Option("--store", help="Store URL.")] = "sqlite+aiosqlite:///:memory:",
+    hack_seeds: Annotated[int, typer.Option("--hack-seeds", help="Hacks and transfer on seeds 0..H-1.", min=1)] = 20,
+    blind_seeds: Annotated[int, typer.Option("--blind-seeds", help="Blind search on this many seeds.", min=0)] = 2,
+    blind_trials: Annotated[int, typer.Option("--blind-trials", help="Blind moves tried per seed.", min=0)] = 200,
+    min_alternatives: Annotated[int, typer.Option("--min-alternatives", help="Fewest alternatives allowed.",
+                                                  min=0)] = 3,
+    jobs: Annotated[int, typer.Option("--jobs", help="Scenarios audited at once.", min=1)] = 4,
 ) -> None:
-    """Self-audit: oracle 1.0, no-op baseline, hacks under threshold, determinism, replay, rebuild, fork, isolation."""
+    """Self-audit: oracle 1.0, no-op baseline, determinism, replay, rebuild, fork, isolation, and six attacks.
+
+    The attacks: declared hacks on --hack-seeds seeds, the oracle's writes replayed on other seeds, a blind
+    search with the grade as feedback, a do-everything agent, the alternative solutions, and hack coverage.
+    """
     from rich.progress import Progress
 
-    from saas_sim.runtime.audit import audit
+    from saas_sim.runtime.audit import AuditOptions, audit
 
     async def go() -> bool:
         async with _env(store) as env:
@@ -170,12 +180,14 @@ def check(
             if not chosen:
                 raise SaasSimError(f"no scenario matches {pattern!r}")
             with Progress(console=err, transient=True) as progress:
-                bar = progress.add_task("auditing", total=len(chosen) * seeds + 1)
+                bar = progress.add_task("auditing", total=len(chosen) * (seeds + 1) + 1)
 
                 def tick(msg: str) -> None:
                     progress.update(bar, advance=1, description=msg)
 
-                results = await audit(env, chosen, list(range(seeds)), tick)
+                opts = AuditOptions(hack_seeds=hack_seeds, blind_seeds=blind_seeds, blind_trials=blind_trials,
+                                    min_alternatives=min_alternatives)
+                results = await audit(env, chosen, list(range(seeds)), tick, opts, jobs=jobs)
         calls = sum(r.random_calls for r in results)
         errors = sum(r.harness_errors for r in results)
         ok = all(r.ok for r in results)
@@ -183,21 +195,23 @@ def check(
             print(json.dumps({"ok": ok, "harness_error_rate": errors / max(calls, 1),
                               "scenarios": [r.to_json() for r in results]}, indent=2))
         else:
-            table = Table("scenario", "oracle", "noop", "hacks", "worst hack", "det", "replay", "rebuild", "fork",
-                          "iso", "ok")
+            table = Table("scenario", "oracle", "noop", "hacks", "worst hack", "blind", "do-all", "det", "replay",
+                          "rebuild", "fork", "iso", "ok")
             table.columns[0].no_wrap = True
             for r in results:
                 worst = max(r.hacks.items(), key=lambda kv: kv[1], default=None)
                 worst_text = "-" if worst is None else f"{worst[1]:.2f} {worst[0]}"
                 yn = {True: "[green]yes[/green]", False: "[red]no[/red]"}
-                table.add_row(r.id, f"{r.oracle_min:.2f}", f"{r.noop_max:.2f}", str(len(r.hacks)), worst_text,
+                attacks = [f"{r.blind.get('max_score', 0.0):.2f}", f"{r.do_everything.get('max_score', 0.0):.2f}"]
+                table.add_row(r.id, f"{r.oracle_min:.2f}", f"{r.noop_max:.2f}", str(len(r.hacks)), worst_text, *attacks,
                               yn[r.deterministic], yn[r.replay_ok], yn[r.rebuild_ok], yn[r.fork_ok],
                               yn[r.isolation_ok], yn[r.ok])
             out.print(table)
             for r in results:
                 for f in r.failures:
                     out.print(f"[red]FAIL[/red] {r.id}: {f}", highlight=False)
-            out.print(f"{len(results)} scenarios, {seeds} seeds each; harness errors {errors}/{calls} random calls; "
+            out.print(f"{len(results)} scenarios, {seeds} seeds each (hacks and transfer on {hack_seeds}); "
+                      f"harness errors {errors}/{calls} random calls; "
                       f"{'ok' if ok else 'FAILED'}")
         return ok
 
