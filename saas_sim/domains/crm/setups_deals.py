@@ -46,6 +46,11 @@ def _deal_view(d: Deal, state: Any) -> dict[str, Any]:
             "owner_name": user_name(state, d.owner_id)}
 
 
+def _number(amount: Decimal) -> int | float:
+    """Returns an amount as a JSON number (an alternative argument form to the decimal string)."""
+    return int(amount) if amount == amount.to_integral_value() else float(amount)
+
+
 def _other_open(ctx: SetupContext, not_id: str) -> Deal:
     pool = [d for d in ctx.state.table(DEALS) if d.id != not_id and is_open(d.stage)]
     return pick(ctx.rng, pool, "second open deal")
@@ -81,6 +86,7 @@ def qualified_deal(ctx: SetupContext) -> Setup:
             "deal": _deal_view(deal, ctx.state),
             "contact": {"id": contact.id, "name": full_name(contact)},
             "amount": f"{amount:.2f}",
+            "amount_number": _number(amount),
             "close_date": close.isoformat(),
             "currency": deal.currency,
             "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
@@ -120,6 +126,7 @@ def won_deal(ctx: SetupContext) -> Setup:
         bindings={
             "deal": _deal_view(deal, ctx.state),
             "amount": f"{total:.2f}",
+            "amount_number": _number(total),
             "stale_amount": f"{stale:.2f}",
             "today": ctx.now.date().isoformat(),
             "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
