@@ -428,8 +428,9 @@ def _date_patterns(lang: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return month_first, day_first
 
 
-_ISO_DATE = re.compile(r"(?<![\d.\-/])(\d{4})-(\d{2})-(\d{2})(?![\d\-/])")
-_NUMERIC_DATE = re.compile(r"(?<![\d.\-/])(\d{1,2})([./\-])(\d{1,2})\2(\d{4})(?![\d.\-/])")
+# A date may end a sentence ("... on 03.04.2026."), but not be a piece of a longer dotted or dashed number.
+_ISO_DATE = re.compile(r"(?<![\d.\-/])(\d{4})-(\d{2})-(\d{2})(?!\d|[.\-/]\d)")
+_NUMERIC_DATE = re.compile(r"(?<![\d.\-/])(\d{1,2})([./\-])(\d{1,2})\2(\d{4})(?!\d|[.\-/]\d)")
 _FIRST_WORD = re.compile(r"[^\W\d_]+")
 
 
