@@ -150,7 +150,7 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
     return Setup(
         bindings={
             "account": {"id": base.account_id, "name": account_name(ctx.state, base.account_id or "")},
-            "person": {"name": full_name(base), "last_name": base.last_name},
+            "person": {"name": full_name(base), "last_name": base.last_name, "email": base.email},
             "keep_id": base.id,
             "dup_id": dup.id,
             "false_friend_id": ff.id,
