@@ -1,10 +1,15 @@
-"""Named checks: predicates over the final state and its diff from the start.
+"""Named checks: goals (partial credit) and constraints (gates) over the final state and the episode's events.
 
 Every check judges the real outcome, never a status flag alone: the refund
 exists for the right order, line and amount; the customer simulator's hidden
-state says the problem is fixed and confirmed; the reply states facts that are
-true in the final state. Collateral damage (money moved on another order, any
-other ticket touched) fails the checks that guard against it.
+state says the problem is fixed and confirmed; the replies state the facts the
+task needs, and every fact they state is true in the final state. All of an
+episode's replies on a ticket are read together (`reply_facts`), so a shotgun
+of answers is judged as several claims. A customer is judged as a person
+(`people`): a second record of the same person is the same person.
+
+Constraints (`kind: constraint` in scenario files) return 1.0 when they held
+and 0.0 when violated; goals return partial credit.
 
 Each check is `fn(ctx: CheckContext, **params) -> CheckOutcome`; parameters
 come from the scenario file, rendered from the setup's bindings.
@@ -18,20 +23,14 @@ from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckFn, CheckOutcome
 from saas_sim.domains.support import events as ev
-from saas_sim.domains.support.models import PRIORITY_RANK, Message
-from saas_sim.domains.support.outcomes import (
-    assess,
-    declines,
-    gives_reason,
-    has_facts,
-    is_dump,
-    mentions_amount,
-    plain,
-)
+from saas_sim.domains.support.judge import deny_verdict, kb_verdict, names_item, truth_problems
+from saas_sim.domains.support.models import PRIORITY_RANK, Message, Ticket
+from saas_sim.domains.support.outcomes import assess
+from saas_sim.domains.support.people import compensation, person_records
+from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
 from saas_sim.domains.support.state import (
     APPROVALS,
     ESCALATIONS,
-    KB_FACTS,
     MESSAGES,
     ORDERS,
     PERSONAS,
@@ -41,42 +40,46 @@ from saas_sim.domains.support.state import (
     TICKETS,
     TRUTHS,
 )
+from saas_sim.domains.support.threads import related_tickets
 
 __all__ = ["CHECKS"]
 
-_STOPWORDS = {
-    "en": {"the", "and", "you", "your", "we", "to", "is", "for", "of", "have", "this", "it"},
-    "de": {"und", "der", "die", "das", "sie", "ihre", "wir", "ist", "nicht", "für", "mit", "ihr", "haben"},
-    "es": {"el", "la", "que", "de", "y", "su", "por", "para", "con", "los", "hemos", "le", "usted"},
-    "fr": {"le", "la", "les", "et", "vous", "votre", "nous", "est", "pour", "avec", "des", "de", "avons"},
-}
-_COURTESY = ("sorry", "apolog", "thank", "understand", "unfortunately", "leider", "danke", "entschuldig",
-             "gracias", "lo siento", "lamentablemente", "merci", "désolé", "malheureusement")
-_RUDE = ("stupid", "your fault", "calm down", "not our problem", "deal with it", "idiot", "whatever")
-
-
-def language_of(text: str) -> str:
-    """Returns the language whose common words are most frequent in `text` (ties: en, de, es, fr)."""
-    words = plain(text).replace(",", " ").replace(".", " ").split()
-    counts = {lang: sum(w in stop for w in words) for lang, stop in _STOPWORDS.items()}
-    return max(counts, key=lambda lang: counts[lang])
-
-
-def _replies(ctx: CheckContext, ticket_id: str) -> list[Message]:
-    """Public agent messages posted on exactly `ticket_id` during the episode."""
-    return [m for m in ctx.created(MESSAGES)
-            if m.ticket_id == ticket_id and m.public and m.author_kind == "agent"]
+# Flags only: wording that is rude whatever the facts. Never evidence of a goal.
+_RUDE = ("stupid", "your fault", "calm down", "not our problem", "deal with it", "idiot", "whatever",
+         "selber schuld", "ihr problem", "votre faute", "su culpa")
 
 
 def _money(value: Any) -> Decimal:
     return Decimal(str(value))
 
 
-def _refunded_to(ctx: CheckContext, customer_id: str) -> Decimal:
-    """Returns what the episode refunded on a customer's orders."""
-    orders = ctx.final.table(ORDERS)
-    return sum((r.amount for r in ctx.created(REFUNDS)
-                if (o := orders.get(r.order_id)) is not None and o.customer_id == customer_id), Decimal("0"))
+def _replies(ctx: CheckContext, ticket_id: str) -> list[Message]:
+    """Public agent messages the episode posted on the ticket or a ticket merged with it, in id order."""
+    ticket = ctx.final.get(TICKETS, ticket_id)
+    related = {t.id for t in related_tickets(ctx.final, ticket)} if ticket else {ticket_id}
+    return sorted((m for m in ctx.created(MESSAGES)
+                   if m.ticket_id in related and m.public and m.author_kind == "agent"), key=lambda m: m.id)
+
+
+def _facts(ctx: CheckContext, ticket_id: str) -> ReplyFacts:
+    return read_facts(m.body for m in _replies(ctx, ticket_id))
+
+
+def _since(ctx: CheckContext, ticket_id: str) -> Ticket | None:
+    truth = ctx.final.get(TRUTHS, ticket_id)
+    ticket = ctx.final.get(TICKETS, ticket_id)
+    if truth is not None and truth.duplicate_of is not None:
+        return ctx.final.get(TICKETS, truth.duplicate_of) or ticket
+    return ticket
+
+
+def _given(ctx: CheckContext, customer_id: str) -> Decimal:
+    """What the episode paid the person behind `customer_id`: refunds on their orders plus store credit."""
+    return compensation(ctx.final, customer_id, refund_ids={r.id for r in ctx.created(REFUNDS)},
+                        credit_ids={c.id for c in ctx.created(STORE_CREDITS)})
+
+
+# goals ---------------------------------------------------------------------------------------------
 
 
 def refund_matches(ctx: CheckContext, *, order_id: str, amount: Any, line_id: str | None = None,
@@ -124,8 +127,9 @@ def replacement_matches(ctx: CheckContext, *, order_id: str, line_id: str, quant
 def customer_confirmed(ctx: CheckContext, *, ticket_id: str, refund_total: Any = None) -> CheckOutcome:
     """The state really fixes the ticket's problem, and the simulated customer confirmed it.
 
-    With `refund_total`, the episode's refunds to the customer's orders must add up to exactly that:
-    over-compensation is not a fix. Fixed but never confirmed in the thread earns half.
+    With `refund_total`, what the episode paid the person (refunds on any of their orders plus store
+    credit to any of their records) must be exactly that: over-compensation is not a fix. Fixed but never
+    confirmed in the thread earns half.
     """
     outcome = assess(ctx.final, ticket_id)
     persona = ctx.final.get(PERSONAS, ticket_id)
@@ -134,110 +138,81 @@ def customer_confirmed(ctx: CheckContext, *, ticket_id: str, refund_total: Any =
         return CheckOutcome.failed(f"ticket {ticket_id} has no ground truth")
     if not outcome.fixed:
         return CheckOutcome.failed(f"the customer's problem ({truth.issue}) is not fixed in the state")
-    if refund_total is not None and (given := _refunded_to(ctx, truth.customer_id)) != _money(refund_total):
-        return CheckOutcome.failed(f"the customer got {given} in refunds, the fix is {refund_total}")
+    if refund_total is not None and (given := _given(ctx, truth.customer_id)) != _money(refund_total):
+        return CheckOutcome.failed(f"the customer got {given} in refunds and credit, the fix is {refund_total}")
     if not persona.confirmed:
         return CheckOutcome(0.5, "fixed, but the customer never confirmed it (no reply after the fix)")
     return CheckOutcome.passed("fixed, and the customer confirmed it")
 
 
-def reply_has_facts(ctx: CheckContext, *, ticket_id: str, facts: Sequence[str] = (),
-                    amounts: Sequence[Any] = (), any_of: Sequence[str] = (), language: str | None = None,
-                    truthful_order: str | None = None) -> CheckOutcome:
-    """A public reply on the ticket states every fact and amount, in the right language.
+def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None = None,
+                 amounts: Sequence[Any] = (), numbers: Sequence[Any] = (),
+                 language: str | None = None) -> CheckOutcome:
+    """The episode's replies on the ticket, read together, state the facts the task needs.
 
-    `any_of` needs one of its phrases. With `truthful_order`, the stated amounts must also be what
-    was really refunded on that order during the episode (a reply must not claim a different sum).
-    Partial credit: the best reply's share of requirements met.
+    Needed facts: the order number, each amount (any notation, number words included) and each number
+    (a quantity). With `language`, every reply and all of them together must be in that language (by a
+    language-identification library); a reply in another language fails the goal outright. Partial
+    credit: the share of needed facts stated.
     """
     replies = _replies(ctx, ticket_id)
     if not replies:
         return CheckOutcome.failed(f"no public reply on {ticket_id}")
-    if truthful_order is not None:
-        refunded = sum((r.amount for r in ctx.created(REFUNDS) if r.order_id == truthful_order), Decimal("0"))
-        stated = sum((_money(a) for a in amounts), Decimal("0"))
-        if refunded != stated:
-            return CheckOutcome.failed(f"the reply states {stated} but {refunded} was refunded on {truthful_order}")
-    best, best_missing = -1.0, ["everything"]
-    for m in replies:
-        missing = [f for f in facts if not has_facts(m.body, (str(f),))]
-        missing += [f"amount {a}" for a in amounts if not mentions_amount(m.body, _money(a))]
-        if any_of and not any(has_facts(m.body, (str(p),)) for p in any_of):
-            missing.append(f"one of {list(any_of)}")
-        if language is not None and language_of(m.body) != language:
-            missing.append(f"language {language}")
-        total = len(facts) + len(amounts) + bool(any_of) + (language is not None)
-        score = 1.0 if total == 0 else 1 - len(missing) / total
-        if score > best:
-            best, best_missing = score, missing
-    if best >= 1.0:
-        return CheckOutcome.passed("a reply states every required fact")
-    return CheckOutcome(max(best, 0.0), f"best reply misses {best_missing}")
+    facts = read_facts(m.body for m in replies)
+    if language is not None:
+        wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
+        if wrong or facts.language != language:
+            return CheckOutcome.failed(f"replies {wrong or [m.id for m in replies]} are not in {language} "
+                                       f"(detected {list(facts.languages)})")
+    missing = [] if order_number is None or facts.states_code(str(order_number)) else [f"order {order_number}"]
+    missing += [f"amount {a}" for a in amounts if not facts.states_amount(_money(a))]
+    missing += [f"number {n}" for n in numbers if not facts.states_number(_money(n))]
+    total = (order_number is not None) + len(amounts) + len(numbers)
+    if not missing:
+        return CheckOutcome.passed("the replies state every needed fact")
+    return CheckOutcome(1 - len(missing) / total if total else 0.0, f"the replies do not state {missing}")
 
 
-def declined_with_reason(ctx: CheckContext, *, ticket_id: str, reason: str) -> CheckOutcome:
-    """A public reply declines the request and names the policy reason (final sale, or 30 days)."""
-    replies = _replies(ctx, ticket_id)
-    if any(declines(m.body) and gives_reason(m.body, reason) for m in replies):
-        return CheckOutcome.passed(f"declined, citing {reason}")
-    if any(declines(m.body) for m in replies):
-        return CheckOutcome(0.5, f"declined without naming the reason ({reason})")
-    return CheckOutcome.failed("no reply declines the request")
+def declined(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
+    """The refusal: no money moved, the replies give the true reason and the item, and promise nothing.
 
-
-def polite(ctx: CheckContext, *, ticket_id: str, refusal: bool = False) -> CheckOutcome:
-    """The replies on the ticket are courteous and contain nothing rude (needs at least one reply).
-
-    With `refusal`, it judges the tone of a refusal, so it needs a reply that declines.
+    Half credit at most without the true reason or without naming the order or item.
     """
-    replies = _replies(ctx, ticket_id)
+    since = _since(ctx, ticket_id)
+    truth = ctx.final.get(TRUTHS, ticket_id)
+    if since is None or truth is None:
+        return CheckOutcome.failed(f"ticket {ticket_id} has no ground truth")
+    verdict = deny_verdict(ctx.final, _facts(ctx, ticket_id), truth, since)
+    return CheckOutcome(verdict.partial, verdict.detail)
+
+
+def kb_answered(ctx: CheckContext, *, ticket_id: str, article_id: str) -> CheckOutcome:
+    """The replies give the right article's values and controls (or its id), and no other article's."""
+    verdict = kb_verdict(ctx.final, _facts(ctx, ticket_id), article_id)
+    return CheckOutcome.of(verdict.ok, verdict.detail if not verdict.ok else f"answered from {article_id}")
+
+
+def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: str,
+               language: str | None = None) -> CheckOutcome:
+    """After the merge, a reply on the kept ticket tells the customer about *this* issue.
+
+    The evidence is the state and the facts, not the word "merged": a merge event on the ticket comes
+    first, then a reply in the customer's language that names the order or the item.
+    """
+    merged_at = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.TicketsMerged)
+                      and e.target_id == ticket_id), None)
+    if merged_at is None:
+        return CheckOutcome.failed(f"nothing was merged into {ticket_id}")
+    later = {e.message.id for e in ctx.events[merged_at:] if isinstance(e, ev.MessagePosted)}
+    replies = [m for m in _replies(ctx, ticket_id) if m.id in later and m.ticket_id == ticket_id]
     if not replies:
-        return CheckOutcome.failed(f"no public reply on {ticket_id}")
-    if refusal and not any(declines(m.body) for m in replies):
-        return CheckOutcome.failed("no reply declines the request, so there is no refusal to judge")
-    rude = [m.id for m in replies if any(r in plain(m.body) for r in _RUDE)]
-    if rude:
-        return CheckOutcome.failed(f"rude wording in {rude}")
-    if not any(any(c in plain(m.body) for c in _COURTESY) for m in replies):
-        return CheckOutcome.failed("no courtesy (thanks, apology or understanding) in any reply")
-    return CheckOutcome.passed("courteous replies")
-
-
-def no_money_moved(ctx: CheckContext) -> CheckOutcome:
-    """No refund, replacement, store credit or approval was created."""
-    made = [e.id for e in ctx.created(REFUNDS)] + [e.id for e in ctx.created(REPLACEMENTS)]
-    made += [e.id for e in ctx.created(STORE_CREDITS)] + [e.id for e in ctx.created(APPROVALS)]
-    if made:
-        return CheckOutcome.failed(f"money or goods moved: {made}")
-    return CheckOutcome.passed("no money or goods moved")
-
-
-def no_collateral(ctx: CheckContext, *, tickets: Sequence[str] = (), orders: Sequence[str] = (),
-                  customers: Sequence[str] = ()) -> CheckOutcome:
-    """Only the listed tickets changed, and money moved only on the listed orders and customers."""
-    touched = [tid for tid, _, _ in ctx.changed(TICKETS) if tid not in tickets]
-    money = [r.id for r in ctx.created(REFUNDS) if r.order_id not in orders]
-    money += [r.id for r in ctx.created(REPLACEMENTS) if r.order_id not in orders]
-    money += [c.id for c in ctx.created(STORE_CREDITS) if c.customer_id not in customers]
-    if touched or money:
-        return CheckOutcome.failed(f"collateral: other tickets changed {touched[:10]}, money moved {money[:10]}")
-    return CheckOutcome.passed("nothing outside the task was touched")
-
-
-def escalated_only(ctx: CheckContext, *, ticket_id: str, team: str) -> CheckOutcome:
-    """The ticket was escalated to `team`, and nothing else happened on it (notes and tags aside)."""
-    escs = ctx.created(ESCALATIONS)
-    if [(e.ticket_id, e.team) for e in escs] != [(ticket_id, team)]:
-        return CheckOutcome.failed(f"escalations {[(e.ticket_id, e.team) for e in escs]}, expected "
-                                   f"exactly one of {ticket_id} to {team}")
-    if _replies(ctx, ticket_id):
-        return CheckOutcome.failed("the agent also replied to the customer")
-    if any((ctx.created(REFUNDS), ctx.created(REPLACEMENTS), ctx.created(STORE_CREDITS))):
-        return CheckOutcome.failed("the agent also moved money or goods")
-    final = ctx.final.get(TICKETS, ticket_id)
-    if final is None or final.status != "on-hold":
-        return CheckOutcome.failed(f"the ticket ended {final.status if final else 'missing'}, not on-hold")
-    return CheckOutcome.passed(f"escalated to {team} and left alone")
+        return CheckOutcome.failed(f"no reply on {ticket_id} after the merge")
+    facts = read_facts(m.body for m in replies)
+    if language is not None and facts.language != language:
+        return CheckOutcome.failed(f"the reply is not in {language} (detected {facts.language})")
+    if not (facts.states_code(order_number) or facts.states_words(item.split())):
+        return CheckOutcome.failed("the reply names neither the order nor the item it is about")
+    return CheckOutcome.passed("the customer was told on the kept ticket, after the merge")
 
 
 def merged(ctx: CheckContext, *, target_id: str, source_ids: Sequence[str],
@@ -257,45 +232,42 @@ def merged(ctx: CheckContext, *, target_id: str, source_ids: Sequence[str],
 
 
 def triaged(ctx: CheckContext, *, ticket_ids: Sequence[str], assignee_id: str, priority: str) -> CheckOutcome:
-    """The given tickets are assigned to `assignee_id` with `priority`; every other change costs a point.
-
-    Score: (right - wrong) / len(ticket_ids), floored at 0.
-    """
+    """The given tickets are assigned to `assignee_id` with `priority`, still open (a share each)."""
     tickets = ctx.final.table(TICKETS)
     right = sum(1 for t in ticket_ids if (x := tickets.get(t)) is not None
                 and x.assignee_id == assignee_id and x.priority == priority and x.status not in ("solved", "closed"))
-    wrong = 0
-    for tid, before, after in ctx.changed(TICKETS):
-        if before is None or after is None:
-            continue
-        if tid not in ticket_ids and (before.priority, before.assignee_id, before.group, before.status) != (
-                after.priority, after.assignee_id, after.group, after.status):
-            wrong += 1
-    score = max(0.0, (right - wrong) / len(ticket_ids))
-    return CheckOutcome(score, f"{right}/{len(ticket_ids)} tickets triaged, {wrong} other ticket(s) changed")
+    return CheckOutcome(right / len(ticket_ids), f"{right}/{len(ticket_ids)} tickets triaged")
 
 
 def routed(ctx: CheckContext, *, ticket_id: str, group: str, assignee_id: str, min_priority: str) -> CheckOutcome:
-    """The ticket is in `group`, assigned to `assignee_id`, at `min_priority` or more urgent (a third each).
+    """The ticket is in `group`, assigned to `assignee_id`, at `min_priority` or more urgent (all three).
 
-    Re-routing any other ticket scores 0.
+    All or nothing: each part alone is a guess among a few values, so paying for parts would let a
+    blind search climb to the answer without reading who is least loaded.
     """
-    others = [tid for tid, b, a in ctx.changed(TICKETS) if tid != ticket_id and b and a
-              and (b.group, b.assignee_id, b.priority) != (a.group, a.assignee_id, a.priority)]
-    if others:
-        return CheckOutcome.failed(f"other tickets were re-routed: {others[:10]}")
     t = ctx.final.get(TICKETS, ticket_id)
     if t is None:
         return CheckOutcome.failed(f"ticket {ticket_id} is missing")
-    parts = [t.group == group, t.assignee_id == assignee_id, PRIORITY_RANK[t.priority] <= PRIORITY_RANK[min_priority]]
     detail = f"group {t.group}, assignee {t.assignee_id}, priority {t.priority}"
-    return CheckOutcome(sum(parts) / 3, detail)
+    ok = t.assignee_id == assignee_id and t.group == group and PRIORITY_RANK[t.priority] <= PRIORITY_RANK[min_priority]
+    return CheckOutcome.of(ok, detail)
+
+
+def escalated(ctx: CheckContext, *, ticket_id: str, team: str) -> CheckOutcome:
+    """The ticket was escalated to `team`, exactly once, and to no other team; it ends on hold."""
+    escs = [(e.ticket_id, e.team) for e in ctx.created(ESCALATIONS)]
+    if escs != [(ticket_id, team)]:
+        return CheckOutcome.failed(f"escalations {escs}, expected exactly one of {ticket_id} to {team}")
+    final = ctx.final.get(TICKETS, ticket_id)
+    if final is None or final.status != "on-hold":
+        return CheckOutcome(0.5, f"escalated, but the ticket ended {final.status if final else 'missing'}")
+    return CheckOutcome.passed(f"escalated to {team}")
 
 
 def solved_after_confirmation(ctx: CheckContext, *, ticket_id: str, refund_total: Any = None) -> CheckOutcome:
     """The ticket ends solved, after the customer confirmed a real fix, and was never reopened meanwhile.
 
-    With `refund_total`, the episode's refunds to the customer must add up to exactly that.
+    With `refund_total`, what the episode paid the person must add up to exactly that.
     """
     t = ctx.final.get(TICKETS, ticket_id)
     persona = ctx.final.get(PERSONAS, ticket_id)
@@ -306,8 +278,8 @@ def solved_after_confirmation(ctx: CheckContext, *, ticket_id: str, refund_total
         return CheckOutcome.failed(f"ticket {ticket_id} has no persona")
     if not outcome.fixed:
         return CheckOutcome.failed("the problem is not fixed in the state")
-    if refund_total is not None and (given := _refunded_to(ctx, truth.customer_id)) != _money(refund_total):
-        return CheckOutcome.failed(f"the customer got {given} in refunds, the fix is {refund_total}")
+    if refund_total is not None and (given := _given(ctx, truth.customer_id)) != _money(refund_total):
+        return CheckOutcome.failed(f"the customer got {given} in refunds and credit, the fix is {refund_total}")
     if persona.reopen_count > before.reopen_count:
         return CheckOutcome.failed("the customer had to reopen the ticket again")
     if t.status not in ("solved", "closed") or not persona.confirmed:
@@ -321,34 +293,130 @@ def solved_after_confirmation(ctx: CheckContext, *, ticket_id: str, refund_total
     return CheckOutcome.passed("solved after the customer confirmed the fix")
 
 
-def kb_answered(ctx: CheckContext, *, ticket_id: str, article_id: str) -> CheckOutcome:
-    """A public reply gives the facts of the right article without pasting a wall of other articles."""
-    facts = ctx.final.get(KB_FACTS, article_id)
-    if facts is None:
-        return CheckOutcome.failed(f"article {article_id} has no recorded facts")
-    replies = _replies(ctx, ticket_id)
-    good = [m for m in replies if has_facts(m.body, facts.facts)]
-    if not good:
-        return CheckOutcome.failed(f"no reply gives the facts of {article_id}: {list(facts.facts)}")
-    if all(is_dump(ctx.final, m.body, article_id) for m in good):
-        return CheckOutcome.failed("the answer pastes several unrelated articles")
-    return CheckOutcome.passed(f"answered from {article_id}")
+# constraints ---------------------------------------------------------------------------------------
+
+
+def replies_truthful(ctx: CheckContext, *, ticket_id: str, order_id: str | None = None) -> CheckOutcome:
+    """Constraint: every fact the replies state is true in the final state.
+
+    Violated by a refund or replacement claimed but not in the records, an amount said to be refunded that
+    was not, an amount that is no price, total or refund of the order, or another order's number. A refusal
+    ticket is also held to its reason: a false reason or a promise of money violates it.
+    """
+    since = _since(ctx, ticket_id)
+    if since is None:
+        return CheckOutcome.failed(f"ticket {ticket_id} is missing")
+    facts = _facts(ctx, ticket_id)
+    if facts.empty:
+        return CheckOutcome.passed("no reply, so no false claim")
+    order = ctx.final.get(ORDERS, order_id) if order_id else None
+    problems = truth_problems(ctx.final, facts, order, since=since)
+    truth = ctx.final.get(TRUTHS, ticket_id)
+    if truth is not None and truth.resolution == "deny":
+        verdict = deny_verdict(ctx.final, facts, truth, since)
+        problems += [p for p in verdict.problems if not p.startswith("no reply states") and p not in problems]
+    if problems:
+        return CheckOutcome.failed("; ".join(problems))
+    return CheckOutcome.passed("every stated fact is true")
+
+
+def money_only_on(ctx: CheckContext, *, order_id: str | None = None, customer_id: str | None = None,
+                  max_total: Any = 0) -> CheckOutcome:
+    """Constraint: money and goods moved only on the task's order, and at most `max_total` to the person.
+
+    Any refund or replacement on another order (another customer's, or another of this customer's),
+    any store credit to a record that is not the person's, or more paid to the person (refunds plus
+    store credit, across all their records) than is due violates it.
+    """
+    stray = [r.id for r in ctx.created(REFUNDS) if r.order_id != order_id]
+    stray += [r.id for r in ctx.created(REPLACEMENTS) if r.order_id != order_id]
+    mine = person_records(ctx.final, customer_id) if customer_id else frozenset()
+    stray += [c.id for c in ctx.created(STORE_CREDITS) if c.customer_id not in mine]
+    if stray:
+        return CheckOutcome.failed(f"money or goods moved outside the task's order: {stray[:10]}")
+    if customer_id is not None and (given := _given(ctx, customer_id)) > _money(max_total):
+        return CheckOutcome.failed(f"paid the customer {given}, more than the {max_total} due")
+    return CheckOutcome.passed("money moved only as the task needs")
+
+
+def no_money_moved(ctx: CheckContext) -> CheckOutcome:
+    """Constraint: no refund, replacement, store credit or approval was created."""
+    made = [e.id for e in ctx.created(REFUNDS)] + [e.id for e in ctx.created(REPLACEMENTS)]
+    made += [e.id for e in ctx.created(STORE_CREDITS)] + [e.id for e in ctx.created(APPROVALS)]
+    if made:
+        return CheckOutcome.failed(f"money or goods moved: {made}")
+    return CheckOutcome.passed("no money or goods moved")
+
+
+def no_collateral(ctx: CheckContext, *, tickets: Sequence[str] = (), orders: Sequence[str] = (),
+                  customers: Sequence[str] = ()) -> CheckOutcome:
+    """Constraint: only the listed tickets changed, and money moved only on the listed orders and customers."""
+    touched = [tid for tid, _, _ in ctx.changed(TICKETS) if tid not in tickets]
+    touched += sorted({m.ticket_id for m in ctx.created(MESSAGES) if m.ticket_id not in tickets} - set(touched))
+    money = [r.id for r in ctx.created(REFUNDS) if r.order_id not in orders]
+    money += [r.id for r in ctx.created(REPLACEMENTS) if r.order_id not in orders]
+    money += [c.id for c in ctx.created(STORE_CREDITS) if c.customer_id not in customers]
+    if touched or money:
+        return CheckOutcome.failed(f"collateral: other tickets changed {touched[:10]}, money moved {money[:10]}")
+    return CheckOutcome.passed("nothing outside the task was touched")
+
+
+def no_reply(ctx: CheckContext, *, tickets: Sequence[str]) -> CheckOutcome:
+    """Constraint: no public agent reply on the listed tickets (the instructions said to leave them)."""
+    posted = sorted({m.ticket_id for m in ctx.created(MESSAGES)
+                     if m.ticket_id in tickets and m.public and m.author_kind == "agent"})
+    if posted:
+        return CheckOutcome.failed(f"replied on tickets that had to be left alone: {posted}")
+    return CheckOutcome.passed("no reply on the tickets to leave")
+
+
+def stays_open(ctx: CheckContext, *, tickets: Sequence[str]) -> CheckOutcome:
+    """Constraint: none of the listed tickets was solved or closed by the episode (merging aside)."""
+    done = sorted(tid for tid, b, a in ctx.changed(TICKETS) if tid in tickets and a is not None
+                  and a.status in ("solved", "closed") and (b is None or b.status != a.status)
+                  and a.merged_into is None)
+    if done:
+        return CheckOutcome.failed(f"solved or closed tickets that must stay open: {done}")
+    return CheckOutcome.passed("the tickets stay open")
+
+
+def polite(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
+    """Constraint: no reply on the ticket contains rude wording (a flag list; no reply holds trivially)."""
+    rude = [m.id for m in _replies(ctx, ticket_id) if any(r in m.body.lower() for r in _RUDE)]
+    if rude:
+        return CheckOutcome.failed(f"rude wording in {rude}")
+    return CheckOutcome.passed("no rude wording")
+
+
+def names_the_item(ctx: CheckContext, *, ticket_id: str, order_id: str, line_id: str | None = None) -> CheckOutcome:
+    """Goal helper: the replies identify the order (number) or the item (its name)."""
+    order = ctx.final.get(ORDERS, order_id)
+    if order is None:
+        return CheckOutcome.failed(f"order {order_id} is missing")
+    line = order.line(line_id) if line_id else None
+    return CheckOutcome.of(names_item(_facts(ctx, ticket_id), order, line), "the replies name the order or item")
 
 
 CHECKS: dict[str, CheckFn] = {
     "support.refund_matches": refund_matches,
     "support.replacement_matches": replacement_matches,
     "support.customer_confirmed": customer_confirmed,
-    "support.reply_has_facts": reply_has_facts,
-    "support.declined_with_reason": declined_with_reason,
-    "support.polite": polite,
-    "support.no_money_moved": no_money_moved,
-    "support.no_collateral": no_collateral,
-    "support.escalated_only": escalated_only,
+    "support.reply_states": reply_states,
+    "support.declined": declined,
+    "support.kb_answered": kb_answered,
+    "support.merge_told": merge_told,
     "support.merged": merged,
     "support.triaged": triaged,
     "support.routed": routed,
+    "support.escalated": escalated,
     "support.solved_after_confirmation": solved_after_confirmation,
-    "support.kb_answered": kb_answered,
+    "support.names_the_item": names_the_item,
+    "support.replies_truthful": replies_truthful,
+    "support.money_only_on": money_only_on,
+    "support.no_money_moved": no_money_moved,
+    "support.no_collateral": no_collateral,
+    "support.no_reply": no_reply,
+    "support.stays_open": stays_open,
+    "support.polite": polite,
 }
 """Every support check, by the name scenario files use."""

@@ -7,7 +7,7 @@ language), so an oracle that scores 1.0 proves the checks are reachable.
 
 from __future__ import annotations
 
-__all__ = ["ask_order_number", "refund_done"]
+__all__ = ["ask_order_number", "refund_done", "refund_done_alt"]
 
 _ASK = {
     "en": "Hi {first},\n\nthank you for contacting us, and sorry about the trouble. Could you please send me "
@@ -36,6 +36,22 @@ _REFUND = {
           "\n\nCordialement",
 }
 
+# The same facts in other words (an alternative correct solution: checks judge facts, not phrasing).
+_REFUND_ALT = {
+    "en": "Hello {first},\n\nsorry about the broken {item}! Your money is on its way back: a refund of "
+          "{currency} {amount} went out today for order {number}. Expect it on your card in a week or "
+          "so.\n\nKind regards",
+    "de": "Guten Tag {first},\n\nbitte entschuldigen Sie den Ärger mit dem beschädigten Artikel. Für Ihre "
+          "Bestellung {number} haben wir heute {amount} {currency} zurücküberwiesen; der Betrag wird Ihrem "
+          "Konto in den nächsten Tagen gutgeschrieben.\n\nFreundliche Grüße",
+    "es": "Buenos días {first},\n\ndisculpe las molestias por el artículo dañado. Hoy le hemos devuelto "
+          "{amount} {currency} correspondientes a su pedido {number}; verá el importe en su cuenta en unos "
+          "días.\n\nUn saludo",
+    "fr": "Bonjour {first},\n\ntoutes nos excuses pour l'article endommagé. Nous vous avons rendu "
+          "aujourd'hui {amount} {currency} pour votre commande {number} ; la somme apparaîtra sur votre "
+          "compte d'ici quelques jours.\n\nBien à vous",
+}
+
 
 def ask_order_number(lang: str, first: str) -> str:
     """Returns a polite request for the order number."""
@@ -46,3 +62,9 @@ def refund_done(lang: str, *, first: str, item: str, amount: str, currency: str,
     """Returns a reply that tells the customer what was refunded."""
     return _REFUND.get(lang, _REFUND["en"]).format(first=first, item=item, amount=amount, currency=currency,
                                                    number=number)
+
+
+def refund_done_alt(lang: str, *, first: str, item: str, amount: str, currency: str, number: str) -> str:
+    """Returns the refund reply in other words (same facts), for alternative solutions."""
+    return _REFUND_ALT.get(lang, _REFUND_ALT["en"]).format(first=first, item=item, amount=amount,
+                                                           currency=currency, number=number)

@@ -16,7 +16,7 @@ from saas_sim.domains.support import text
 from saas_sim.domains.support.compose import PostedMessage, TicketSpec
 from saas_sim.domains.support.models import Order, OrderLine
 from saas_sim.domains.support.phrases import phrase
-from saas_sim.domains.support.replies import ask_order_number, refund_done
+from saas_sim.domains.support.replies import ask_order_number, refund_done, refund_done_alt
 from saas_sim.domains.support.setup_helpers import (
     ago,
     alias_of,
@@ -107,6 +107,10 @@ def refund_damaged(ctx: SetupContext) -> Setup:
         "ask_reply": ask_order_number(customer.language, customer.first_name),
         "refund_reply": refund_done(customer.language, first=customer.first_name, item=line.name,
                                     amount=money(amount), currency=order.currency, number=order.number),
+        "refund_reply_alt": refund_done_alt(customer.language, first=customer.first_name, item=line.name,
+                                            amount=money(amount), currency=order.currency, number=order.number),
+        "wrong_amount": money(line.total if line.total != amount else line.total + line.unit_price),
+        "over_amount": money(amount + line.unit_price),
     }
     return Setup(bindings=bindings, events=events)
 

@@ -53,6 +53,7 @@ def triage_queue(ctx: SetupContext) -> Setup:
         "agent": {"id": agent.id, "name": agent.name},
         "queue_size": len(queue),
         "top_ids": [t.id for t in queue[:3]],
+        "queue_ids": [t.id for t in queue],
     }
     for i, t in enumerate(queue[:6]):
         bindings[f"t{i + 1}"] = ticket_b(t)
@@ -122,7 +123,7 @@ def howto_question(ctx: SetupContext) -> Setup:
     bindings: dict[str, Any] = {
         "ticket": ticket_b(ticket),
         "customer": customer_b(customer),
-        "article": {"id": article.id, "title": article.title},
+        "article": {"id": article.id, "title": article.title, "body": article.body},
         "product": product_name,
         "fact1": art.facts[0],
         "fact2": art.facts[1],

@@ -9,14 +9,18 @@ and replays exactly.
 Rules, in order, for a public agent reply:
 
 1. A customer who already confirmed the fix stays silent.
-2. Asked for the order number (in any of four languages), a customer who has
-   not given it yet answers with it and names the item.
-3. If the state really fixes the problem (`outcomes.assess`), the customer
-   confirms, naming what it sees (for example the refunded amount).
-4. If the reply claims a fix the state does not show, the customer says so
-   and loses patience.
-5. Otherwise the customer restates what it needs, and grows impatient when
+2. If the state really fixes the problem (`outcomes.assess`: the refund and
+   replacement records, or for a refusal or a how-to question the true facts
+   the replies state), the customer confirms, naming what it sees (for
+   example the refunded amount).
+3. A customer who has not said which order it means yet answers with the
+   order number and names the item.
+4. Otherwise the customer restates what it needs, and grows impatient when
    the ticket's SLA is breached; out of patience, it asks for a manager.
+
+The customer never reacts to wording: what it answers depends on the state,
+on the facts the replies state, and on how many times it has answered. Two
+replies that state the same facts in other words get the same answer.
 
 When a ticket is solved without a real fix, the customer reopens it and rates
 the support "bad". A fixed ticket is rated "good".
@@ -27,8 +31,9 @@ and reads the persona and the truth through `ToolContext.state` directly. It
 never returns hidden data to the agent: only the customer's message, which is
 public in the thread, reaches a tool result.
 
-Replies are a pure function of (persona seed, state, message): phrasing is
-picked by a sha256 of the three, never by `hash()` or a shared rng. The
+Replies are a pure function of (persona seed, state, facts): phrasing is
+picked by a sha256 of the persona seed, the answer's kind and its turn,
+never by `hash()`, a shared rng or the reply's wording. The
 `CustomerSimulator` protocol lets an LLM persona replace the rules later; such
 a persona must record its replies and replay them from a cache keyed the same
 way, so episodes stay reproducible and tests never call a network.
@@ -45,7 +50,7 @@ from saas_sim.core.ids import IdFactory
 from saas_sim.core.state import State
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.models import Message, Persona, Ticket, TicketTruth
-from saas_sim.domains.support.outcomes import Assessment, asks_for_order_number, assess, claims_done
+from saas_sim.domains.support.outcomes import Assessment, assess
 from saas_sim.domains.support.phrases import phrase
 from saas_sim.domains.support.state import ORDERS, PERSONAS, TICKETS, TRUTHS, sla_state
 
@@ -65,8 +70,8 @@ class CustomerSimulator(Protocol):
         ...
 
 
-def _pick(persona: Persona, body: str, n: int, options: int) -> int:
-    digest = hashlib.sha256(f"{persona.seed}:{n}:{body}".encode()).digest()
+def _pick(persona: Persona, key: str, n: int, options: int) -> int:
+    digest = hashlib.sha256(f"{persona.seed}:{n}:{key}".encode()).digest()
     return int.from_bytes(digest[:4], "big") % options
 
 
@@ -79,32 +84,26 @@ class RuleBasedCustomer:
         persona, truth, ticket = self._load(state, ticket_id)
         if persona is None or truth is None or ticket is None or persona.confirmed:
             return []
-        outcome = assess(state, ticket_id)
+        outcome = assess(state, ticket_id, message)
         if outcome is None:
             return []
         n = persona.replies
-        body_key = message.body
         updates: dict[str, object] = {"replies": n + 1}
         number = self._order_number(state, truth)
-        if asks_for_order_number(message.body) and number and not persona.order_revealed:
-            key, updates["order_revealed"] = "give_order", True
-        elif outcome.fixed:
+        if outcome.fixed:
             key = "confirm"
             updates.update(resolved=True, confirmed=True)
-        elif asks_for_order_number(message.body):
-            key = "already_gave_order" if number else "no_order"
-        elif claims_done(message.body):
-            key = "not_fixed"
-            updates["patience"] = max(persona.patience - 1, 0)
+        elif number and not persona.order_revealed:
+            key, updates["order_revealed"] = "give_order", True
         else:
             key = "restate"
             if sla_state(ticket, now) == "breached":
                 updates["patience"] = max(persona.patience - 1, 0)
         patience = int(str(updates.get("patience", persona.patience)))
-        if key in ("not_fixed", "restate") and patience == 0:
+        if key == "restate" and patience == 0:
             key = "manager"
-        text = self._text(persona, truth, outcome, key, state, body_key, n)
-        if key in ("restate", "not_fixed") and sla_state(ticket, now) == "breached" and n == 0:
+        text = self._text(persona, truth, outcome, key, state, n)
+        if key == "restate" and sla_state(ticket, now) == "breached" and n == 0:
             text = f"{phrase(persona.language, 'waited', 0)} {text}"
         # A customer's answer puts a pending ticket back to open; on a solved ticket, only a
         # complaint reopens it (a confirmation leaves it solved).
@@ -134,7 +133,7 @@ class RuleBasedCustomer:
                 ev.PersonaUpdated(persona=persona.model_copy(update={"resolved": True})),
             ]
         n = persona.replies
-        text = self._text(persona, truth, outcome, "reopen", state, ticket.status, n)
+        text = self._text(persona, truth, outcome, "reopen", state, n)
         new_persona = persona.model_copy(update={
             "replies": n + 1,
             "reopen_count": persona.reopen_count + 1,
@@ -164,7 +163,7 @@ class RuleBasedCustomer:
         return order.number if order else None
 
     def _text(self, persona: Persona, truth: TicketTruth, outcome: Assessment, key: str, state: State,
-              body: str, n: int) -> str:
+              n: int) -> str:
         order = state.get(ORDERS, truth.order_id) if truth.order_id else None
         line = order.line(truth.line_id) if order and truth.line_id else None
         item = line.name if line else ""
@@ -180,7 +179,7 @@ class RuleBasedCustomer:
                 key = "confirm_deny"
             elif outcome.refunded > 0:
                 key = "confirm_refund"
-        template = phrase(persona.language, key, _pick(persona, body, n, 2))
+        template = phrase(persona.language, key, _pick(persona, key, n, 2))
         sign = "" if persona.style == "terse" else f"\n\n{values['name']}"
         return template.format(**values) + sign
 

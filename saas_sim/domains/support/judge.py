@@ -1,0 +1,166 @@
+"""Verdicts on what replies state, against the state: shared by the checks and the customer simulator.
+
+A verdict reads every public agent reply on a ticket together (`reply_facts`)
+and compares the stated facts with the records. The simulator and the checks
+call the same functions, so the customer accepts exactly what the checks pay
+for, and two replies that state the same facts in other words get the same
+verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from saas_sim.core.state import State
+from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
+from saas_sim.domains.support.reply_facts import ReplyFacts
+from saas_sim.domains.support.state import KB_FACTS, ORDERS, REFUNDS, REPLACEMENTS
+
+__all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts", "truth_problems"]
+
+# Words of an article's facts that every answer shares, so they prove nothing about which article.
+_GENERIC = frozenset({"button", "seconds", "second", "metres", "meters", "parts", "part", "water", "cycles",
+                      "cycle"})
+_WORD = re.compile(r"[a-zäöüß]+", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether replies do what the task needs, and what is wrong with them.
+
+    Attributes:
+        ok: The replies state what is needed and nothing false.
+        problems: Human-readable reasons it is not ok (empty when ok).
+        partial: The share of needed facts stated (1.0 when ok).
+    """
+
+    ok: bool
+    problems: tuple[str, ...] = field(default=())
+    partial: float = 0.0
+
+    @property
+    def detail(self) -> str:
+        """One line for a check's detail."""
+        return "; ".join(self.problems) if self.problems else "the replies state what is needed, truthfully"
+
+
+def names_item(facts: ReplyFacts, order: Order, line: OrderLine | None) -> bool:
+    """Whether the replies identify the order (its number) or the item (every word of its name)."""
+    if facts.states_code(order.number):
+        return True
+    return line is not None and facts.states_words(_WORD.findall(line.name))
+
+
+def true_amounts(state: State, order: Order) -> set[Decimal]:
+    """Amounts a reply may truthfully state about an order: prices, totals and what was refunded on it."""
+    out = {order.total, order.refunded_total}
+    for ln in order.lines:
+        out |= {ln.unit_price, ln.total}
+    refunds = [r.amount for r in state.table(REFUNDS) if r.order_id == order.id]
+    out |= set(refunds)
+    out.add(sum(refunds, Decimal("0")))
+    return {a.quantize(Decimal("0.01")) for a in out}
+
+
+def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, since: Ticket) -> list[str]:
+    """Returns the false facts the replies state about the ticket's order (empty: all true).
+
+    False: a refund or replacement claimed that the records do not show, an amount said to be refunded
+    that was not, any amount that is no price, total or refund of the order, and another order's number.
+    """
+    problems: list[str] = []
+    refunds = [r for r in state.table(REFUNDS)
+               if order is not None and r.order_id == order.id and r.created_at >= since.created_at]
+    replaced = [r for r in state.table(REPLACEMENTS)
+                if order is not None and r.order_id == order.id and r.created_at >= since.created_at]
+    if facts.refund_claims() and not refunds:
+        problems.append("a reply claims a refund that was never issued")
+    if facts.replacement_claims() and not replaced:
+        problems.append("a reply claims a replacement that was never created")
+    refunded = {r.amount for r in refunds} | {sum((r.amount for r in refunds), Decimal("0"))}
+    wrong = sorted({a for a in facts.claimed_amounts() if a not in refunded})
+    if wrong:
+        problems.append(f"a reply says {[str(a) for a in wrong]} was refunded; the records say "
+                        f"{sorted(str(a) for a in refunded if a)}")
+    if order is not None:
+        allowed = true_amounts(state, order)
+        stray = sorted({a for a in facts.amounts if a.quantize(Decimal("0.01")) not in allowed
+                        and str(a) not in facts.codes})
+        if stray:
+            problems.append(f"a reply states amounts that are no price, total or refund of the order: "
+                            f"{[str(a) for a in stray]}")
+        numbers = {o.number for o in state.table(ORDERS) if o.id != order.id}
+        other = sorted({c for c in facts.codes if c in numbers})
+        if other:
+            problems.append(f"a reply names other orders: {other}")
+    return problems
+
+
+def _reason_stated(facts: ReplyFacts, reason: str, order: Order) -> bool:
+    if reason in facts.reasons():
+        return True
+    return reason == "window" and order.delivered_at is not None and \
+        order.delivered_at.date().isoformat() in facts.dates
+
+
+def deny_verdict(state: State, facts: ReplyFacts, truth: TicketTruth, since: Ticket) -> Verdict:
+    """A refusal: no money moved, the true reason and the item stated, no other reason, nothing promised."""
+    order = state.get(ORDERS, truth.order_id) if truth.order_id else None
+    if order is None or truth.deny_reason is None:
+        return Verdict(False, ("the ticket has no order or reason to judge a refusal by",))
+    if facts.empty:
+        return Verdict(False, ("no public reply",))
+    line = order.line(truth.line_id) if truth.line_id else None
+    problems = truth_problems(state, facts, order, since=since)
+    if any(r.order_id == order.id and r.created_at >= since.created_at for r in state.table(REFUNDS)):
+        problems.append("money was refunded on the order")
+    if facts.refund_claims() or facts.replacement_claims():
+        problems.append("a reply promises a refund or replacement that policy forbids")
+    wrong = sorted(facts.reasons() - {truth.deny_reason})
+    if wrong:
+        problems.append(f"a reply gives a reason that is not true here: {wrong}")
+    needed = {"reason": _reason_stated(facts, truth.deny_reason, order), "item": names_item(facts, order, line)}
+    problems += [f"no reply states the {k} ({truth.deny_reason if k == 'reason' else 'order or item'})"
+                 for k, ok in needed.items() if not ok]
+    share = sum(needed.values()) / len(needed)
+    return Verdict(not problems, tuple(problems), 1.0 if not problems else share / 2)
+
+
+def _fact_terms(facts: tuple[str, ...]) -> tuple[frozenset[Decimal], frozenset[str]]:
+    values = frozenset(Decimal(n) for f in facts for n in _NUMBER.findall(f))
+    words = frozenset(w.lower() for f in facts for w in _WORD.findall(f) if w.lower() not in _GENERIC)
+    return values, words
+
+
+def _states_article(facts: ReplyFacts, article_id: str, terms: tuple[frozenset[Decimal], frozenset[str]]) -> bool:
+    values, words = terms
+    cited = any(article_id.lower() in b.lower() for b in facts.bodies)
+    return cited or (all(facts.states_number(v) for v in values) and facts.states_words(words))
+
+
+def kb_verdict(state: State, facts: ReplyFacts, article_id: str | None) -> Verdict:
+    """A how-to answer: the article's values and named controls (or its id), and no other article's."""
+    record = state.get(KB_FACTS, article_id) if article_id else None
+    if record is None or article_id is None:
+        return Verdict(False, (f"article {article_id} has no recorded facts",))
+    if facts.empty:
+        return Verdict(False, ("no public reply",))
+    mine = _fact_terms(record.facts)
+    if not _states_article(facts, article_id, mine):
+        return Verdict(False, (f"no reply states the facts of {article_id}: {list(record.facts)}",))
+    others = []
+    for other in state.table(KB_FACTS):
+        if other.id == article_id or not other.facts:
+            continue
+        terms = _fact_terms(other.facts)
+        # An article whose facts are all among the right one's proves nothing either way.
+        if terms[0] <= mine[0] and terms[1] <= mine[1]:
+            continue
+        if _states_article(facts, other.id, terms):
+            others.append(other.id)
+    if others:
+        return Verdict(False, (f"the replies also state other articles: {sorted(others)[:5]}",))
+    return Verdict(True, partial=1.0)

@@ -1,0 +1,204 @@
+"""What an episode's replies on a ticket state, as facts read by parsers.
+
+All public agent replies on a ticket (and on tickets merged with it) are read
+together, so a shotgun of replies with different answers is judged as what it
+is: several claims, every one of which must be true. Facts come from
+`saas_sim.core.text_facts`: money amounts (locale-aware, number words
+included), numbers, order numbers, dates and the language of each reply.
+
+The small word lists below only *flag* sentences that claim or promise an
+action (a refund, a replacement) or name a policy reason. A flag can make a
+reply fail (a claim the state does not show); it is never the evidence that a
+goal was met: goals are met by the state plus stated facts that are true.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from saas_sim.core.state import State
+from saas_sim.core.text_facts import (
+    detect_language,
+    extract_amounts,
+    extract_codes,
+    extract_dates,
+    extract_numbers,
+    negated,
+    sentences,
+)
+from saas_sim.domains.support.models import Message, Ticket
+from saas_sim.domains.support.threads import agent_replies, reply_text
+
+__all__ = [
+    "ORDER_NUMBER",
+    "ReplyFacts",
+    "Sentence",
+    "read_facts",
+    "read_replies",
+]
+
+ORDER_NUMBER = r"(?<![\w.,])\d{4,9}(?![\w]|[.,]\d)"
+"""How order numbers are written: a run of 4-9 digits (the shop's numbers are plain digits)."""
+
+# Flags, by language-independent stems (a sentence is lowercased and accent-kept).
+_REFUND = ("refund", "reimburs", "money back", "erstatt", "geld zurück", "reembols", "rembours",
+           "devolvemos el dinero", "devolución del dinero")
+_REPLACE = ("replac", "resend", "re-send", "reship", "re-ship", "new one", "new ones", "send you new",
+            "ersatz", "neu zu", "reemplaz", "reenvi", "remplac", "renvo")
+_FINAL_SALE = ("final sale", "final-sale", "clearance", "non-returnable", "non returnable",
+               "not returnable", "cannot be returned", "can't be returned", "endverkauf",
+               "vom umtausch ausgeschlossen", "venta final", "vente finale")
+_DAY_WORDS = ("day", "tag", "día", "dia", "jour")
+_CONDITIONAL = ("if ", "whether", "wenn ", "falls ", " si ", "si usted", "si vous", "¿", "?")
+# Refusal cues lingua-independent negation may miss ("unable", "impossible").
+_EXTRA_NEGATION = ("unable", "impossible", "not eligible", "ineligible", "no longer", "leider nicht",
+                   "nicht möglich", "no es posible", "pas possible", "ne pouvons")
+_RETURN_WINDOW_DAYS = 30
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a reply, with its flags.
+
+    Attributes:
+        text: The sentence, plain and lowercased.
+        negated: It contains a negation or refusal cue.
+        conditional: It is a question or a condition ("if you prefer ..."), so it claims nothing.
+    """
+
+    text: str
+    negated: bool
+    conditional: bool
+
+    def mentions(self, stems: Iterable[str]) -> bool:
+        """Returns whether the sentence contains one of `stems`."""
+        return any(s in self.text for s in stems)
+
+    @property
+    def affirms(self) -> bool:
+        """The sentence states something as done or promised (not negated, not conditional)."""
+        return not self.negated and not self.conditional
+
+
+@dataclass(frozen=True)
+class ReplyFacts:
+    """The facts all public agent replies on a ticket state, read together.
+
+    Attributes:
+        bodies: The text of each reply (HTML removed), in id order.
+        languages: The detected language of each reply (None: not confident).
+        language: The detected language of all replies together.
+        amounts: Every money amount stated.
+        numbers: Every number stated (digits and number words).
+        codes: Every order-number-shaped code stated, normalized.
+        dates: Every explicit date stated, as ISO strings.
+        sentences: Every sentence, with its flags.
+    """
+
+    bodies: tuple[str, ...]
+    languages: tuple[str | None, ...]
+    language: str | None
+    amounts: tuple[Decimal, ...]
+    numbers: tuple[Decimal, ...]
+    codes: tuple[str, ...]
+    dates: tuple[str, ...]
+    sentences: tuple[Sentence, ...]
+
+    @property
+    def empty(self) -> bool:
+        """There is no reply."""
+        return not self.bodies
+
+    def refund_claims(self) -> list[Sentence]:
+        """Sentences that claim or promise a refund."""
+        return [s for s in self.sentences if s.affirms and s.mentions(_REFUND)]
+
+    def replacement_claims(self) -> list[Sentence]:
+        """Sentences that claim or promise a replacement."""
+        return [s for s in self.sentences if s.affirms and s.mentions(_REPLACE)]
+
+    def claimed_amounts(self) -> list[Decimal]:
+        """Amounts stated in sentences that claim a refund (what the reply says was refunded)."""
+        out: list[Decimal] = []
+        for s in self.refund_claims():
+            out.extend(a for a in extract_amounts(s.text) if str(a) not in self.codes)
+        return out
+
+    def reasons(self) -> set[str]:
+        """Policy reasons the replies name: `final_sale` and/or `window` (a 30-day window)."""
+        out: set[str] = set()
+        for s in self.sentences:
+            if s.mentions(_FINAL_SALE):
+                out.add("final_sale")
+            if s.mentions(_DAY_WORDS) and Decimal(_RETURN_WINDOW_DAYS) in extract_numbers(s.text):
+                out.add("window")
+        return out
+
+    def states_code(self, code: str) -> bool:
+        """Whether an order-number-shaped code equal to `code` is stated."""
+        return _norm_code(code) in self.codes
+
+    def states_amount(self, amount: Decimal) -> bool:
+        """Whether `amount` is stated (any notation, to the cent)."""
+        return amount in self.amounts
+
+    def states_number(self, value: Decimal) -> bool:
+        """Whether the number `value` is stated (digits or words)."""
+        return value in self.numbers or value in self.amounts
+
+    def states_words(self, words: Iterable[str]) -> bool:
+        """Whether every word of `words` occurs as a whole word in some reply."""
+        text = " ".join(self.bodies)
+        return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.IGNORECASE) for w in words)
+
+
+def _norm_code(code: str) -> str:
+    found = extract_codes(code, ORDER_NUMBER)
+    return found[0] if found else code.strip().lower()
+
+
+def _sentence(text: str, lang: str | None) -> Sentence:
+    t = text.strip().lower()
+    return Sentence(
+        text=t,
+        negated=negated(t, lang) or any(c in t for c in _EXTRA_NEGATION),
+        conditional=any(c in f" {t}" for c in _CONDITIONAL),
+    )
+
+
+def read_facts(bodies: Iterable[str]) -> ReplyFacts:
+    """Returns the facts stated by `bodies` (raw reply bodies, HTML allowed), read together."""
+    texts = tuple(reply_text(b) for b in bodies)
+    languages = tuple(detect_language(t) for t in texts)
+    whole = "\n\n".join(texts)
+    language = detect_language(whole) if whole else None
+    amounts: list[Decimal] = []
+    numbers: list[Decimal] = []
+    codes: list[str] = []
+    dates: list[str] = []
+    sents: list[Sentence] = []
+    for t, lang in zip(texts, languages, strict=True):
+        amounts += extract_amounts(t, lang)
+        numbers += extract_numbers(t, lang)
+        codes += extract_codes(t, ORDER_NUMBER)
+        dates += [d.isoformat() for d in extract_dates(t, lang)]
+        sents += [_sentence(s, lang) for s in sentences(t, lang)]
+    return ReplyFacts(bodies=texts, languages=languages, language=language, amounts=tuple(amounts),
+                      numbers=tuple(numbers), codes=tuple(codes), dates=tuple(dates), sentences=tuple(sents))
+
+
+def read_replies(state: State, ticket: Ticket, extra: Message | None = None) -> ReplyFacts:
+    """Returns the facts of every public agent reply on `ticket` and the tickets merged with it.
+
+    Args:
+        state: The state to read the thread from.
+        ticket: The ticket.
+        extra: A reply not yet in the state (the one the simulator is reacting to).
+    """
+    replies = agent_replies(state, ticket)
+    if extra is not None and all(m.id != extra.id for m in replies):
+        replies = [*replies, extra]
+    return read_facts(m.body for m in replies)
