@@ -19,6 +19,7 @@ from saas_sim.core.tools import ToolSpec
 from saas_sim.domains.crm import (
     checks_deals,
     checks_email,
+    checks_email_facts,
     checks_identity,
     checks_people,
     setups_deals,
@@ -102,6 +103,7 @@ CHECKS: dict[str, CheckFn] = {
     "crm.task_due": checks_deals.task_due,
     "crm.task_within": checks_deals.task_within,
     "crm.personal_email_sent": checks_email.personal_email_sent,
+    "crm.emails_truthful": checks_email_facts.emails_truthful,
     "crm.next_step_changed": checks_deals.next_step_changed,
     "crm.deal_open_not_nurtured": checks_deals.deal_open_not_nurtured,
     "crm.person_updated": checks_people.person_updated,
