@@ -6,9 +6,7 @@ Errors are one clean line on stderr and a non-zero exit status, never a tracebac
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -83,11 +81,26 @@ def scenarios(pattern: Annotated[str, typer.Argument(help="Glob over scenario id
         env = _env("sqlite+aiosqlite:///:memory:")
         table = Table("scenario", "world", "tools", "checks", "hacks", "noop", "description")
         for s in env.scenarios(pattern):
-            table.add_row(s.ref, s.spec.world, str(len(s.spec.tools)), str(len(s.spec.checks)),
-                          str(len(s.spec.hacks)), f"{s.spec.noop_score:g}", s.spec.description)
-        out.print(table)
+            # The tools the scenario allows, its patterns (`crm.*`) expanded against the domains' tools.
+            tools = len(env.toolkit(s).allowed)
+            table.add_row(s.ref, s.spec.world, str(tools), str(len(s.spec.checks)),
+                          str(len(s.spec.hacks)), f"{s.spec.noop_score:g}", s.spec.description.strip())
+        _print_fitted(table, keep=("scenario",), wrap=("description",),
+                      drop_first=("hacks", "noop", "checks", "world"))
 
     _run(go)
+
+
+def _print_fitted(table: Table, *, keep: tuple[str, ...], wrap: tuple[str, ...] = (),
+                  drop_first: tuple[str, ...] = (), hint: str = "widen the terminal") -> None:
+    """Prints a table whose ids are never cut: other columns wrap, or are dropped (and named) to fit."""
+    from saas_sim.table_fit import fit_table
+
+    dropped = fit_table(out, table, keep=keep, wrap=wrap, drop_first=drop_first)
+    out.print(table)
+    if dropped:
+        out.print(f"[dim]left out to fit {out.width} columns: {', '.join(dropped)} ({hint})[/dim]",
+                  highlight=False)
 
 
 def _narrate(env: Environment, tool: str, args: Any, value: Any) -> list[str]:
@@ -197,7 +210,6 @@ def check(
         else:
             table = Table("scenario", "oracle", "noop", "hacks", "worst hack", "blind", "do-all", "det", "replay",
                           "rebuild", "fork", "iso", "ok")
-            table.columns[0].no_wrap = True
             for r in results:
                 worst = max(r.hacks.items(), key=lambda kv: kv[1], default=None)
                 worst_text = "-" if worst is None else f"{worst[1]:.2f} {worst[0]}"
@@ -206,7 +218,8 @@ def check(
                 table.add_row(r.id, f"{r.oracle_min:.2f}", f"{r.noop_max:.2f}", str(len(r.hacks)), worst_text, *attacks,
                               yn[r.deterministic], yn[r.replay_ok], yn[r.rebuild_ok], yn[r.fork_ok],
                               yn[r.isolation_ok], yn[r.ok])
-            out.print(table)
+            _print_fitted(table, keep=("scenario", "ok"), wrap=("worst hack",), drop_first=("worst hack",),
+                          hint="use --json")
             for r in results:
                 for f in r.failures:
                     out.print(f"[red]FAIL[/red] {r.id}: {f}", highlight=False)
@@ -402,16 +415,11 @@ def mcp_server(
     async def go() -> None:
         async with _env(store) as env:
             episode = await env.start(scenario, seed)
-            # MCP clients stop a stdio server with SIGTERM: turn it into a cancellation so the
+            # A SIGTERM ends the input like a closed stdin (serve_episode_stdio handles it), so the
             # episode is still graded and its trajectory written.
-            serving = asyncio.ensure_future(serve_episode_stdio(episode))
-            loop = asyncio.get_running_loop()
-            loop.add_signal_handler(signal.SIGTERM, serving.cancel)
             try:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await serving
+                await serve_episode_stdio(episode)
             finally:
-                loop.remove_signal_handler(signal.SIGTERM)
                 if out_file is not None:
                     grade = await episode.grade()
                     episode.trajectory.write(out_file)

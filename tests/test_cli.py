@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from saas_sim.cli import app
-from tests.runtime.conftest import FIXTURES
+from tests.runtime.conftest import FIXTURES, GOOD_SCENARIO
+from tests.runtime.notes_domain import DOMAIN
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -28,6 +32,34 @@ def test_scenarios_lists_the_plugged_in_scenarios() -> None:
     result = runner.invoke(app, ["scenarios", "notes/*"])
     assert result.exit_code == 0, result.output
     assert "notes/archive-and-follow-up@1" in result.output
+
+
+LONG_ID = "notes/archive-the-picked-note-and-write-the-follow-up"
+
+
+def test_scenarios_at_80_columns_prints_ids_whole_and_counts_the_allowed_tools(tmp_path: Path) -> None:
+    folder = tmp_path / "more" / "notes"
+    folder.mkdir(parents=True)
+    text = GOOD_SCENARIO.replace("id: notes/archive-and-follow-up", f"id: {LONG_ID}")
+    text = "\n".join('tools: ["notes.*"]' if line.startswith("tools:") else line for line in text.splitlines())
+    (folder / "long.yaml").write_text(text + "\n")
+    env = {**os.environ, "COLUMNS": "80", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(ROOT),
+           "SAAS_SIM_SCENARIO_DIRS": os.pathsep.join([str(FIXTURES / "scenarios"), str(tmp_path / "more")])}
+    # A process of its own: rich reads COLUMNS once, when the console is made.
+    proc = subprocess.run([sys.executable, "-m", "saas_sim.cli", "scenarios", "notes/*"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), proc.stdout
+    assert "…" not in proc.stdout
+    rows = {cells[0]: cells for line in lines if len(cells := [c.strip() for c in line.split("│")[1:-1]]) > 1}
+    assert {f"{LONG_ID}@1", "notes/archive-and-follow-up@1", "notes/flaky-archive@2"} <= set(rows)
+    header = [c.strip() for c in next(line for line in lines if "scenario" in line).split("┃")[1:-1]]
+    tools = header.index("tools")
+    assert rows[f"{LONG_ID}@1"][tools] == str(len(DOMAIN.tools))  # `notes.*` is every tool, not one pattern
+    assert len(DOMAIN.tools) > 1
+    assert rows["notes/flaky-archive@2"][tools] == "3"
+    assert "left out to fit 80 columns: hacks, noop, checks, world" in proc.stdout
 
 
 def test_run_prints_steps_and_grade_and_writes_a_replayable_trajectory(tmp_path: Path) -> None:

@@ -1,14 +1,31 @@
-"""The README's Quickstart and agent-loop example keep working."""
+"""The README's examples keep working, run as written.
+
+CI runs the Quickstart's two lines itself. The agent-loop example runs here in
+a temporary folder, and so does every `sh` block (the HTTP walkthrough), against
+a server on a free loopback port (the block reads `$PORT`, 8000 by default).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import re
+import shutil
+import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from saas_sim.runtime.trajectory import read_trajectory
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+SH_BLOCKS = re.findall(r"^```sh\n(.*?)^```", README, re.S | re.M)
+BLOCK_TIMEOUT_S = 180
 
 
 def test_quickstart_block_holds_exactly_two_commands() -> None:
@@ -30,3 +47,63 @@ def test_agent_loop_example_runs_and_grades(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "agent_failure" in proc.stdout or "success" in proc.stdout
     assert (tmp_path / ".saas_sim" / "events.db").exists()
+
+
+def test_every_fenced_example_is_run_by_ci_or_here() -> None:
+    # The Quickstart (CI), the agent loop (python) and the sh blocks run; others must be labelled text.
+    fences = re.findall(r"^```(\w*)\n.*?^```\n", README, re.S | re.M)  # the opening fences' labels
+    assert fences.count("python") == 1
+    assert len(SH_BLOCKS) == fences.count("sh") >= 1
+    assert set(fences) <= {"", "sh", "python"}
+    assert fences.count("") == 2  # the Quickstart and the layout tree
+
+
+def json_objects(text: str) -> list[dict[str, object]]:
+    """The top-level JSON objects found in text, in order."""
+    decoder, found, i = json.JSONDecoder(), [], text.find("{")
+    while i != -1:
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            end = i + 1
+        else:
+            found.append(value)
+        i = text.find("{", end)
+    return found
+
+
+def free_loopback_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="the README's HTTP example uses curl")
+@pytest.mark.parametrize("block", SH_BLOCKS, ids=lambda b: b.splitlines()[0][:40])
+def test_shell_example_runs_as_written(block: str, tmp_path: Path) -> None:
+    # The block runs from the repository folder (it sources .venv); a link makes tmp_path look like one,
+    # so everything it writes (run.jsonl, the store) lands under tmp_path.
+    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}  # curl talks to loopback
+    env.update(PORT=str(free_loopback_port()), PYTHONDONTWRITEBYTECODE="1")
+    proc = subprocess.Popen(["bash", "-c", block], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT_S)
+    finally:
+        # The block stops its own server; this only cleans up after a failure or a timeout.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr and "JSONDecodeError" not in stderr, stderr
+    # curl's bodies share stdout with uvicorn's access log (and have no newline of their own).
+    observation, grade = json_objects(stdout)
+    assert observation["call_id"] == "c1" and observation["step"] == 0
+    assert grade["attribution"] in ("success", "agent_failure") and "checks" in grade
+    trajectory = read_trajectory(tmp_path / "run.jsonl")
+    assert trajectory.header["scenario"].startswith("crm/advance-qualified-deal@")
+    assert [step.tool for step in trajectory.steps] == ["crm.get_deal"]
+    assert trajectory.footer is not None
+    assert "Application shutdown complete" in stderr  # `kill $SERVER` stopped it cleanly

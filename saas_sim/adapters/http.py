@@ -4,7 +4,7 @@
 
 | method and path | answer |
 | --- | --- |
-| `GET /healthz` | 200 `{status, episodes, max_episodes}` |
+| `GET /health` | 200 `{status, episodes, max_episodes}` once the app serves (also `/healthz`) |
 | `GET /scenarios` | 200 `[{scenario, description, world, tools, max_steps}]` |
 | `POST /episodes` | 201 `{episode_id, scenario, seed, world_hash, instructions, tools}`; 404, 422, 429 |
 | `GET /episodes/{id}` | 200 `{steps, done, truncated, valid, state_hash, sim_time, ...}` |
@@ -109,7 +109,10 @@ def create_app(env: Environment, *, max_episodes: int = 10_000) -> FastAPI:
     app.state.episodes = EpisodeRegistry(max_episodes)
     app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]  # starlette types it loosely
     app.add_exception_handler(SaasSimError, _harness_error)  # type: ignore[arg-type]
-    app.add_api_route("/healthz", healthz, methods=["GET"], tags=["server"])
+    # uvicorn accepts connections only after the lifespan has opened the environment, so any
+    # answer here means ready. `/healthz` stays for clients written against it.
+    app.add_api_route("/health", health, methods=["GET"], tags=["server"])
+    app.add_api_route("/healthz", health, methods=["GET"], tags=["server"], include_in_schema=False)
     app.add_api_route("/scenarios", list_scenarios, methods=["GET"], tags=["scenarios"], responses=_errors(404))
     app.add_api_route("/episodes", start_episode, methods=["POST"], tags=["episodes"],
                       status_code=status.HTTP_201_CREATED, responses=_errors(404, 429, 500))
@@ -167,8 +170,8 @@ async def _harness_error(request: Request, exc: SaasSimError) -> JSONResponse:
 
 
 # endpoints ---------------------------------------------------------------------------------------
-async def healthz(episodes: Episodes) -> Health:
-    """Answers when the server is up."""
+async def health(episodes: Episodes) -> Health:
+    """Answers 200 once the server is ready to serve (the environment is open)."""
     return Health(episodes=len(episodes), max_episodes=episodes.max_episodes)
 
 

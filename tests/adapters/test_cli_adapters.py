@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -35,6 +38,7 @@ def plugin_env() -> dict[str, str]:
     """The variables that plug the notes test domain into the command line."""
     return {
         "PYTHONPATH": str(ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",  # the suite writes nothing into the source tree
         "SAAS_SIM_DOMAINS": "tests.runtime.notes_domain",
         "SAAS_SIM_SCENARIO_DIRS": str(FIXTURES / "scenarios"),
         "SAAS_SIM_SEEDS_DIRS": str(FIXTURES / "seeds"),
@@ -48,7 +52,7 @@ def free_loopback_port() -> int:
         return port
 
 
-def test_serve_binds_loopback_and_answers_healthz(tmp_path: Path) -> None:
+def test_serve_binds_loopback_and_answers_health(tmp_path: Path) -> None:
     port = free_loopback_port()
     log = (tmp_path / "serve.log").open("w+b")
     proc = subprocess.Popen(
@@ -62,7 +66,7 @@ def test_serve_binds_loopback_and_answers_healthz(tmp_path: Path) -> None:
             health = None
             while health is None and time.monotonic() < deadline and proc.poll() is None:
                 try:
-                    health = client.get("/healthz")
+                    health = client.get("/health")
                 except httpx.TransportError:
                     time.sleep(0.1)
             assert health is not None, f"no answer on {base}: {log_text(log)}"
@@ -130,27 +134,99 @@ def test_the_command_line_imports_no_adapter_dependency() -> None:
     assert proc.stdout.strip() == "[]"
 
 
+class RawMcp:
+    """`saas-sim mcp` as a subprocess spoken to in raw JSON-RPC lines; every read waits on a bounded deadline."""
+
+    def __init__(self, tmp_path: Path, *extra: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "saas_sim.cli", "mcp", SCENARIO, "--store", MEMORY, *extra],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=(tmp_path / "mcp.err").open("wb"),
+            env={**os.environ, **plugin_env()}, cwd=tmp_path,
+        )
+        self.err_path = tmp_path / "mcp.err"
+        self.replies: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.replies.put(line)
+        self.replies.put(b"")  # end of output
+
+    def send(self, line: str | dict[str, object]) -> None:
+        assert self.proc.stdin is not None
+        text = line if isinstance(line, str) else json.dumps(line)
+        self.proc.stdin.write(text.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def reply(self) -> dict[str, object]:
+        try:
+            line = self.replies.get(timeout=STARTUP_S)
+        except queue.Empty:
+            raise AssertionError(f"no reply within {STARTUP_S} s: {self.err_path.read_text()}") from None
+        assert line, f"the server exited: {self.err_path.read_text()}"
+        reply: dict[str, object] = json.loads(line)
+        return reply
+
+    def initialize(self) -> dict[str, object]:
+        """The handshake; its answer is the readiness signal (the server is serving stdin)."""
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        answer = self.reply()
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=STARTUP_S)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture
+def raw_mcp(tmp_path: Path) -> Iterator[RawMcp]:
+    server = RawMcp(tmp_path)
+    yield server
+    server.close()
+
+
+def test_mcp_answers_malformed_lines_and_keeps_serving(raw_mcp: RawMcp) -> None:
+    assert "result" in raw_mcp.initialize()
+    raw_mcp.send("this is not json")
+    assert raw_mcp.reply() == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32700, "message": "Parse error", "data": "the line is not valid JSON (one JSON-RPC message per line)"}}
+    raw_mcp.send({"hello": "world"})
+    invalid = raw_mcp.reply()
+    assert invalid["id"] is None and invalid["error"]["code"] == -32600  # type: ignore[index]
+    raw_mcp.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                  "params": {"name": "notes__list_notes", "arguments": '{"limit": 1}'}})
+    stringly = raw_mcp.reply()
+    assert stringly["id"] == 7
+    error = stringly["error"]
+    assert isinstance(error, dict) and error["code"] == -32602
+    assert error["data"] == {"errors": [{"path": "params.arguments", "message": "Input should be a valid dictionary"}]}
+    raw_mcp.send({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                  "params": {"name": "notes__list_notes", "arguments": {"limit": 1}}})
+    listed = raw_mcp.reply()
+    assert listed["id"] == 8 and listed["result"]["isError"] is False  # type: ignore[index]
+
+
 def test_mcp_graded_trajectory_survives_a_sigterm(tmp_path: Path) -> None:
     out = tmp_path / "mcp-term.jsonl"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "saas_sim.cli", "mcp", SCENARIO, "--seed", "2", "--store", MEMORY, "--out", str(out)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={**os.environ, **plugin_env()}, cwd=tmp_path,
-    )
+    server = RawMcp(tmp_path, "--seed", "2", "--out", str(out))
     try:
-        deadline = time.monotonic() + STARTUP_S
-        # The server is up once it waits on stdin; give it a bounded moment, then stop it as MCP clients do.
-        while time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.5)
-            if time.monotonic() > deadline - STARTUP_S + 3:
-                break
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=STARTUP_S)
+        # Ready once it answers the handshake; then stop it as MCP clients do.
+        assert "result" in server.initialize()
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(timeout=STARTUP_S)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert out.exists(), err.decode()
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
+        server.close()
+    err = server.err_path.read_text()
+    assert server.proc.returncode == 0, err
+    assert out.exists(), err
+    lines = [json.loads(line) for line in out.read_text().split("\n") if line]
     assert lines[0]["kind"] == "header"
     assert lines[-1]["kind"] == "footer"
+    assert "trajectory written" in err

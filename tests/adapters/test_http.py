@@ -31,8 +31,9 @@ async def call(client: httpx.AsyncClient, episode_id: str, tool: str, arguments:
 
 
 class TestDiscovery:
-    async def test_healthz_answers_ok(self, client: httpx.AsyncClient) -> None:
-        r = await client.get("/healthz")
+    @pytest.mark.parametrize("path", ["/health", "/healthz"])
+    async def test_health_answers_ok(self, client: httpx.AsyncClient, path: str) -> None:
+        r = await client.get(path)
         assert r.status_code == 200
         assert r.json() == {"status": "ok", "episodes": 0, "max_episodes": 10_000}
 
@@ -50,7 +51,7 @@ class TestDiscovery:
     async def test_openapi_documents_every_endpoint_and_body(self, client: httpx.AsyncClient) -> None:
         spec = (await client.get("/openapi.json")).json()
         assert set(spec["paths"]) == {
-            "/healthz", "/scenarios", "/episodes", "/episodes/{episode_id}", "/episodes/{episode_id}/tools",
+            "/health", "/scenarios", "/episodes", "/episodes/{episode_id}", "/episodes/{episode_id}/tools",
             "/episodes/{episode_id}/calls", "/episodes/{episode_id}/grade", "/episodes/{episode_id}/fork",
             "/episodes/{episode_id}/trajectory",
         }
@@ -286,11 +287,11 @@ class TestEpisodeResources:
 
     async def test_delete_closes_and_forgets_idempotently(self, client: httpx.AsyncClient) -> None:
         ep = (await start(client))["episode_id"]
-        assert (await client.get("/healthz")).json()["episodes"] == 1
+        assert (await client.get("/health")).json()["episodes"] == 1
         first, again = await client.delete(f"/episodes/{ep}"), await client.delete(f"/episodes/{ep}")
         assert (first.status_code, again.status_code) == (204, 204)
         assert first.content == b""
-        assert (await client.get("/healthz")).json()["episodes"] == 0
+        assert (await client.get("/health")).json()["episodes"] == 0
 
 
 class TestHarnessErrors:
@@ -360,7 +361,7 @@ class TestConcurrencyAndCap:
                 client.post("/episodes", json={"scenario": SCENARIO, "seed": s}) for s in range(8)
             ))
             assert sorted(r.status_code for r in answers) == [201] * 3 + [429] * 5
-            assert (await client.get("/healthz")).json()["episodes"] == 3
+            assert (await client.get("/health")).json()["episodes"] == 3
 
     def test_a_cap_below_one_is_refused(self, env: Environment) -> None:
         with pytest.raises(ValueError, match="max_episodes"):

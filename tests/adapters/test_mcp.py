@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import cast
+from typing import Any, cast
 
 import mcp_types as types
 import pytest
@@ -88,6 +88,37 @@ async def test_a_tool_error_is_an_error_result_with_the_structured_error(episode
     assert invalid.structured_content["details"]["fields"] == ["title"]
     assert unknown.is_error and unknown.structured_content["code"] == "unknown_tool"
     assert episode.steps == 3  # every attempt is recorded
+
+
+async def test_an_unknown_tool_error_names_tools_by_their_wire_names(episode: Episode, mode: str) -> None:
+    async with Client(build_server(episode), mode=mode) as client:
+        unknown = await client.call_tool("notes__teleport", {})
+        listed = [t.name for t in (await client.list_tools()).tools]
+    assert unknown.structured_content is not None
+    assert unknown.structured_content["details"]["available"] == listed
+    assert unknown.structured_content["message"] == "no tool named 'notes__teleport'"
+    text = unknown.content[0]
+    assert isinstance(text, types.TextContent) and json.loads(text.text) == unknown.structured_content
+    # The recorded trajectory keeps the runtime's own (dotted) names.
+    assert episode.trajectory.steps[0].error is not None
+    assert episode.trajectory.steps[0].error["details"]["available"][0] == "notes.archive_note"
+
+
+async def test_arguments_sent_as_a_string_are_invalid_params_saying_what_is_wrong(episode: Episode, mode: str) -> None:
+    # The SDK's typed client methods validate outgoing params, so the malformed request goes through the session.
+    async with Client(build_server(episode), mode=mode) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.session.send_request(
+                types.Request[dict[str, Any], str](
+                    method="tools/call", params={"name": "notes__list_notes", "arguments": '{"limit": 1}'}
+                ),
+                types.CallToolResult,
+            )
+    assert caught.value.code == types.INVALID_PARAMS
+    assert "arguments" in caught.value.error.message and "JSON object" in caught.value.error.message
+    expected = [{"path": "params.arguments", "message": "Input should be a valid dictionary"}]
+    assert caught.value.data == {"errors": expected}
+    assert episode.steps == 0
 
 
 async def test_a_call_id_in_meta_makes_a_retry_write_nothing(episode: Episode, mode: str) -> None:
