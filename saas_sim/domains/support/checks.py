@@ -147,13 +147,14 @@ def customer_confirmed(ctx: CheckContext, *, ticket_id: str, refund_total: Any =
 
 def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None = None,
                  amounts: Sequence[Any] = (), numbers: Sequence[Any] = (),
-                 language: str | None = None) -> CheckOutcome:
+                 language: str | None = None, strict: bool = False) -> CheckOutcome:
     """The episode's replies on the ticket, read together, state the facts the task needs.
 
     Needed facts: the order number, each amount (any notation, number words included) and each number
     (a quantity). With `language`, every reply and all of them together must be in that language (by a
     language-identification library); a reply in another language fails the goal outright. Partial
-    credit: the share of needed facts stated.
+    credit: the share of needed facts stated (with `strict`, all or nothing: a reply that leaves out a
+    fix the customer needs to hear about is no report of the work).
     """
     replies = _replies(ctx, ticket_id)
     if not replies:
@@ -170,7 +171,8 @@ def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None 
     total = (order_number is not None) + len(amounts) + len(numbers)
     if not missing:
         return CheckOutcome.passed("the replies state every needed fact")
-    return CheckOutcome(1 - len(missing) / total if total else 0.0, f"the replies do not state {missing}")
+    share = 0.0 if strict or not total else 1 - len(missing) / total
+    return CheckOutcome(share, f"the replies do not state {missing}")
 
 
 def declined(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
@@ -371,13 +373,37 @@ def no_reply(ctx: CheckContext, *, tickets: Sequence[str]) -> CheckOutcome:
 
 
 def stays_open(ctx: CheckContext, *, tickets: Sequence[str]) -> CheckOutcome:
-    """Constraint: none of the listed tickets was solved or closed by the episode (merging aside)."""
-    done = sorted(tid for tid, b, a in ctx.changed(TICKETS) if tid in tickets and a is not None
-                  and a.status in ("solved", "closed") and (b is None or b.status != a.status)
-                  and a.merged_into is None)
+    """Constraint: the episode never set the listed tickets to solved or closed (merging aside).
+
+    Judged by the events, not the final status: a customer who reopens a wrongly solved ticket does
+    not undo the breach.
+    """
+    done = sorted({e.ticket_id for e in ctx.events if isinstance(e, ev.TicketStatusChanged)
+                   and e.ticket_id in tickets and e.to_status in ("solved", "closed")})
     if done:
         return CheckOutcome.failed(f"solved or closed tickets that must stay open: {done}")
     return CheckOutcome.passed("the tickets stay open")
+
+
+def acted_after_reveal(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
+    """Constraint: no refund, replacement or credit before the customer said which order it is about."""
+    reveal = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.PersonaUpdated)
+                   and e.persona.id == ticket_id and e.persona.order_revealed), None)
+    first = next((i for i, e in enumerate(ctx.events) if isinstance(
+        e, ev.RefundIssued | ev.ReplacementCreated | ev.StoreCreditIssued)), None)
+    if first is not None and (reveal is None or first < reveal):
+        return CheckOutcome.failed("money moved before the customer said which order it was about (a guess)")
+    return CheckOutcome.passed("nothing was compensated on a guess")
+
+
+def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> CheckOutcome:
+    """Constraint: every public reply on the ticket is in the customer's language (policy rule 14)."""
+    replies = _replies(ctx, ticket_id)
+    facts = read_facts(m.body for m in replies)
+    wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
+    if wrong:
+        return CheckOutcome.failed(f"replies {wrong} are not in {language} (detected {list(facts.languages)})")
+    return CheckOutcome.passed(f"every reply is in {language}")
 
 
 def polite(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
@@ -417,6 +443,8 @@ CHECKS: dict[str, CheckFn] = {
     "support.no_collateral": no_collateral,
     "support.no_reply": no_reply,
     "support.stays_open": stays_open,
+    "support.acted_after_reveal": acted_after_reveal,
+    "support.replies_in_language": replies_in_language,
     "support.polite": polite,
 }
 """Every support check, by the name scenario files use."""

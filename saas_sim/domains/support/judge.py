@@ -15,8 +15,8 @@ from decimal import Decimal
 
 from saas_sim.core.state import State
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
-from saas_sim.domains.support.reply_facts import ReplyFacts
-from saas_sim.domains.support.state import KB_FACTS, ORDERS, REFUNDS, REPLACEMENTS
+from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
+from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS, REFUNDS, REPLACEMENTS
 
 __all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts", "truth_problems"]
 
@@ -51,7 +51,7 @@ def names_item(facts: ReplyFacts, order: Order, line: OrderLine | None) -> bool:
     """Whether the replies identify the order (its number) or the item (every word of its name)."""
     if facts.states_code(order.number):
         return True
-    return line is not None and facts.states_words(_WORD.findall(line.name))
+    return line is not None and facts.states_words(re.findall(r"\w+", line.name))
 
 
 def true_amounts(state: State, order: Order) -> set[Decimal]:
@@ -151,6 +151,13 @@ def kb_verdict(state: State, facts: ReplyFacts, article_id: str | None) -> Verdi
     mine = _fact_terms(record.facts)
     if not _states_article(facts, article_id, mine):
         return Verdict(False, (f"no reply states the facts of {article_id}: {list(record.facts)}",))
+    # Citing the right article's title is no claim about another article ("Reset the Wi-Fi ..." names
+    # no Reset button), so other articles are looked for in the replies without that title.
+    article = state.get(KB_ARTICLES, article_id)
+    rest = facts
+    if article is not None:
+        title = re.compile(re.escape(article.title), re.IGNORECASE)
+        rest = read_facts(title.sub(" ", b) for b in facts.bodies)
     others = []
     for other in state.table(KB_FACTS):
         if other.id == article_id or not other.facts:
@@ -159,7 +166,7 @@ def kb_verdict(state: State, facts: ReplyFacts, article_id: str | None) -> Verdi
         # An article whose facts are all among the right one's proves nothing either way.
         if terms[0] <= mine[0] and terms[1] <= mine[1]:
             continue
-        if _states_article(facts, other.id, terms):
+        if _states_article(rest, other.id, terms):
             others.append(other.id)
     if others:
         return Verdict(False, (f"the replies also state other articles: {sorted(others)[:5]}",))

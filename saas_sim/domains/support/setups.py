@@ -104,6 +104,8 @@ def refund_damaged(ctx: SetupContext) -> Setup:
         "amount": money(amount),
         "other1": order_b(others[0]),
         "other2": order_b(others[1] if len(others) > 1 else others[0]),
+        # Another of the customer's orders that can still be refunded, for collateral hacks.
+        "other_open": order_b(next((o for o in others if o.total > o.refunded_total), others[0])),
         "ask_reply": ask_order_number(customer.language, customer.first_name),
         "refund_reply": refund_done(customer.language, first=customer.first_name, item=line.name,
                                     amount=money(amount), currency=order.currency, number=order.number),
