@@ -27,6 +27,7 @@ ID_PATTERN = re.compile(r"^[a-z][a-z0-9]{0,11}_[0-9]+$")
 """What an entity id looks like in every domain: a lowercase prefix, `_`, digits."""
 
 _ID_IN_TEXT = re.compile(r"(?<![\w-])[a-z][a-z0-9]{0,11}_[0-9]+(?![\w-])")
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "gt", "ge", "lt", "le")
 _WORDS = ("update", "ok", "done", "check", "please", "note", "follow", "up", "thanks", "info", "see", "item")
 # Past this depth a schema is walked no further: tool schemas are shallow, and this bounds a cycle.
 _MAX_DEPTH = 4
@@ -77,8 +78,13 @@ def fill_args(
     *,
     fixed: Mapping[str, Any] | None = None,
     optional_rate: float = 0.5,
+    preferred: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Returns schema-valid-looking arguments for one tool call.
+
+    An id-typed field draws from `preferred` half of the time (when there are
+    any), else from `candidates`; a field whose description shows an example id
+    (`such as dl_000042`) draws only ids of that prefix when some exist.
 
     Args:
         schema: The tool's argument JSON schema (pydantic's `model_json_schema()`).
@@ -87,8 +93,9 @@ def fill_args(
         now: The episode's sim time, the base of generated dates.
         fixed: Values to use as given for these fields (the do-everything agent's target).
         optional_rate: The probability that an optional field is filled.
+        preferred: Ids to favour (the ones the task's text names).
     """
-    filler = _Filler(schema.get("$defs", {}), rng, list(candidates), now)
+    filler = _Filler(schema.get("$defs", {}), rng, list(candidates), now, list(preferred))
     required = set(schema.get("required", []))
     out: dict[str, Any] = {}
     for name, prop in schema.get("properties", {}).items():
@@ -102,16 +109,28 @@ def fill_args(
 class _Filler:
     """Fills one call's fields; holds what every field shares."""
 
-    def __init__(self, defs: Mapping[str, Any], rng: random.Random, candidates: list[str], now: datetime) -> None:
+    def __init__(self, defs: Mapping[str, Any], rng: random.Random, candidates: list[str], now: datetime,
+                 preferred: list[str]) -> None:
         self.defs = defs
         self.rng = rng
         self.candidates = candidates
         self.now = now
+        self.preferred = preferred
+
+    def _an_id(self, prop: Mapping[str, Any]) -> str:
+        pool = self.preferred if self.preferred and self.rng.random() < 0.5 else self.candidates
+        example = text_ids(str(prop.get("description", "")))
+        if example:
+            prefix = example[0].rsplit("_", 1)[0] + "_"
+            pool = [c for c in pool if c.startswith(prefix)] or pool
+        if pool:
+            return self.rng.choice(pool)
+        return f"x_{self.rng.randint(1, 60):06d}"
 
     def value(self, name: str, prop: Mapping[str, Any], depth: int) -> Any:
         prop = self._resolve(prop)
         if "anyOf" in prop:
-            branches = [self._resolve(b) for b in prop["anyOf"]]
+            branches = self._branches(prop)
             real = [b for b in branches if b.get("type") != "null"] or branches
             kinds = {b.get("type") for b in real}
             if {"number", "string"} <= kinds:  # an amount that also accepts a decimal string
@@ -135,8 +154,8 @@ class _Filler:
                 return []
             low = int(prop.get("minItems", 0))
             count = self.rng.randint(max(low, 1), max(low, 2))
-            return [self.value(name[:-1] if name.endswith("_ids") else name, prop.get("items", {}), depth + 1)
-                    for _ in range(count)]
+            items = {"description": prop.get("description", ""), **self._resolve(prop.get("items", {}))}
+            return [self.value(name[:-1] if name.endswith("_ids") else name, items, depth + 1) for _ in range(count)]
         if kind == "object":
             if depth >= _MAX_DEPTH or "properties" not in prop:
                 return {}
@@ -151,10 +170,24 @@ class _Filler:
             return dict(self.defs.get(ref.rsplit("/", 1)[-1], {}))
         return prop
 
+    def _branches(self, prop: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        """Flattens nested `anyOf`s; an outer bound (`gt: 0` around number-or-string) joins each branch."""
+        bounds = {k: v for k, v in prop.items() if k in _BOUNDS}
+        out: list[Mapping[str, Any]] = []
+        for branch in prop["anyOf"]:
+            resolved = {**self._resolve(branch), **bounds}
+            out.extend(self._branches(resolved) if "anyOf" in resolved else [resolved])
+        return out
+
     def _number(self, prop: Mapping[str, Any]) -> float:
-        low = float(prop.get("minimum", prop.get("exclusiveMinimum", 0.0)))
-        high = float(prop.get("maximum", max(low, 0.0) + 500.0))
-        return max(low + 0.01, self.rng.uniform(low, high)) if high > low else low
+        # Attack amounts are small and positive: a huge or negative bound is a sanity limit, not a hint.
+        floor = max(float(prop.get(k, 0.0)) for k in ("minimum", "exclusiveMinimum", "gt", "ge") if k in prop) \
+            if any(k in prop for k in ("minimum", "exclusiveMinimum", "gt", "ge")) else 0.0
+        low = max(floor, 0.0)
+        ceiling = min((float(prop[k]) for k in ("maximum", "exclusiveMaximum", "lt", "le") if k in prop),
+                      default=low + 500.0)
+        high = min(ceiling, low + 500.0)
+        return min(high, max(low + 0.01, self.rng.uniform(low, high))) if high > low else low
 
     def _string(self, name: str, prop: Mapping[str, Any]) -> str:
         fmt = prop.get("format")
@@ -164,9 +197,7 @@ class _Filler:
         if fmt == "date":
             return (self.now + timedelta(days=self.rng.randint(1, 60))).date().isoformat()
         if _is_id_field(name):  # an item of an `_ids` list arrives named `..._id` (see `value`)
-            if self.candidates:
-                return self.rng.choice(self.candidates)
-            return f"x_{self.rng.randint(1, 60):06d}"
+            return self._an_id(prop)
         low = int(prop.get("minLength", 1))
         high = int(prop.get("maxLength", 60))
         words: list[str] = []
