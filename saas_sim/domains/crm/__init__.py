@@ -124,6 +124,7 @@ CHECKS: dict[str, CheckFn] = {
     "crm.read_only": checks_people.read_only,
     "crm.report_records": checks_people.report_records,
     "crm.report_values": checks_people.report_values,
+    "crm.report_truthful": checks_people.report_truthful,
 }
 
 POLICY: str = resources.files(__package__).joinpath("policy.md").read_text(encoding="utf-8")

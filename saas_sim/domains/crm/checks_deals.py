@@ -73,16 +73,18 @@ def _new(ctx: CheckContext) -> list[Activity]:
 
 
 def call_logged(ctx: CheckContext, contact_id: str, deal_id: str, outcome: str | None = None) -> CheckOutcome:
-    """A call was logged on the contact and the deal (half credit if linked to only one of them)."""
+    """A call was logged on the contact and the deal (half credit if linked to only one of them).
+
+    When `outcome` is given, a call logged without it or with another one scores
+    zero: the outcome is the point of the record, and any call at all is what a
+    blind writer logs.
+    """
     best = 0.0
     for a in _new(ctx):
-        if a.kind != "call":
+        if a.kind != "call" or (outcome is not None and a.outcome != outcome):
             continue
         links = (a.contact_id == contact_id) + (a.deal_id == deal_id)
-        score = links / 2
-        if outcome is not None and a.outcome not in (None, outcome):
-            score /= 2
-        best = max(best, score)
+        best = max(best, links / 2)
     return CheckOutcome(best, f"best matching call scores {best:.2f}" if best else "no call was logged")
 
 

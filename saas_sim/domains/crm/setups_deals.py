@@ -84,7 +84,8 @@ def qualified_deal(ctx: SetupContext) -> Setup:
     return Setup(
         bindings={
             "deal": _deal_view(deal, ctx.state),
-            "contact": {"id": contact.id, "name": full_name(contact)},
+            "contact": {"id": contact.id, "name": full_name(contact), "email": contact.email,
+                        "owner_id": contact.owner_id},
             "amount": f"{amount:.2f}",
             "amount_number": _number(amount),
             "close_date": close.isoformat(),
@@ -98,11 +99,12 @@ def qualified_deal(ctx: SetupContext) -> Setup:
 def won_deal(ctx: SetupContext) -> Setup:
     """A deal in negotiation whose contract was signed today; its amount drifted from its line items.
 
-    Bindings: deal, amount (the line total), today, stale_amount, other_deal.
+    Bindings: deal, amount (the line total), today, stale_amount, contact (the buyer), other_deal.
     """
     items = ctx.state.table(LINE_ITEMS)
     pool = [d for d in ctx.state.table(DEALS)
-            if d.stage in ("proposal", "negotiation") and d.line_item_ids and d.primary_contact_id]
+            if d.stage in ("proposal", "negotiation") and d.line_item_ids
+            and (c := _contact(ctx, d.primary_contact_id)) is not None and reachable(c)]
     deal = pick(ctx.rng, pool, "late-stage deal with line items")
     lines = [items.get(i) for i in deal.line_item_ids]
     total = sum((line_total(i.quantity, i.unit_price, i.discount_pct) for i in lines if i), Decimal(0))
@@ -129,6 +131,8 @@ def won_deal(ctx: SetupContext) -> Setup:
             "amount_number": _number(total),
             "stale_amount": f"{stale:.2f}",
             "today": ctx.now.date().isoformat(),
+            "contact": {"id": contact.id, "name": full_name(contact), "email": contact.email,
+                        "owner_id": contact.owner_id},
             "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
         },
         events=staged,
@@ -138,11 +142,11 @@ def won_deal(ctx: SetupContext) -> Setup:
 def call_followup(ctx: SetupContext) -> Setup:
     """An open deal whose primary contact the rep just called; the follow-up is due at a named instant.
 
-    Bindings: deal, contact, summary, due_at (ISO), due_text, now_text.
+    Bindings: deal, contact, summary, due_at (ISO), due_text, now_text, other_deal.
     """
     pool = [d for d in ctx.state.table(DEALS)
-            if is_open(d.stage) and (c := _contact(ctx, d.primary_contact_id)) is not None and c.merged_into is None]
-    deal = pick(ctx.rng, pool, "open deal with a primary contact")
+            if is_open(d.stage) and (c := _contact(ctx, d.primary_contact_id)) is not None and reachable(c)]
+    deal = pick(ctx.rng, pool, "open deal with a reachable primary contact")
     contact = _contact(ctx, deal.primary_contact_id)
     day = ctx.now.date() + timedelta(days=ctx.rng.randint(1, 4))
     hour = ctx.rng.choice((9, 10, 11, 14, 15, 16))
@@ -150,18 +154,21 @@ def call_followup(ctx: SetupContext) -> Setup:
                           microsecond=0)
     return Setup(bindings={
         "deal": _deal_view(deal, ctx.state),
-        "contact": {"id": contact.id, "name": full_name(contact)},
+        "contact": {"id": contact.id, "name": full_name(contact), "email": contact.email,
+                    "owner_id": contact.owner_id},
         "summary": ctx.rng.choice(_SUMMARIES),
         "due_at": iso(due),
         "due_text": instant_text(due),
         "now_text": instant_text(ctx.now),
+        # Drawn last, so the task itself is what it was before this binding existed.
+        "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
     })
 
 
 def stalled_deal(ctx: SetupContext) -> Setup:
     """A late-stage deal that went quiet; its primary contact may be emailed.
 
-    Bindings: deal, contact, days_quiet, start (ISO), followup_at (ISO), nurture (a nurture sequence).
+    Bindings: deal, contact, days_quiet, start (ISO), followup_at (ISO), nurture (a nurture sequence), other_deal.
     """
     def quiet(d: Deal) -> int:
         return (ctx.now - d.last_activity_at).days if d.last_activity_at else 999
@@ -182,13 +189,16 @@ def stalled_deal(ctx: SetupContext) -> Setup:
         "start": iso(ctx.now),
         "followup_at": iso(followup),
         "nurture": {"id": seq.id, "name": seq.name},
+        # Drawn last, so the task itself is what it was before this binding existed.
+        "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
     })
 
 
 def pipeline_report(ctx: SetupContext) -> Setup:
     """A forecast question: which open deals of one owner close in a date window, and their totals.
 
-    Bindings: owner, start, end, report_name, expected_ids, expected_totals.
+    Bindings: owner, start, end, report_name, expected_ids, expected_totals, expected_totals_grouped,
+    expected_ids_desc, owner_open_ids.
     """
     deals = [d for d in ctx.state.table(DEALS) if is_open(d.stage) and d.close_date is not None]
     owners = sorted({d.owner_id for d in deals})
@@ -213,4 +223,8 @@ def pipeline_report(ctx: SetupContext) -> Setup:
         "report_name": f"forecast-{owner}",
         "expected_ids": [d.id for d in chosen],
         "expected_totals": {k: f"{v:.2f}" for k, v in sorted(totals.items())},
+        # Other valid forms of the same answer, and every open deal of the owner (a superset answer).
+        "expected_totals_grouped": {k: f"{v:,.2f}" for k, v in sorted(totals.items())},
+        "expected_ids_desc": [d.id for d in chosen][::-1],
+        "owner_open_ids": sorted(d.id for d in ctx.state.table(DEALS) if d.owner_id == owner and is_open(d.stage)),
     })

@@ -91,7 +91,8 @@ def existing_person(ctx: SetupContext) -> Setup:
 
     Bindings: person (the existing record), display_name, email_text, new_title, new_phone, other_contact.
     """
-    pool = [c for c in base_contacts(ctx.state) if c.email and _others_at(ctx, c)]
+    # Reachable, so an email to the person is possible and a false one is judged, not refused.
+    pool = [c for c in base_contacts(ctx.state) if reachable(c) and _others_at(ctx, c)]
     person = pick(ctx.rng, pool, "contact with a colleague")
     display = f"{_variant_first(person.first_name)} {person.last_name}"
     email_text = f", email {(person.email or '').upper()}" if ctx.rng.random() < 0.5 else ""
@@ -113,7 +114,7 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
 
     Bindings: account, person, keep_id (the older record), dup_id, false_friend_id.
     """
-    pool = [c for c in base_contacts(ctx.state) if c.email and "@" in c.email]
+    pool = [c for c in base_contacts(ctx.state) if reachable(c) and "@" in (c.email or "")]
     base = pick(ctx.rng, pool, "contact with a work email")
     domain = (base.email or "").rpartition("@")[2]
     truth = ctx.state.get(PERSON_TRUTH, base.id)
@@ -162,7 +163,7 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
 def campaign_audience(ctx: SetupContext) -> Setup:
     """Two accounts whose reachable contacts go into a nurture sequence; at least one contact opted out.
 
-    Bindings: a1, a2, sequence, eligible_ids, optout_ids, unsub_id.
+    Bindings: a1, a2, sequence, eligible_ids, optout_ids, unsub_id, unsub (that contact's fields), with_unsub.
     """
     live: dict[str, list[Contact]] = {}
     for c in ctx.state.table(CONTACTS):
@@ -197,6 +198,8 @@ def campaign_audience(ctx: SetupContext) -> Setup:
             "eligible_ids": eligible,
             "optout_ids": optouts,
             "unsub_id": unsub[0].id,
+            "unsub": {"id": unsub[0].id, "first_name": unsub[0].first_name, "last_name": unsub[0].last_name,
+                      "email": unsub[0].email, "account_id": unsub[0].account_id, "owner_id": unsub[0].owner_id},
             "with_unsub": [*eligible, unsub[0].id],
         },
         events=staged,
@@ -255,7 +258,8 @@ def stale_contact_email(ctx: SetupContext) -> Setup:
 
     Bindings: contact, new_title, new_phone, other_contact.
     """
-    pool = [c for c in base_contacts(ctx.state) if c.email and _others_at(ctx, c)]
+    # Reachable, so an email to the person is possible and a false one is judged, not refused.
+    pool = [c for c in base_contacts(ctx.state) if reachable(c) and _others_at(ctx, c)]
     contact = pick(ctx.rng, pool, "contact with a colleague")
     title, phone = _new_title(ctx, contact.title), _new_phone(ctx, contact.account_id)
     body = (f"Hello,\n\nA quick update for your records: I have moved into the role of {title}. "
@@ -274,7 +278,7 @@ def stale_contact_email(ctx: SetupContext) -> Setup:
 def inbound_lead(ctx: SetupContext) -> Setup:
     """A web-form lead from a new person at an existing account whose name is typed differently.
 
-    Bindings: lead, account, deal_name.
+    Bindings: lead, account, deal_name, other_account.
     """
     people = base_contacts(ctx.state)
     with_email = [c for c in people if c.email and c.email.rpartition("@")[2] not in _PERSONAL]
@@ -299,11 +303,14 @@ def inbound_lead(ctx: SetupContext) -> Setup:
                 "seats). Can someone walk us through pricing?",
         created_at=ctx.now - timedelta(minutes=20),
     )
+    # Drawn last, so the task itself is what it was before this binding existed.
+    other = pick(ctx.rng, [a for a in ctx.state.table(ACCOUNTS) if a.id != account_id], "other account")
     return Setup(
         bindings={
             "lead": {"id": lead.id, "name": f"{first} {last}", "company": company},
             "account": {"id": account_id, "name": canonical},
             "deal_name": f"{canonical} - Inbound {last}",
+            "other_account": {"id": other.id, "name": account_name(ctx.state, other.id)},
         },
         events=[ev.LeadCreated(lead=lead),
                 ev.LeadTruthsRecorded(truths=[LeadTruth(id=lead.id, contact_id=None, account_id=account_id)])],
@@ -313,17 +320,18 @@ def inbound_lead(ctx: SetupContext) -> Setup:
 def conflicting_lead(ctx: SetupContext) -> Setup:
     """A lead who is already a contact, with newer title and phone than the contact record.
 
-    Bindings: lead, contact, account, title, phone (the lead's, newer).
+    Bindings: lead, contact, account, title, phone (the lead's, newer), other_contact.
     """
     truth = ctx.state.table(LEAD_TRUTH)
     pool = []
     for lead in ctx.state.table(LEADS):
         t = truth.get(lead.id)
         contact = ctx.state.get(CONTACTS, t.contact_id) if t is not None and t.contact_id else None
-        if (contact is not None and contact.merged_into is None and lead.status != "converted" and lead.title
+        if (contact is not None and reachable(contact) and lead.status != "converted" and lead.title
                 and lead.phone and lead.title != contact.title):
             pool.append((lead, contact))
     lead, contact = pick(ctx.rng, pool, "lead that matches an existing contact")
+    others = _others_at(ctx, contact) or [c for c in base_contacts(ctx.state) if c.id != contact.id]
     return Setup(bindings={
         "lead": {"id": lead.id, "name": f"{lead.first_name} {lead.last_name}", "email": lead.email,
                  "company": lead.company},
@@ -331,6 +339,7 @@ def conflicting_lead(ctx: SetupContext) -> Setup:
         "account": {"id": contact.account_id, "name": account_name(ctx.state, contact.account_id or "")},
         "title": lead.title,
         "phone": lead.phone,
+        "other_contact": _contact_view(pick(ctx.rng, others, "colleague"), ctx),
     })
 
 
@@ -339,7 +348,7 @@ def conference_updates(ctx: SetupContext) -> Setup:
 
     Bindings: updates (contact_id, name, account_name, title), update_lines, others (four other contacts).
     """
-    pool = [c for c in base_contacts(ctx.state) if c.title]
+    pool = [c for c in base_contacts(ctx.state) if c.title and reachable(c)]
     chosen: list[Contact] = []
     used_accounts: set[str] = set()
     for c in ctx.rng.sample(pool, len(pool)):

@@ -76,6 +76,9 @@ def test_call_check_gives_half_credit_for_one_link(crm: Caller, world: State) ->
     deal = picks.deal(world, "proposal")
     crm("crm.log_activity", kind="call", subject="c", deal_id=deal.id, outcome="connected")
     assert cd.call_logged(_ctx(crm, world), deal.primary_contact_id or "", deal.id, "connected").score == 0.5
+    crm("crm.log_activity", kind="call", subject="c", deal_id=deal.id, contact_id=deal.primary_contact_id)
+    # Logged on both, but without the outcome the task named: no credit beyond the first call.
+    assert cd.call_logged(_ctx(crm, world), deal.primary_contact_id or "", deal.id, "connected").score == 0.5
     assert cd.no_other_deals_changed(_ctx(crm, world), [deal.id]).score == 1.0
     assert cd.no_other_deals_changed(_ctx(crm, world), []).score == 0.0
 
