@@ -166,9 +166,37 @@ def document_bounds(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+# pydantic writes a numeric bound it cannot place (on an Optional amount, whose schema is an anyOf of
+# number and string) as its own keyword, `gt`, which no JSON Schema reader knows.
+_STRAY_BOUNDS = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaximum", "le": "maximum"}
+
+
+def _place_bounds(schema: dict[str, Any]) -> dict[str, Any]:
+    """Moves pydantic's stray `gt`/`ge`/`lt`/`le` onto the number branches they bound (in place)."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        stray = {k: node.pop(k) for k in list(node) if k in _STRAY_BOUNDS}
+        if stray:
+            branches = [b for b in node.get("anyOf", []) if isinstance(b, dict) and b.get("type") in ("number",
+                                                                                                      "integer")]
+            for branch in branches or [node]:
+                for key, value in stray.items():
+                    branch.pop({"gt": "minimum", "ge": "exclusiveMinimum", "lt": "maximum",
+                                "le": "exclusiveMaximum"}[key], None)
+                    branch[_STRAY_BOUNDS[key]] = value
+        stack.extend(_children(node))
+    return schema
+
+
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """Returns the model's JSON Schema 2020-12 (for Anthropic and MCP), bounds written into descriptions."""
-    return document_bounds(copy.deepcopy(model.model_json_schema()))
+    return document_bounds(_place_bounds(copy.deepcopy(model.model_json_schema())))
 
 
 # --- OpenAI strict ----------------------------------------------------------------------------
