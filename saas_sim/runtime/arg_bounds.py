@@ -46,7 +46,8 @@ def json_text_depth(text: str | bytes, limit: int = MAX_DEPTH) -> int:
         limit: Scanning stops at the first level deeper than this.
 
     Returns:
-        The deepest level seen (at most `limit + 1`).
+        More than `limit` exactly when the text nests deeper than `limit`. At or under it, the
+        depth, or for text with at most `limit` brackets in all, their count (an upper bound).
     """
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     opens = data.count(b"[") + data.count(b"{")
