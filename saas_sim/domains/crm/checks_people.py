@@ -220,14 +220,18 @@ def _report(ctx: CheckContext, name: str) -> Any:
 
 
 def report_records(ctx: CheckContext, name: str, expected_ids: list[str]) -> CheckOutcome:
-    """The latest report named `name` lists the expected records (Jaccard similarity)."""
+    """The latest report named `name` lists the expected records: share found, minus a share per extra id.
+
+    Listing a superset (every open deal of the owner) names the right ones among
+    wrong ones, a shotgun: each extra id cancels a right one, so it earns nothing.
+    """
     report = _report(ctx, name)
     if report is None:
         return CheckOutcome.failed(f"no report named {name!r}")
     got, want = set(report.record_ids), set(expected_ids)
-    union = got | want
-    score = len(got & want) / len(union) if union else 1.0
-    return CheckOutcome(score, f"{len(got & want)} right, {len(got - want)} extra, {len(want - got)} missing")
+    hits, extra, missing = len(got & want), len(got - want), len(want - got)
+    score = max(0.0, (hits - extra) / len(want)) if want else float(not got)
+    return CheckOutcome(score, f"{hits} right, {extra} extra, {missing} missing")
 
 
 def _stated_value(text: str) -> Decimal | None:

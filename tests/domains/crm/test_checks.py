@@ -66,7 +66,9 @@ def test_person_update_with_a_duplicate_scores_zero(crm: Caller, world: State) -
 def test_report_checks_compare_ids_and_exact_amounts(crm: Caller, world: State) -> None:
     crm("crm.submit_report", name="q", record_ids=["dl_000001", "dl_000009"], values={"usd": "1,000.00"})
     ctx = _ctx(crm, world)
-    assert cp.report_records(ctx, "Q", ["dl_000001", "dl_000002"]).score == 1 / 3
+    # One right id and one wrong one: the extra cancels the hit (a superset is a shotgun).
+    assert cp.report_records(ctx, "Q", ["dl_000001", "dl_000002"]).score == 0.0
+    assert cp.report_records(ctx, "Q", ["dl_000001", "dl_000009", "dl_000003"]).score == 2 / 3
     assert cp.report_values(ctx, "q", {"USD": "1000"}).score == 1.0
     assert cp.report_values(ctx, "q", {"USD": "1000", "EUR": "5.00"}).score == 0.5
     assert cp.read_only(ctx).score == 1.0
