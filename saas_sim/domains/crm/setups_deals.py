@@ -205,10 +205,13 @@ def pipeline_report(ctx: SetupContext) -> Setup:
     today = ctx.now.date()
     options: list[tuple[str, int]] = []
     for owner in owners:
+        open_deals = sum(1 for d in ctx.state.table(DEALS) if d.owner_id == owner and is_open(d.stage))
         for days in (30, 45, 60, 90, 120):
             end = today + timedelta(days=days)
             n = sum(1 for d in deals if d.owner_id == owner and d.close_date and today <= d.close_date <= end)
-            if 2 <= n <= 25:
+            # The window must discriminate: at least as many of the owner's open deals fall outside it,
+            # so "every open deal of the owner" (a superset) is no answer.
+            if 2 <= n <= 25 and open_deals - n >= n:
                 options.append((owner, days))
     owner, days = pick(ctx.rng, options, "owner with 2-25 deals closing in a window")
     end = today + timedelta(days=days)
