@@ -343,7 +343,7 @@ def extract_amounts(text: str, lang: str | None = None) -> list[Decimal]:
             else:
                 out.append(cents)
             continue
-        marked = bool(_CUR_BEFORE.search(converted[max(0, number.start - 4):number.start]) or _CUR_AFTER.match(rest))
+        marked = bool(_CUR_BEFORE.search(converted[max(0, number.start - 8):number.start]) or _CUR_AFTER.match(rest))
         if marked or number.decimals == 2:
             out.append(number.value)
             after = _CUR_AFTER.match(rest)
@@ -509,8 +509,7 @@ def extract_dates(text: str, lang: str | None = None) -> list[date]:
 _NEGATION_CUES: dict[str, frozenset[str]] = {
     "de": frozenset({"nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals", "nichts",
                      "niemand", "weder", "nirgends"}),
-    "en": frozenset({"not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "nowhere",
-                     "without"}),
+    "en": frozenset({"not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "nowhere"}),
     "es": frozenset({"no", "nunca", "jamás", "nada", "ningún", "ninguno", "ninguna", "nadie", "ni", "tampoco"}),
     "fr": frozenset({"ne", "n", "pas", "jamais", "rien", "aucun", "aucune", "ni", "non", "nullement"}),
     "it": frozenset({"non", "mai", "niente", "nulla", "nessuno", "nessuna", "nessun", "né", "neanche"}),
@@ -522,6 +521,8 @@ _NEGATION_CUES: dict[str, frozenset[str]] = {
 _ALL_CUES = frozenset().union(*_NEGATION_CUES.values())
 _EN_CONTRACTION = re.compile("\\w(?:n['\u2019]t)\\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+")
+_NUMBER_LABEL = re.compile(r"\bno\.\s*#?\d", re.IGNORECASE)
+""""No. 10023" labels a number; it negates nothing."""
 
 
 def negated(sentence: str, lang: str | None) -> bool:
@@ -538,4 +539,4 @@ def negated(sentence: str, lang: str | None) -> bool:
     cues = _NEGATION_CUES.get(lang, _ALL_CUES) if lang is not None else _ALL_CUES
     if (lang is None or lang == "en") and _EN_CONTRACTION.search(sentence):
         return True
-    return any(word in cues for word in _WORD.findall(sentence.casefold()))
+    return any(word in cues for word in _WORD.findall(_NUMBER_LABEL.sub(" ", sentence).casefold()))

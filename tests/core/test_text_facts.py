@@ -60,6 +60,9 @@ class TestExtractAmounts:
     def test_ids_dates_and_bare_counts_are_not_amounts(self, text: str) -> None:
         assert extract_amounts(text, "en") == []
 
+    def test_a_currency_code_must_be_a_whole_word(self) -> None:
+        assert extract_amounts("Ref XEUR 25 and EUR 30", "en") == [D("30")]
+
     def test_an_id_next_to_a_real_amount_only_yields_the_amount(self) -> None:
         assert extract_amounts("Order #10023: refund of $25.50 for ORD-10024.", "en") == [D("25.50")]
 
@@ -212,7 +215,7 @@ class TestNegated:
         ("This order is refundable.", "en"), ("Your refund is done.", "en"), ("Ce produit est remboursable.", "fr"),
         ("Die Erstattung ist erfolgt.", "de"), ("Es reembolsable.", "es"), ("É reembolsável.", "pt"),
         ("È rimborsabile.", "it"), ("Dit is terugbetaalbaar.", "nl"), ("Knowledge is power.", "en"),
-        ("Nothingness", "en"),
+        ("Nothingness", "en"), ("Order No. 10023 is refundable.", "en"), ("Processed without delay.", "en"),
     ])
     def test_affirmative_sentences_are_not_negated(self, sentence: str, lang: str | None) -> None:
         assert not negated(sentence, lang)
