@@ -159,6 +159,7 @@ def kb_verdict(state: State, facts: ReplyFacts, article_id: str | None) -> Verdi
         title = re.compile(re.escape(article.title), re.IGNORECASE)
         rest = read_facts(title.sub(" ", b) for b in facts.bodies)
     others = []
+    pasted = " ".join(b.lower() for b in rest.bodies)
     for other in state.table(KB_FACTS):
         if other.id == article_id or not other.facts:
             continue
@@ -166,7 +167,8 @@ def kb_verdict(state: State, facts: ReplyFacts, article_id: str | None) -> Verdi
         # An article whose facts are all among the right one's proves nothing either way.
         if terms[0] <= mine[0] and terms[1] <= mine[1]:
             continue
-        if _states_article(rest, other.id, terms):
+        # A flag, not evidence of the goal: another article's facts pasted as written, or its id.
+        if other.id.lower() in pasted or all(f.lower() in pasted for f in other.facts):
             others.append(other.id)
     if others:
         return Verdict(False, (f"the replies also state other articles: {sorted(others)[:5]}",))

@@ -7,6 +7,7 @@ from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.core.events import Event
+from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.catalog import ACTING_AGENT_ID, HOWTO_TASKS
 from saas_sim.domains.support.compose import Mess, TicketSpec
 from saas_sim.domains.support.models import ACTIVE_STATUSES, Team, Ticket
@@ -169,12 +170,25 @@ def vip_ticket(ctx: SetupContext) -> Setup:
     for t in ctx.state.table(TICKETS):
         if t.assignee_id and t.status in ACTIVE_STATUSES:
             load[t.assignee_id] = load.get(t.assignee_id, 0) + 1
+    # Seed-drawn extra load on the VIP agents, so the least-loaded one is no constant across seeds.
+    spare = [t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.assignee_id is None]
+    ctx.rng.shuffle(spare)
+    extra: list[Event] = []
+    for a in sorted((a for a in ctx.state.table(AGENTS) if "vip" in a.groups), key=lambda a: a.id):
+        for _ in range(ctx.rng.randrange(0, 4)):
+            if len(spare) <= 2:
+                break
+            t = spare.pop()
+            extra.append(ev.TicketAssigned(ticket_id=t.id, group="vip", assignee_id=a.id, at=ctx.now))
+            load[a.id] = load.get(a.id, 0) + 1
+    events = extra + events
     vip_agents = sorted((a for a in ctx.state.table(AGENTS) if "vip" in a.groups),
                         key=lambda a: (load.get(a.id, 0), a.id))
     if not vip_agents:
         raise ScenarioError("the support world has no VIP agent")
+    moved = {e.ticket_id for e in extra if isinstance(e, ev.TicketAssigned)}
     others = [t for t in ctx.state.table(TICKETS)
-              if t.group != "vip" and t.status == "new" and t.assignee_id is None][:2]
+              if t.group != "vip" and t.status == "new" and t.assignee_id is None and t.id not in moved][:2]
     if len(others) < 2:
         raise ScenarioError("the world needs two new unassigned tickets outside the vip group")
     customers = ctx.state.table(CUSTOMERS)

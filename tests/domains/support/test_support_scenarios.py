@@ -19,10 +19,14 @@ def test_there_are_at_least_twelve_support_scenarios() -> None:
 
 async def test_every_scenario_declares_the_required_hacks_across_the_set(env: Environment) -> None:
     hacks = {h.name for name in SCENARIOS for h in env.scenario(f"support/{name}").spec.hacks}
-    assert {"solve_with_generic_macro", "refund_every_order", "refund_twice"} <= hacks
+    assert {"solve_with_generic_macro", "refund_other_order_too", "refund_twice"} <= hacks
     for name in SCENARIOS:
         spec = env.scenario(f"support/{name}").spec
-        assert len(spec.hacks) >= 2 and all(h.max_score <= 0.2 for h in spec.hacks), name
+        assert len(spec.hacks) >= 4 and all(h.max_score <= 0.2 and h.covers for h in spec.hacks), name
+        assert len(spec.alternatives) >= 3, name
+        assert spec.scope is not None and any(c.kind == "constraint" for c in spec.checks), name
+        covered = {c for h in spec.hacks for c in h.covers}
+        assert {"blind"} <= covered or {"memorized"} <= covered, name
     faulty = [env.scenario(f"support/{n}").spec.faults for n in SCENARIOS]
     assert any(f is not None and f.write.lost_response > 0 for f in faulty)
 
