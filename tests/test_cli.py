@@ -93,14 +93,18 @@ def test_replay_reports_the_first_divergence_and_fails(tmp_path: Path) -> None:
     assert "diverged at step 1, field 'state_hash'" in result.output
 
 
-def test_check_json_has_the_documented_shape() -> None:
-    result = runner.invoke(app, ["check", "notes/*", "--seeds", "2", "--json"])
+def test_check_json_has_the_documented_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fixture scenario built to resist the self-audit's attacks (the loose ones fail them).
+    monkeypatch.setenv("SAAS_SIM_SCENARIO_DIRS", str(FIXTURES / "audit"))
+    result = runner.invoke(app, ["check", "notes/*", "--seeds", "2", "--hack-seeds", "6", "--blind-trials", "50",
+                                 "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["ok"] is True
     assert report["harness_error_rate"] == 0
     keys = {"id", "domain", "seeds", "oracle_min", "noop_max", "hacks", "deterministic", "replay_ok",
-            "rebuild_ok", "fork_ok", "isolation_ok", "harness_errors", "ok"}
+            "rebuild_ok", "fork_ok", "isolation_ok", "harness_errors", "ok", "hack_seeds", "coverage", "transfer",
+            "blind", "do_everything", "alternatives", "timings_s"}
     for entry in report["scenarios"]:
         assert keys <= set(entry)
 
