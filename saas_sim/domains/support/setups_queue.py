@@ -128,6 +128,7 @@ def howto_question(ctx: SetupContext) -> Setup:
         "product": product_name,
         "fact1": art.facts[0],
         "fact2": art.facts[1],
+        "other_article": {"id": others[0].id, "fact1": others[0].facts[0], "fact2": others[0].facts[1]},
         "dump_text": "\n\n".join(f"{a.title}: {a.body}" for a in sorted(dump, key=lambda a: a.id)),
     }
     return Setup(bindings=bindings, events=events)
