@@ -58,12 +58,16 @@ _SKIP_DIRS = {".git", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
 
 
 def tree_artifacts(root: Path = ROOT) -> dict[str, int]:
-    """Returns the bytecode and Hypothesis files under `root` (path -> mtime in ns): what tests must not write."""
+    """Returns the bytecode, Hypothesis and default-store files under `root` (path -> mtime in ns).
+
+    Tests must write none of them: a test that opens `Environment()` without a URL writes the
+    default store `./.saas_sim/events.db` of the cwd, and concurrent runs then wait on its lock.
+    """
     found: dict[str, int] = {}
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.endswith(".egg-info")]
         here = Path(folder)
-        artifact_dir = "__pycache__" in here.parts or ".hypothesis" in here.parts
+        artifact_dir = bool({"__pycache__", ".hypothesis", ".saas_sim"} & set(here.parts))
         for name in files:
             if artifact_dir or name.endswith((".pyc", ".pyo")):
                 path = here / name

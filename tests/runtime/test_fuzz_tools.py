@@ -164,7 +164,7 @@ class Target:
 def fuzz() -> Iterator[tuple[asyncio.Runner, Environment, list[Target]]]:
     # One loop for the whole module: Hypothesis drives a sync test, and each example runs its batch here.
     runner = asyncio.Runner()
-    env = Environment()
+    env = Environment("sqlite+aiosqlite:///:memory:")  # never the default ./.saas_sim store of the cwd
     runner.run(env.open())
     try:
         yield runner, env, [runner.run(_target(env, sc.ref)) for sc in env.scenarios()]

@@ -30,7 +30,7 @@ from saas_sim.runtime.tool_schemas import (
 def exported() -> dict[str, dict[str, list[dict[str, Any]]]]:
     """scenario ref -> flavor -> the exported tools."""
     async def collect() -> dict[str, dict[str, list[dict[str, Any]]]]:
-        async with Environment() as env:
+        async with Environment("sqlite+aiosqlite:///:memory:") as env:
             out: dict[str, dict[str, list[dict[str, Any]]]] = {}
             for sc in env.scenarios():
                 ep = await env.start(sc.ref, 0)

@@ -20,7 +20,7 @@ def _builtin_refs() -> list[str]:
 
 
 async def test_every_scenario_observes_the_same_bytes_on_a_built_and_a_snapshot_world(durable_store_url: str) -> None:
-    async with WorldSources.open(Environment().config, durable_store_url) as sources:
+    async with WorldSources.open(Environment("sqlite+aiosqlite:///:memory:").config, durable_store_url) as sources:
         diffs = {
             f"{ref}#{seed}": diff
             for ref in _builtin_refs()
