@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import sys
 from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
@@ -66,6 +67,36 @@ def default_dirs(name: str) -> list[Path]:
     return list(seen)
 
 
+def domain_ref(domain: Domain) -> str:
+    """Returns `"module:attribute"` naming where a domain object is defined, for another process to import.
+
+    The domain's generator module and its parent packages are searched for an attribute that *is* the
+    domain: a domain shaped like CRM defines its generator in a submodule and `DOMAIN` in the package.
+
+    Raises:
+        UsageError: No importable module holds the domain (one built inside a function, say).
+    """
+    parts = domain.generate.__module__.split(".")
+    for end in range(len(parts), 0, -1):
+        name = ".".join(parts[:end])
+        module = sys.modules.get(name)
+        for attr, value in sorted(vars(module).items()) if module is not None else ():
+            if value is domain:
+                return f"{name}:{attr}"
+    raise UsageError(
+        f"domain {domain.name!r} is not a module attribute near {domain.generate.__module__}; "
+        "define it at module level so other processes can import it"
+    )
+
+
+def _import_ref(ref: str) -> Domain:
+    module, _, attr = ref.partition(":")
+    domain = getattr(importlib.import_module(module), attr or "DOMAIN")
+    if not isinstance(domain, Domain):
+        raise UsageError(f"{ref} is a {type(domain).__name__}, not a Domain")
+    return domain
+
+
 class Environment:
     """Opens a store, loads scenarios and world profiles, and starts episodes.
 
@@ -95,7 +126,7 @@ class Environment:
         self.config: dict[str, Any] = {
             "scenario_dirs": [str(Path(p).resolve()) for p in scenario_dirs],
             "seeds_dirs": [str(Path(p).resolve()) for p in seeds_dirs],
-            "domain_modules": [d.generate.__module__ for d in domains],
+            "domain_refs": [domain_ref(d) for d in domains],
             "builtin": builtin,
         }
         self.store_url = store_url or DEFAULT_STORE_URL
@@ -118,7 +149,7 @@ class Environment:
     @classmethod
     def from_config(cls, config: dict[str, Any], store_url: str = "sqlite+aiosqlite:///:memory:") -> Environment:
         """Builds an environment like another one's `config` (used by subprocess checks)."""
-        domains = [importlib.import_module(m).DOMAIN for m in config.get("domain_modules", [])]
+        domains = [_import_ref(ref) for ref in config.get("domain_refs", [])]
         return cls(
             store_url, scenario_dirs=config.get("scenario_dirs", []), seeds_dirs=config.get("seeds_dirs", []),
             domains=domains, builtin=bool(config.get("builtin", True)),

@@ -49,3 +49,16 @@ async def test_same_profile_and_seed_give_the_same_world_hash_in_fresh_environme
         wc = (await b.start("notes/archive-and-follow-up", 5)).task.world.world_hash
     assert wa == wb
     assert wa != wc
+
+
+def test_config_names_a_domain_whose_generator_lives_in_a_submodule() -> None:
+    # CRM's generator is saas_sim.domains.crm.generate.generate, its DOMAIN is in the package: recording
+    # `generate.__module__` broke every process that rebuilt such an environment from its config.
+    from saas_sim.domains.crm import DOMAIN as CRM
+    from saas_sim.runtime.environment import Environment, domain_ref
+
+    assert CRM.generate.__module__ != "saas_sim.domains.crm"
+    assert domain_ref(CRM) == "saas_sim.domains.crm:DOMAIN"
+    env = Environment("sqlite+aiosqlite:///:memory:", domains=[CRM], builtin=False)
+    again = Environment.from_config(env.config)
+    assert list(again.domains) == ["crm"] and again.domains["crm"] is CRM
