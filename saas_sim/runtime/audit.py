@@ -9,6 +9,8 @@ Then it attacks the verifier (saas_sim/runtime/attack_audits.py): declared
 hacks on 20 seeds, cross-seed transfer of the oracle's writes, a blind search
 with the grade as feedback, a do-everything agent, the alternative correct
 solutions, and the declared hacks' coverage (saas_sim/runtime/hack_coverage.py).
+Last, every oracle runs on a freshly built world and on one loaded from a
+snapshot, and the two trajectories must be byte-identical.
 Scenarios are audited concurrently (`jobs` at a time); within one, the attacks
 run concurrently too, so the store's writer batches their appends.
 """
@@ -20,10 +22,13 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
+from saas_sim.core.canonical import sha256_hex
 from saas_sim.core.clock import perf_ns
 from saas_sim.errors import HarnessError, SaasSimError
 from saas_sim.runtime import attack_audits as attacks
@@ -31,6 +36,7 @@ from saas_sim.runtime.attack_audits import AuditOptions
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode, reissued_call_id
 from saas_sim.runtime.replay import compare_steps, replay
+from saas_sim.runtime.world_source import WorldSources
 from saas_sim.scenarios.agents import RandomAgent, make_agent
 from saas_sim.scenarios.loader import Scenario
 
@@ -63,6 +69,7 @@ class ScenarioAudit:
     rebuild_ok: bool = True
     fork_ok: bool = True
     isolation_ok: bool = True
+    world_source_ok: bool = True
     harness_errors: int = 0
     random_calls: int = 0
     failures: list[str] = field(default_factory=list)
@@ -78,7 +85,8 @@ class ScenarioAudit:
             "id": self.id, "domain": self.domain, "seeds": self.seeds, "oracle_min": self.oracle_min,
             "noop_max": self.noop_max, "hacks": self.hacks, "deterministic": self.deterministic,
             "replay_ok": self.replay_ok, "rebuild_ok": self.rebuild_ok, "fork_ok": self.fork_ok,
-            "isolation_ok": self.isolation_ok, "harness_errors": self.harness_errors,
+            "isolation_ok": self.isolation_ok, "world_source_ok": self.world_source_ok,
+            "harness_errors": self.harness_errors,
             "hack_seeds": self.hack_seeds, "hack_detail": self.hack_detail, "coverage": self.coverage,
             "transfer": self.transfer, "blind": self.blind, "do_everything": self.do_everything,
             "alternatives": self.alternatives, "timings_s": self.timings, "ok": self.ok,
@@ -103,13 +111,24 @@ async def _score(env: Environment, scenario: Scenario, seed: int, agent: str) ->
         await episode.close()
 
 
+def _fingerprint_of(episode: Episode) -> list[str]:
+    """Every step's chain hash, the final content hash, and a digest of every observation's text.
+
+    The digest catches what hashes cannot: the same facts shown in another form in another process.
+    """
+    # JSON text, not canonical hashing: canonical form folds "22950.00" into "22950".
+    text = json.dumps([[s.ok, s.result, s.error] for s in episode.trajectory.steps], sort_keys=True, ensure_ascii=False)
+    observed = sha256_hex(text.encode("utf-8"))
+    return [s.state_hash for s in episode.trajectory.steps] + [episode.state.content_hash(), observed]
+
+
 async def fingerprint(env: Environment, ref: str, seed: int) -> list[str]:
     """Runs the oracle and returns every step's chain hash plus the final content hash."""
     scenario = env.scenario(ref)
     episode = await _play(env, scenario, seed, "oracle")
     try:
         await episode.grade()
-        return [s.state_hash for s in episode.trajectory.steps] + [episode.state.content_hash()]
+        return _fingerprint_of(episode)
     finally:
         await episode.close()
 
@@ -131,7 +150,7 @@ async def _audit_seed(env: Environment, scenario: Scenario, seed: int, result: S
         fail(f"{tag}: noop scored {noop:.3f}, declared {spec.noop_score}")
     # determinism, in process
     again = await fingerprint(env, spec.ref, seed)
-    mine = [s.state_hash for s in oracle.trajectory.steps] + [oracle.state.content_hash()]
+    mine = _fingerprint_of(oracle)
     if again != mine:
         result.deterministic = False
         fail(f"{tag}: two oracle runs differ")
@@ -287,7 +306,33 @@ async def audit(
                     if ref.startswith(r.id + "@"):
                         r.deterministic = False
                         r.failures.append(f"seed {seed}: a process with another PYTHONHASHSEED got other hashes")
+    say("observations on snapshot-loaded worlds")
+    await _world_sources(env, scenarios, seeds, results)
     return results
+
+
+async def _world_sources(env: Environment, scenarios: Sequence[Scenario], seeds: Sequence[int],
+                         results: Sequence[ScenarioAudit]) -> None:
+    """The oracle on a freshly built world and on one loaded from a SQLite snapshot: the same bytes.
+
+    Hashes and grades cannot see a change of form ("22950.00" against "22950"), so the two graded
+    trajectories are compared byte for byte (runtime/world_source.py).
+    """
+    with tempfile.TemporaryDirectory(prefix="saas-sim-check-") as tmp:
+        url = f"sqlite+aiosqlite:///{Path(tmp) / 'snapshots.db'}"
+        async with WorldSources.open(env.config, url) as sources:
+            for scenario, result in zip(scenarios, results, strict=True):
+                for seed in seeds:
+                    try:
+                        diff = await sources.compare(scenario.ref, seed)
+                    except SaasSimError as exc:
+                        diff = f"{type(exc).__name__}: {exc}"
+                    if diff is not None:
+                        result.world_source_ok = False
+                        result.failures.append(
+                            f"seed {seed}: a world loaded from a snapshot shows other observations than a "
+                            f"freshly built one: {diff}"
+                        )
 
 
 async def _fingerprints_from_config(config: dict[str, Any]) -> dict[str, list[str]]:

@@ -87,3 +87,23 @@ async def test_a_failed_build_is_reported_to_every_waiter_and_not_cached(monkeyp
 def test_first_difference_names_the_line_and_column() -> None:
     assert first_difference("a\nbc\n", "a\nbc\n") is None
     assert "line 2" in (first_difference('a\n{"amount":"22950.00"}\n', 'a\n{"amount":"22950"}\n') or "")
+
+
+async def test_the_self_audit_fails_a_snapshot_encoding_that_changes_what_agents_see(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Put the old, lossy encoding back (canonical JSON folds "22950.00" into "22950") and skip the
+    # round-trip guard, as the code stood before the fix: `saas-sim check` must notice.
+    from saas_sim.core import canonical, snapshots
+    from saas_sim.runtime.audit import ScenarioAudit, _world_sources
+
+    monkeypatch.setattr(snapshots, "encode_state", lambda state: canonical.canonical_bytes(state.content()))
+    real_decode = snapshots.decode_state
+    monkeypatch.setattr(environment_module, "decode_state",
+                        lambda data, schema, verify=False: real_decode(data, schema))
+    async with Environment("sqlite+aiosqlite:///:memory:") as env:
+        scenario = env.scenario("crm/advance-qualified-deal")
+        result = ScenarioAudit(id=scenario.spec.id, domain="crm", seeds=[0])
+        await _world_sources(env, [scenario], [0], [result])
+    assert result.world_source_ok is False
+    assert any("22950" in f and "snapshot" in f for f in result.failures), result.failures
