@@ -115,7 +115,9 @@ def _narrate(env: Environment, tool: str, args: Any, value: Any) -> list[str]:
 def run(
     scenario: Annotated[str, typer.Argument(help="Scenario id or id@version.")],
     seed: Annotated[int, typer.Option(help="Task seed.", min=0)] = 0,
-    agent: Annotated[str, typer.Option(help="oracle, noop, hack:NAME, random[:SEED] or replay:FILE.")] = "oracle",
+    agent: Annotated[
+        str, typer.Option(help="oracle, noop, hack:NAME, alt:NAME, random[:SEED] or replay:FILE.")
+    ] = "oracle",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the trajectory JSONL here.")] = None,
     store: StoreOpt = None,
 ) -> None:

@@ -103,8 +103,8 @@ def test_check_json_has_the_documented_shape(monkeypatch: pytest.MonkeyPatch) ->
     assert report["ok"] is True
     assert report["harness_error_rate"] == 0
     keys = {"id", "domain", "seeds", "oracle_min", "noop_max", "hacks", "deterministic", "replay_ok",
-            "rebuild_ok", "fork_ok", "isolation_ok", "harness_errors", "ok", "hack_seeds", "coverage", "transfer",
-            "blind", "do_everything", "alternatives", "timings_s"}
+            "rebuild_ok", "fork_ok", "isolation_ok", "world_source_ok", "harness_errors", "ok", "hack_seeds",
+            "coverage", "transfer", "blind", "do_everything", "alternatives", "timings_s"}
     for entry in report["scenarios"]:
         assert keys <= set(entry)
 
@@ -142,3 +142,12 @@ def test_errors_are_one_clean_line_and_a_nonzero_exit(args: list[str], needle: s
 
 def test_environment_variables_do_not_leak_between_tests() -> None:
     assert os.environ["SAAS_SIM_DOMAINS"] == "tests.runtime.notes_domain"
+
+
+def test_run_plays_a_declared_alternative_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAAS_SIM_SCENARIO_DIRS", str(FIXTURES / "audit"))
+    result = runner.invoke(app, ["run", "notes/follow-up-note", "--seed", "1", "--agent", "alt:without_reading"])
+    assert result.exit_code == 0, result.output
+    assert "score 1.000" in result.output
+    unknown = runner.invoke(app, ["run", "notes/follow-up-note", "--agent", "alt:nope"])
+    assert unknown.exit_code == 2 and "without_reading" in unknown.output

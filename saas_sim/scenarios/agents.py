@@ -158,7 +158,7 @@ class ReplayAgent:
 
 
 def make_agent(spec: str, episode_scenario: Any) -> Agent:
-    """Builds an agent from its name: oracle, noop, hack:NAME, random[:SEED], replay:FILE."""
+    """Builds an agent from its name: oracle, noop, hack:NAME, alt:NAME, random[:SEED], replay:FILE."""
     kind, _, arg = spec.partition(":")
     scenario_file = episode_scenario.spec
     if kind == "oracle":
@@ -171,6 +171,12 @@ def make_agent(spec: str, episode_scenario: Any) -> Agent:
                 return ScriptedAgent(f"hack:{hack.name}", hack.steps)
         names = [h.name for h in scenario_file.hacks]
         raise UsageError(f"{scenario_file.ref} has no hack {arg!r}; known: {names}")
+    if kind == "alt":
+        for alt in scenario_file.alternatives:
+            if alt.name == arg:
+                return ScriptedAgent(f"alt:{alt.name}", alt.steps)
+        names = [a.name for a in scenario_file.alternatives]
+        raise UsageError(f"{scenario_file.ref} has no alternative {arg!r}; known: {names}")
     if kind == "random":
         try:
             return RandomAgent(int(arg or "0"))
@@ -178,7 +184,7 @@ def make_agent(spec: str, episode_scenario: Any) -> Agent:
             raise UsageError(f"random agent seed must be an int, got {arg!r}") from None
     if kind == "replay":
         return ReplayAgent(Path(arg))
-    raise UsageError(f"unknown agent {spec!r}; use oracle, noop, hack:NAME, random[:SEED] or replay:FILE")
+    raise UsageError(f"unknown agent {spec!r}; use oracle, noop, hack:NAME, alt:NAME, random[:SEED] or replay:FILE")
 
 
 def dump_args(args: Any) -> str:
