@@ -35,4 +35,4 @@ __all__ = [
     "open_store",
     "upcaster",
 ]
-__version__ = "0.1.0"
+from saas_sim._version import __version__ as __version__

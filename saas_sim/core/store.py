@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import abc
 import asyncio
-from collections.abc import Sequence
+import importlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from saas_sim.core.batching import AppendRequest, AppendResult, GroupCommitter
@@ -357,6 +358,27 @@ class EventStore(abc.ABC):
     async def _load_snapshot(self, stream_id: str, max_version: int | None) -> Snapshot | None: ...
 
 
+_BACKENDS: dict[str, str] = {
+    "sqlite": "saas_sim.core.sqlite:SqliteEventStore",
+    "postgresql": "saas_sim.core.postgres:PostgresEventStore",
+}
+"""Backend name (`StoreUrl.backend`) -> `module:class` of its store.
+
+The backends subclass `EventStore`, so this module names them instead of
+importing them: the imports stay one-way (backend -> base) and a backend's
+driver (aiosqlite, asyncpg) loads only when a URL asks for it.
+"""
+
+
+def _backend_class(backend: str) -> Callable[..., EventStore]:
+    """Imports and returns the store class of a backend named by `StoreUrl.parse`."""
+    module_name, _, class_name = _BACKENDS[backend].partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    if not (isinstance(cls, type) and issubclass(cls, EventStore)):
+        raise TypeError(f"{_BACKENDS[backend]} is not an EventStore")
+    return cls
+
+
 async def open_store(
     url: str,
     *,
@@ -386,15 +408,9 @@ async def open_store(
         parsed.options.get("outage_budget_s", DEFAULT_OUTAGE_BUDGET_S) if outage_budget_s is None
         else outage_budget_s
     )
-    store: EventStore
-    if parsed.backend == "sqlite":
-        from saas_sim.core.sqlite import SqliteEventStore
-
-        store = SqliteEventStore(url, reg, parsed, durable=durable, outage_budget_s=budget)
-    else:
-        from saas_sim.core.postgres import PostgresEventStore
-
-        store = PostgresEventStore(url, reg, parsed, outage_budget_s=budget)
+    # Only SQLite has a `synchronous` level; PostgreSQL's durability is the server's.
+    options: dict[str, Any] = {"durable": durable} if parsed.backend == "sqlite" else {}
+    store = _backend_class(parsed.backend)(url, reg, parsed, outage_budget_s=budget, **options)
     try:
         await store._open()
     except BaseException:

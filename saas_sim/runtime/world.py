@@ -1,4 +1,4 @@
-"""World profiles and world building.
+"""World building: a world profile (`scenarios.profiles`) and a seed give a world.
 
 A world profile (`seeds/<name>.yaml`) names the domains a world holds and each
 domain's generator parameters::
@@ -19,77 +19,20 @@ from __future__ import annotations
 import importlib.metadata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
+from saas_sim._version import __version__
 from saas_sim.core.canonical import stable_hash
-from saas_sim.core.clock import DEFAULT_EPOCH
 from saas_sim.core.domain import Domain, GenerateContext
 from saas_sim.core.faithful import FORMAT_VERSION
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Projection, State
-from saas_sim.errors import ScenarioError, ScenarioFileError, ScenarioNotFoundError
+from saas_sim.errors import ScenarioError, ScenarioNotFoundError
+from saas_sim.scenarios.profiles import WorldProfile, load_profiles
 
 __all__ = ["World", "WorldProfile", "build_world", "code_version", "load_profiles", "world_key"]
-
-
-class WorldProfile(BaseModel):
-    """A world profile file."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
-    description: str = ""
-    epoch: datetime = DEFAULT_EPOCH
-    domains: dict[str, dict[str, Any]] = Field(min_length=1)
-
-    @field_validator("epoch")
-    @classmethod
-    def _aware(cls, v: datetime) -> datetime:
-        if v.tzinfo is None:
-            raise ValueError("epoch must carry a timezone (use ...Z)")
-        return v
-
-    def scaled(self, factor: int) -> WorldProfile:
-        """Returns the profile with every integer count multiplied by `factor` (for benchmarks)."""
-        domains = {
-            name: {k: v * factor if isinstance(v, int) and not isinstance(v, bool) else v
-                   for k, v in params.items()}
-            for name, params in self.domains.items()
-        }
-        return self.model_copy(update={"name": f"{self.name}-x{factor}", "domains": domains})
-
-
-def load_profiles(dirs: Sequence[Path]) -> dict[str, WorldProfile]:
-    """Loads every `*.yaml` profile in `dirs`; later folders override earlier ones.
-
-    Raises:
-        ScenarioFileError: A profile file is malformed (the message names the file and field).
-    """
-    profiles: dict[str, WorldProfile] = {}
-    for folder in dirs:
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.glob("*.yaml")):
-            try:
-                raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-                profile = WorldProfile.model_validate(raw)
-            except (yaml.YAMLError, OSError) as exc:
-                raise ScenarioFileError(f"{path}: cannot read world profile: {exc}") from exc
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"])
-                raise ScenarioFileError(f"{path}: field {where!r}: {first['msg']}") from exc
-            if profile.name != path.stem:
-                raise ScenarioFileError(f"{path}: field 'name' is {profile.name!r}, expected {path.stem!r}")
-            profiles[profile.name] = profile
-    return profiles
 
 
 def code_version(domains: Mapping[str, Domain]) -> str:
@@ -99,8 +42,6 @@ def code_version(domains: Mapping[str, Domain]) -> str:
     releases), the storage format of snapshots and each domain's state schema
     version.
     """
-    from saas_sim import __version__
-
     parts = {
         "saas_sim": __version__,
         "faker": importlib.metadata.version("faker"),

@@ -22,8 +22,8 @@ from pydantic import ValidationError
 from saas_sim.core.domain import CheckFn, Domain, SetupFn
 from saas_sim.core.events import DEFAULT_REGISTRY
 from saas_sim.errors import ScenarioFileError, ScenarioNotFoundError
-from saas_sim.runtime.world import WorldProfile
 from saas_sim.scenarios.model import ScenarioFile
+from saas_sim.scenarios.profiles import WorldProfile
 
 __all__ = ["Scenario", "ScenarioCatalog", "load_scenario_file"]
 
