@@ -122,7 +122,7 @@ def run(
     store: StoreOpt = None,
 ) -> None:
     """Runs one episode with a reference agent and prints each step and the grade."""
-    from saas_sim.scenarios.agents import dump_args, make_agent
+    from saas_sim.runtime.agents import dump_args, make_agent
 
     async def go() -> None:
         async with _env(store) as env:

@@ -28,8 +28,8 @@ from saas_sim.errors import HarnessError
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.hack_coverage import MIN_HACKS, required_coverage
-from saas_sim.scenarios.agents import Agent, ScriptedAgent
-from saas_sim.scenarios.attack_agents import BlindSearch, CallReplayAgent, DoEverythingAgent
+from saas_sim.runtime.agents import Agent, ScriptedAgent
+from saas_sim.runtime.attack_agents import BlindSearch, CallReplayAgent, DoEverythingAgent
 from saas_sim.scenarios.loader import Scenario
 
 __all__ = [

@@ -37,7 +37,7 @@ from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode, reissued_call_id
 from saas_sim.runtime.replay import compare_steps, replay
 from saas_sim.runtime.world_source import WorldSources
-from saas_sim.scenarios.agents import RandomAgent, make_agent
+from saas_sim.runtime.agents import RandomAgent, make_agent
 from saas_sim.scenarios.loader import Scenario
 
 __all__ = ["AuditOptions", "ScenarioAudit", "audit", "fingerprint_main"]

@@ -16,7 +16,7 @@ from saas_sim.runtime import attack_audits as attacks
 from saas_sim.runtime.attack_audits import AuditOptions, transfer_pairs
 from saas_sim.runtime.audit import audit
 from saas_sim.runtime.environment import Environment
-from saas_sim.scenarios.schema_args import fill_args, harvest_ids, text_ids
+from saas_sim.runtime.schema_args import fill_args, harvest_ids, text_ids
 from tests.runtime.conftest import FIXTURES, env_with_scenario
 from tests.runtime.notes_domain import DOMAIN
 

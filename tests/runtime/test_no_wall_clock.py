@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from saas_sim.scenarios.agents import make_agent
+from saas_sim.runtime.agents import make_agent
 from tests.runtime.conftest import notes_env
 
 

@@ -223,7 +223,7 @@ GOOD = {"title": "Rent", "amount": "12.50"}
 
 
 async def test_ledger_oracle_scores_one(lenv: Environment) -> None:
-    from saas_sim.scenarios.agents import make_agent
+    from saas_sim.runtime.agents import make_agent
 
     ep = await lenv.start("ledger/post-entry", 0)
     await make_agent("oracle", ep.task.scenario).run(ep)

@@ -21,7 +21,7 @@ import pytest
 
 from saas_sim.errors import HarnessError
 from saas_sim.runtime.environment import Environment
-from saas_sim.scenarios.agents import make_agent
+from saas_sim.runtime.agents import make_agent
 from tests.conftest import wait_until
 from tests.core.helpers import outage_retries, read_everything
 from tests.runtime.conftest import notes_env

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from saas_sim.core.tools import ToolKind, ToolSpec
 from saas_sim.errors import HarnessError
-from saas_sim.scenarios.schema_args import fill_args, harvest_ids, id_fields, text_ids, unique
+from saas_sim.runtime.schema_args import fill_args, harvest_ids, id_fields, text_ids, unique
 
 if TYPE_CHECKING:
     from saas_sim.runtime.episode import CallResult, Episode
