@@ -29,7 +29,7 @@ ARCHIVE_PAYS = {
     "id": "notes/x",
     "instructions": "Archive the note titled \"{note.title}\".",
     "checks": [{"name": "archived", "weight": 1, "fn": "notes.note_archived", "params": {"note_id": "{note.id}"}}],
-    "scope": None,
+    "scope": {"unguarded": "a deliberately loose verifier: the attacks must catch it"},
     "oracle": [{"tool": "notes.archive_note", "args": {"note_id": "{note.id}"}}],
     "alternatives": [], "hacks": [],
 }
