@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.rng import SeedTree
@@ -191,4 +189,3 @@ class Domain:
     policy: str = ""
     data_report: Callable[[State], Mapping[str, Any]] | None = None
     narrate: NarrateFn | None = None
-    extra: Mapping[str, BaseModel] = field(default_factory=dict)

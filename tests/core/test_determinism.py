@@ -27,7 +27,8 @@ import pytest
 
 import saas_sim
 from saas_sim.core.canonical import canonical_bytes, stable_hash
-from saas_sim.core.determinism import SeedContext
+from saas_sim.core.clock import SimClock
+from saas_sim.core.rng import SeedTree
 from saas_sim.core.state import State
 from saas_sim.core.store import open_store
 from tests.conftest import StoreFactory
@@ -43,34 +44,26 @@ def registry() -> Any:
     return REG
 
 
-# --- SeedContext ----------------------------------------------------------------------------------
+# --- seed tree -------------------------------------------------------------------------------------
 
 
-def test_seed_context_gives_the_same_streams_for_the_same_seed() -> None:
-    a, b = SeedContext(7), SeedContext(7)
+def test_seed_tree_gives_the_same_streams_for_the_same_seed() -> None:
+    a, b = SeedTree(7), SeedTree(7)
     assert [a.random("x").random() for _ in range(3)] == [b.random("x").random() for _ in range(3)]
     assert a.faker("p").name() == b.faker("p").name()
     assert a.random("x").random() != a.random("y").random()
-    assert SeedContext(7).random("x").random() != SeedContext(8).random("x").random()
+    assert SeedTree(7).random("x").random() != SeedTree(8).random("x").random()
 
 
 def test_a_named_stream_is_fresh_on_every_call() -> None:
-    ctx = SeedContext("s")
-    assert ctx.random("r").random() == ctx.random("r").random()
+    tree = SeedTree("s")
+    assert tree.random("r").random() == tree.random("r").random()
 
 
-def test_a_child_context_shares_nothing_mutable_with_its_parent() -> None:
-    parent = SeedContext(1)
-    parent.ids.next("ct")
-    parent.clock.advance(60)
+def test_a_child_tree_draws_apart_from_its_parent() -> None:
+    parent = SeedTree(1)
     child = parent.child("episode-1")
-    assert child.ids.peek("ct") == "ct_000002"
-    assert child.clock.now() == parent.clock.now()
-    child.ids.next("ct")
-    child.clock.advance(60)
-    assert parent.ids.peek("ct") == "ct_000002"
-    assert child.clock.now() > parent.clock.now()
-    assert child.tree.seed == parent.tree.child("episode-1").seed
+    assert child.seed == SeedTree(1).child("episode-1").seed
     assert child.random("r").random() != parent.random("r").random()
 
 
@@ -210,7 +203,7 @@ def test_the_patches_really_catch_wall_clock_reads() -> None:
 
         with pytest.raises(WallClockRead):
             datetime_module.datetime.utcnow()
-        assert isinstance(SeedContext(1).clock.now(), datetime)
+        assert isinstance(SimClock().now(), datetime)
     assert time.time() > 0
 
 
@@ -219,9 +212,9 @@ async def test_a_full_seeded_flow_runs_with_wall_clock_uuid_and_global_random_ba
     with _no_wall_clock():
         banned = await _flow_summary()
         state = PROJECTION.fold(State(), [ev for _, evs, _, _ in build_flow(5) for ev in evs])
-        digest = stable_hash({"state": state.content(), "at": SeedContext(5).clock.advance(10)})
+        digest = stable_hash({"state": state.content(), "at": SimClock().advance(10)})
     assert banned == expected
-    assert digest == stable_hash({"state": state.content(), "at": SeedContext(5).clock.advance(10)})
+    assert digest == stable_hash({"state": state.content(), "at": SimClock().advance(10)})
 
 
 async def _flow_summary(seed: str = "no-wall-clock") -> bytes:

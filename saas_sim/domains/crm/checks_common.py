@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import TypeVar
 
@@ -66,8 +65,3 @@ def wrong_merges(ctx: CheckContext) -> list[tuple[str, str]]:
         if not same_person(ctx.final, cid, after.merged_into):
             bad.append((cid, after.merged_into))
     return bad
-
-
-def ids_of(items: Iterable[object]) -> list[str]:
-    """Returns the `id` of each item."""
-    return [str(getattr(i, "id", "")) for i in items]

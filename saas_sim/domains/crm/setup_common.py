@@ -10,7 +10,7 @@ from typing import TypeVar
 from saas_sim.core.domain import SetupContext
 from saas_sim.core.state import State
 from saas_sim.domains.crm import events as ev
-from saas_sim.domains.crm.models import Account, Activity, Contact, Deal
+from saas_sim.domains.crm.models import Activity, Contact, Deal
 from saas_sim.domains.crm.state import ACCOUNT_TRUTH, ACCOUNTS, CONTACTS, PERSON_TRUTH, USERS
 from saas_sim.errors import ScenarioError
 
@@ -114,8 +114,3 @@ def inbound_email(ctx: SetupContext, contact: Contact, subject: str, body: str, 
         contact_id=contact.id, deal_id=deal.id if deal else None, account_id=contact.account_id,
         owner_id=deal.owner_id if deal else contact.owner_id, occurred_at=ctx.now - timedelta(minutes=minutes_ago),
     ))
-
-
-def accounts_by_id(state: State) -> dict[str, Account]:
-    """Returns accounts by id."""
-    return {a.id: a for a in state.table(ACCOUNTS)}

@@ -42,7 +42,7 @@ from saas_sim.domains.support.tools_workflow import (
     update_ticket_tags,
 )
 
-__all__ = ["TOOLS", "tool_by_name"]
+__all__ = ["TOOLS"]
 
 TOOLS: tuple[ToolSpec, ...] = (
     list_tickets,
@@ -71,11 +71,3 @@ TOOLS: tuple[ToolSpec, ...] = (
     request_approval,
 )
 """The 24 support-desk tools."""
-
-
-def tool_by_name(name: str) -> ToolSpec:
-    """Returns the tool called `name` (KeyError if there is none)."""
-    for spec in TOOLS:
-        if spec.name == name:
-            return spec
-    raise KeyError(name)

@@ -2,7 +2,7 @@
 
 usage: python -m tests.core.scripts.seeded_flow STORE_URL [SEED]
 
-It derives contacts, deals and stage changes from one `SeedContext` (seed tree,
+It derives contacts, deals and stage changes from one seed (seed tree,
 named random streams, seeded Faker, id factory, virtual clock), appends them
 to the store with sim times and command ids, folds them into a `State`, and
 prints one line of canonical JSON: every stored envelope, every stream head and
@@ -19,8 +19,10 @@ from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.canonical import canonical_bytes
-from saas_sim.core.determinism import SeedContext
+from saas_sim.core.clock import SimClock
 from saas_sim.core.events import Event, EventRegistry, event
+from saas_sim.core.ids import IdFactory
+from saas_sim.core.rng import SeedTree
 from saas_sim.core.state import Entity, Projection, State, TableKey
 from saas_sim.core.store import EventStore, open_store
 
@@ -96,25 +98,24 @@ TAGS = ("vip", "churn-risk", "partner", "trial", "enterprise", "smb")
 
 def build_flow(seed: int | str) -> list[tuple[str, list[Event], datetime, str]]:
     """Returns (stream, events, sim_time, command_id) appends, all derived from `seed`."""
-    ctx = SeedContext(seed)
-    people = ctx.faker("people")
-    rng = ctx.random("deals")
-    sub = ctx.child("stages")
-    stage_rng = sub.random("pick")
+    tree, clock, ids = SeedTree(seed), SimClock(), IdFactory()
+    people = tree.faker("people")
+    rng = tree.random("deals")
+    stage_rng = tree.child("stages").random("pick")
     appends: list[tuple[str, list[Event], datetime, str]] = []
     deals: list[str] = []
     for step in range(40):
-        now = ctx.clock.advance(timedelta(seconds=rng.randint(1, 3600)))
+        now = clock.advance(timedelta(seconds=rng.randint(1, 3600)))
         roll = rng.random()
         if roll < 0.4 or not deals:
-            cid = ctx.ids.next("ct")
+            cid = ids.next("ct")
             tags = frozenset(rng.sample(TAGS, rng.randint(0, 3)))
             evs: list[Event] = [ContactCreated(
                 contact_id=cid, name=people.name(), email=people.email(), company=people.company(), tags=tags,
                 credit=Decimal(rng.randint(0, 10**6)) / 100, since=now - timedelta(days=rng.randint(0, 900)),
             )]
             if rng.random() < 0.5:
-                did = ctx.ids.next("dl")
+                did = ids.next("dl")
                 deals.append(did)
                 evs.append(DealOpened(deal_id=did, contact_id=cid, amount=Decimal(f"{rng.randint(1, 99999)}.50"),
                                       probability=rng.choice([0.25, 0.5, 1.0, 0.1])))

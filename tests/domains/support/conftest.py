@@ -13,12 +13,13 @@ from saas_sim.core.state import State
 from saas_sim.core.tools import ToolSpec
 from saas_sim.domains.support import DOMAIN
 from saas_sim.domains.support.state import PROJECTION
-from saas_sim.domains.support.tools import TOOLS, tool_by_name
+from saas_sim.domains.support.tools import TOOLS
 from saas_sim.runtime.toolkit import Toolkit
 from saas_sim.runtime.world import World
 from tests.domains.helpers import ToolRunner, seed_world
 
 TOOLKIT = Toolkit(TOOLS, ["support.*"])
+TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
 
 @functools.cache
@@ -34,7 +35,7 @@ class Desk(ToolRunner):
         super().__init__(state, now, PROJECTION)
 
     def parse(self, tool: str, args: dict[str, Any]) -> tuple[ToolSpec, BaseModel]:
-        spec = tool_by_name(tool)
+        spec = TOOLS_BY_NAME[tool]
         return spec, TOOLKIT.parse_args(spec, args)
 
 
