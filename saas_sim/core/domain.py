@@ -11,7 +11,9 @@ A domain is data plus pure functions, registered in one `Domain` value:
   with the episode's seeded rng and may emit setup events;
 * `checks`: named predicates over the final state and its diff from the start;
 * `policy`: the numbered rules the agent is shown;
-* `data_report`: measured rates of each kind of mess in a world.
+* `data_report`: measured rates of each kind of mess in a world;
+* `id_kinds`: the id prefixes it allocates and the kind of entity each names;
+* `requires`: the domains whose generated state it reads (built before it).
 
 Nothing here knows the runtime or any adapter.
 """
@@ -189,3 +191,10 @@ class Domain:
     policy: str = ""
     data_report: Callable[[State], Mapping[str, Any]] | None = None
     narrate: NarrateFn | None = None
+    id_kinds: Mapping[str, str] = field(default_factory=dict)
+    """Id prefix -> entity kind of every id the domain allocates (`"ct": "contact"`).
+
+    The runtime and its agents learn a world's ids from here, never from hard-coded prefixes.
+    """
+    requires: tuple[str, ...] = ()
+    """Domains whose state this domain's generator reads; a world profile must list them first."""

@@ -103,13 +103,20 @@ def compose(domains: Sequence[Domain]) -> tuple[Projection, StateSchema]:
 
 
 def resolve_domains(profile: WorldProfile, known: Mapping[str, Domain]) -> list[Domain]:
-    """Returns the profile's domains in the profile's order."""
+    """Returns the profile's domains in the profile's order; each domain's `requires` must come earlier."""
     missing = [name for name in profile.domains if name not in known]
     if missing:
         raise ScenarioNotFoundError(
             f"world profile {profile.name!r} needs unknown domain(s) {missing}; known: {sorted(known)}"
         )
-    return [known[name] for name in profile.domains]
+    order = list(profile.domains)
+    for i, name in enumerate(order):
+        late = [r for r in known[name].requires if r not in order[:i]]
+        if late:
+            raise ScenarioNotFoundError(
+                f"world profile {profile.name!r}: domain {name!r} requires {late} listed before it; order: {order}"
+            )
+    return [known[name] for name in order]
 
 
 def build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain]) -> World:

@@ -139,4 +139,9 @@ DOMAIN = Domain(
     checks=CHECKS,
     policy=POLICY,
     data_report=data_report,
+    id_kinds={
+        "acc": "account", "act": "activity", "ct": "contact", "dl": "deal", "enr": "enrollment", "ld": "lead",
+        "li": "line_item", "pbe": "price_book_entry", "prd": "product", "rpt": "report", "seq": "sequence",
+        "tsk": "task", "usr": "user",
+    },
 )

@@ -46,5 +46,12 @@ DOMAIN = Domain(
     checks=CHECKS,
     policy=POLICY,
     data_report=data_report,
+    id_kinds={
+        "agt": "agent", "apr": "approval", "cus": "customer", "esc": "escalation", "kb": "kb_article",
+        "mac": "macro", "msg": "message", "ol": "order_line", "ord": "order", "prd": "product", "rf": "refund",
+        "rpl": "replacement", "sc": "store_credit", "tkt": "ticket",
+    },
+    # No hard requirement: customers take over CRM contacts when the world holds a CRM (generate.py).
+    requires=(),
 )
 """The support desk, as the runtime sees it."""
