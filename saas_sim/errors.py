@@ -5,6 +5,7 @@
   + UsageError                  a caller misused the library (bad argument, closed object)
     x InvalidStoreUrlError
     x StoreClosedError
+    x ReservedCallIdError       a call_id used the reserved `auto:` prefix
   + StoreError                  the event store could not do what was asked
     x ConcurrencyError          expected_version did not match the stream
     x IdempotencyConflictError  a command_id was reused for different events
@@ -21,6 +22,7 @@
     x ScenarioFileError
   + ToolError                   the only error an agent ever observes
   + HarnessError                a bug in the harness: the episode is invalid, never a reward
+    x EpisodeInvalidError       a call or fork on an episode a harness error invalidated
   + VerifierError               a bug in a check: the episode is invalid, never a reward
 ```
 
@@ -36,12 +38,14 @@ from typing import Any, Literal
 
 __all__ = [
     "ConcurrencyError",
+    "EpisodeInvalidError",
     "EventError",
     "EventValidationError",
     "HarnessError",
     "IdempotencyConflictError",
     "IntegrityError",
     "InvalidStoreUrlError",
+    "ReservedCallIdError",
     "SaasSimError",
     "ScenarioError",
     "ScenarioFileError",
@@ -74,6 +78,10 @@ class InvalidStoreUrlError(UsageError):
 
 class StoreClosedError(UsageError):
     """Raised when an operation is attempted on a store that was closed."""
+
+
+class ReservedCallIdError(UsageError):
+    """Raised when a caller's call_id starts with the prefix reserved for generated ids."""
 
 
 class StoreError(SaasSimError):
@@ -208,6 +216,10 @@ class ToolError(SaasSimError):
 
 class HarnessError(SaasSimError):
     """Raised when the harness itself fails; the episode is marked invalid."""
+
+
+class EpisodeInvalidError(HarnessError):
+    """Raised when a call or a fork is made on an episode that a harness error invalidated."""
 
 
 class VerifierError(SaasSimError):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
-
-from saas_sim.runtime.episode import AUTO_CALL_ID
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 __all__ = [
     "ApiErrorBody",
@@ -121,13 +119,6 @@ class CallRequest(_Request):
         description="An idempotency key: a retry with the same key and arguments returns the original "
                     "result and writes nothing. The prefix `auto:` is reserved.",
     )
-
-    @field_validator("call_id")
-    @classmethod
-    def _not_reserved(cls, value: str | None) -> str | None:
-        if value is not None and value.startswith(AUTO_CALL_ID):
-            raise ValueError(f"the prefix {AUTO_CALL_ID!r} is reserved for generated call ids")
-        return value
 
 
 class ToolErrorBody(BaseModel):

@@ -52,7 +52,15 @@ from saas_sim.adapters._http_models import (
 )
 from saas_sim.adapters._registry import ApiError, EpisodeRegistry
 from saas_sim.core.canonical import normalize
-from saas_sim.errors import HarnessError, SaasSimError, ScenarioError, ScenarioNotFoundError, UsageError
+from saas_sim.errors import (
+    EpisodeInvalidError,
+    HarnessError,
+    ReservedCallIdError,
+    SaasSimError,
+    ScenarioError,
+    ScenarioNotFoundError,
+    UsageError,
+)
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.grading import Grade
@@ -232,9 +240,13 @@ async def get_tools(
 async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> Observation:
     """Calls a tool and returns what the agent observes (a tool error is an observation: 200, ok false)."""
     episode = episodes.get(episode_id)
-    _check_valid(episode_id, episode)
     try:
         result = await episode.call(body.tool, body.arguments, call_id=body.call_id)
+    except ReservedCallIdError as exc:  # the runtime is the one place that knows the rule
+        raise _invalid("call_id", body.call_id, str(exc)) from None
+    except EpisodeInvalidError:
+        raise ApiError(409, "episode_invalid",
+                       f"episode {episode_id} is invalid after a harness error; grade it or delete it") from None
     except HarnessError as exc:
         log.error("harness error in episode %s: %s", episode_id, exc)
         raise ApiError(500, "harness_error", str(exc), details={"episode_id": episode_id}) from None
@@ -242,8 +254,8 @@ async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> O
         raise ApiError(409, "episode_closed", str(exc)) from None
     if result.ok:
         return Observation(ok=True, value=result.value, call_id=result.call_id, step=result.step)
-    return Observation(ok=False, error=ToolErrorBody.model_validate(result.error), call_id=result.call_id,
-                       step=result.step)
+    error = None if result.error is None else ToolErrorBody.model_validate(result.error.to_dict())
+    return Observation(ok=False, error=error, call_id=result.call_id, step=result.step)
 
 
 async def grade_episode(episode_id: str, episodes: Episodes) -> Grade:
@@ -256,7 +268,6 @@ async def fork_episode(
 ) -> EpisodeCreated:
     """Forks the episode as it was after `at_step` calls (default: now) into a new, independent episode."""
     parent = episodes.get(episode_id)
-    _check_valid(episode_id, parent)
     at_step = None if body is None else body.at_step
 
     async def start() -> Episode:
@@ -289,12 +300,6 @@ async def delete_episode(episode_id: str, episodes: Episodes) -> Response:
 def _invalid(field: str, value: Any, message: str) -> RequestValidationError:
     """A 422 in FastAPI's own shape, for a body field only the runtime can judge."""
     return RequestValidationError([{"type": "value_error", "loc": ("body", field), "msg": message, "input": value}])
-
-
-def _check_valid(episode_id: str, episode: Episode) -> None:
-    if episode.invalid is not None:
-        raise ApiError(409, "episode_invalid",
-                       f"episode {episode_id} is invalid after a harness error; grade it or delete it")
 
 
 def _created(episode_id: str, episode: Episode, parent: ForkParent | None = None) -> EpisodeCreated:

@@ -99,7 +99,8 @@ def build_server(episode: Episode, *, name: str = "saas-sim") -> Server[Any]:
             raise MCPError(types.INTERNAL_ERROR, f"harness error: {exc}", data={"code": "harness_error"}) from None
         except UsageError as exc:  # a closed episode, or a reserved call_id prefix
             raise MCPError(types.INVALID_REQUEST, str(exc)) from None
-        payload = result.value if result.ok else _on_the_wire(result.error, params.name, wire_names)
+        payload = result.value if result.ok else _on_the_wire(
+            None if result.error is None else result.error.to_dict(), params.name, wire_names)
         return types.CallToolResult(
             content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False, sort_keys=True))],
             structured_content=payload,

@@ -62,15 +62,15 @@ class ScriptedAgent:
             call_id = f"{self.name}-{i}"
             for _ in range(MAX_RETRIES):
                 result = await episode.call(step.tool, args, call_id)
-                if result.ok or result.error is None or not result.error.get("retryable"):
+                if result.ok or result.error is None or not result.error.retryable:
                     break
             if result.ok and step.save_as:
                 bound[step.save_as] = result.value
             if not result.ok and step.expect_error is None and self.name == "oracle":
-                err = result.error or {}
+                err = result.error
                 raise ScenarioError(
                     f"{episode.task.scenario.ref} seed {episode.task.seed}: oracle step {i} "
-                    f"({step.tool}) failed: {err.get('code')}: {err.get('message')}"
+                    f"({step.tool}) failed: {err and err.code}: {err and err.message}"
                 )
 
 

@@ -39,7 +39,7 @@ async def call_with_retries(episode: Episode, tool: str, args: Any, call_id: str
     """Calls a tool, retrying a retryable error with the same call id (as a careful client does)."""
     result = await episode.call(tool, args, call_id)
     for _ in range(MAX_RETRIES):
-        if result.ok or result.error is None or not result.error.get("retryable") or episode.done:
+        if result.ok or result.error is None or not result.error.retryable or episode.done:
             break
         result = await episode.call(tool, args, call_id)
     return result

@@ -307,3 +307,17 @@ class Environment:
         task = await self.task(scenario, seed)
         profile = task.scenario.spec.faults if faults == "scenario" else faults
         return Episode(task, self.store, self.toolkit(task.scenario), profile, stream_id=stream_id)
+
+    async def resume(self, stream_id: str) -> Episode:
+        """Rebuilds a live episode from its stream (snapshot plus tail), in any process.
+
+        Its later calls, hashes and grade equal those of an episode that never
+        left memory. Another process writing the same episode meanwhile makes
+        one of them fail with `ConcurrencyError`; that one resumes and retries.
+
+        Raises:
+            UsageError: The store holds no episode stream `stream_id`.
+        """
+        from saas_sim.runtime.resume import resume_episode
+
+        return await resume_episode(self, stream_id)

@@ -2,183 +2,81 @@
 
 The life of a call (ARCHITECTURE.md section 3):
 
-1. The episode's lock is taken: calls on one episode are serialized, and
-   their order is the recorded step order.
+1. The call id is checked (`call_ids.check_call_id`) and the episode's lock
+   is taken: calls on one episode are serialized, and their order is the
+   recorded step order.
 2. The tool is looked up in the scenario's action space, and the arguments
    are validated by its pydantic model. Failures are `ToolError`s.
 3. A repeated `call_id` with the same arguments returns the original result
-   and writes nothing.
+   and writes no domain event.
 4. The fault injector decides, from (seed, step, tool), whether the call gets
    an injected fault; the decision is recorded as an event.
 5. The handler reads the *current* state and decides events.
-6. The events are appended with `expected_version` and the call's command id.
-7. The state and the chain hash move on, the step is recorded, and only then
-   is the result returned: read-your-writes, always.
+6. The step's outcome (`StepOutcome`, a lost response already decided) is
+   appended as a `StepRecorded` event in one commit with the step's events,
+   with `expected_version`: a step and its effects are never half-written,
+   and the log alone holds all an episode needs to continue (`resume`).
+7. The state and the chain hash move on, the step is recorded once from its
+   outcome, and only then is the result returned: read-your-writes, always.
 
 Anything but a `ToolError` is a harness bug: the episode is marked invalid,
 the traceback is kept in the trajectory, and a `HarnessError` is raised. It is
-never turned into an observation or a reward.
+never turned into an observation or a reward. A `ConcurrencyError` means
+another process wrote this episode: this copy is stale, and the caller
+resumes it from the log (`Environment.resume`) and retries.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-import json
-import math
 import random
 import traceback
-from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
-from decimal import Decimal
-from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from pydantic import BaseModel
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from saas_sim.core.canonical import normalize, sha256_hex
 from saas_sim.core.clock import SimClock
-from saas_sim.core.events import Event, PendingEvent
+from saas_sim.core.events import Event, PendingEvent, RecordedEvent, chain_hash
 from saas_sim.core.ids import unique_token
 from saas_sim.core.state import State
 from saas_sim.core.store import EventStore
 from saas_sim.core.tools import ToolContext, ToolKind, ToolSpec
-from saas_sim.errors import HarnessError, ToolError, UsageError
+from saas_sim.errors import ConcurrencyError, EpisodeInvalidError, HarnessError, ToolError, UsageError
 from saas_sim.runtime.arg_bounds import not_json
+from saas_sim.runtime.call_ids import AUTO_CALL_ID, check_call_id, reissued_call_id
+from saas_sim.runtime.call_result import CallError, CallResult
 from saas_sim.runtime.faults import decide_fault, fault_error
 from saas_sim.runtime.grading import Attribution, Grade, combine, run_checks
-from saas_sim.runtime.records import FaultInjected
+from saas_sim.runtime.recorded_args import copy_json, recordable_args
+from saas_sim.runtime.records import EpisodeConfigured, FaultInjected
+from saas_sim.runtime.resume import logged_steps
 from saas_sim.runtime.scope import WriteStep
+from saas_sim.runtime.shielded import to_the_end
+from saas_sim.runtime.step_outcome import StepOutcome
 from saas_sim.runtime.task import TaskInstance
 from saas_sim.runtime.toolkit import Toolkit
-from saas_sim.runtime.trajectory import FORMAT, StepRecord, Trajectory
+from saas_sim.runtime.trajectory import FORMAT, Trajectory
 from saas_sim.scenarios.model import FaultProfile
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["AUTO_CALL_ID", "CallResult", "Episode", "reissued_call_id"]
-
-AUTO_CALL_ID = "auto:"
-"""The prefix of generated call ids. A generated id is never treated as a retry."""
-
-
-def reissued_call_id(recorded: str) -> str | None:
-    """Returns the call_id to pass when re-issuing a recorded call (None for a generated one)."""
-    return None if recorded.startswith(AUTO_CALL_ID) else recorded
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class CallResult:
-    """What the agent observes for one call: a value or a structured error.
-
-    Attributes:
-        ok: True when `value` holds the tool's result.
-        value: The result as JSON-ready data.
-        error: `{code, message, retryable, details}` when not ok.
-        call_id: The call's idempotency key.
-        step: The step number the call was recorded as.
-        fault: The injected fault, if any (for analysis; agents see only `error`).
-    """
-
-    ok: bool
-    value: Any
-    error: dict[str, Any] | None
-    call_id: str
-    step: int
-    fault: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Returns the observation as JSON-ready data."""
-        if self.ok:
-            return {"ok": True, "value": self.value}
-        return {"ok": False, "error": self.error}
+__all__ = ["AUTO_CALL_ID", "CallError", "CallResult", "Episode", "reissued_call_id"]
 
 
 @dataclass(frozen=True, slots=True)
 class _CallMemo:
-    """A successful call, kept for retries with its call_id.
-
-    It holds the frozen result model, never a dict an agent was handed: what an
-    agent does with its observation cannot change what a retry returns.
-    """
+    """A successful call, kept for retries with its call_id (a private JSON copy of its result)."""
 
     fingerprint: str
     step: int
-    result: BaseModel
-
-
-def _copy_json(value: Any) -> Any:
-    """Copies JSON-ready data (dicts and lists; the leaves are immutable)."""
-    kind = type(value)
-    if kind is dict:
-        return {k: _copy_json(v) for k, v in value.items()}
-    if kind is list:
-        return [_copy_json(v) for v in value]
-    return value
-
-
-def _plain_json(value: Any) -> Any:
-    """Returns a faithful JSON-ready deep copy of call arguments, or raises TypeError/ValueError.
-
-    Faithful, not canonical: `Decimal("12.50")` stays "12.50" (the tool would echo
-    it back that way), and nothing aliases the caller's objects.
-    """
-    if value is None or isinstance(value, str | bool | int):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError("non-finite number")
-        return value
-    if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise ValueError("non-finite number")
-        return str(value)
-    if isinstance(value, Mapping):
-        return {k if isinstance(k, str) else json.dumps(_plain_json(k)): _plain_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain_json(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return [_plain_json(v) for v in sorted(value)]
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, Enum):
-        return _plain_json(value.value)
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
-def _recordable_args(args: Any) -> Any:
-    """Returns the arguments as the trajectory keeps them: JSON, a copy, and replayable.
-
-    Replaying the recorded value must give the agent the same observation as the
-    original call: bytes that held JSON are kept as that text, a tuple or a
-    Mapping as the list or object they were, and anything with NaN or non-JSON
-    leaves as the JSON text the argument parser would have seen.
-    """
-    if args is None or isinstance(args, str):
-        return args
-    if isinstance(args, bytes):
-        try:
-            return args.decode("utf-8")
-        except UnicodeDecodeError:
-            return repr(args)
-    try:
-        return _plain_json(args)
-    except (TypeError, ValueError, RecursionError):
-        pass
-    try:
-        return json.dumps(args, default=repr)
-    except (TypeError, ValueError, RecursionError):
-        return repr(args)
+    result: Any
 
 
 class Episode:
-    """One isolated attempt at a task. Start one with `Environment.start`.
+    """One isolated attempt at a task. Start one with `Environment.start`, or resume one with `Environment.resume`.
 
     Episodes share nothing mutable: each holds its own state (a copy-on-write
     reference to the task's initial state), clock, step counter and stream.
@@ -202,14 +100,22 @@ class Episode:
         self._state: State = task.initial
         self._clock = SimClock(task.start_time)
         self._deadline = task.start_time + timedelta(seconds=task.scenario.spec.limits.sim_time_s)
+        # The task's shared first events, then this episode's own configuration (its faults).
+        configured = store.registry.encode(
+            EpisodeConfigured(faults=None if faults is None else faults.model_dump(mode="json")), task.start_time
+        )
+        self._base_version = len(task.start_events) + 1
+        self._base_head = chain_hash(task.start_head, self._base_version, configured.event_type,
+                                     configured.schema_version, configured.sim_time, configured.payload)
         self._version = 0
-        self._head = task.start_head
-        self._unwritten: list[PendingEvent] = list(task.start_events)
+        self._head = self._base_head
+        self._unwritten: list[PendingEvent] = [*task.start_events, configured]
         self._step = 0
         self._memo: dict[str, _CallMemo] = {}
         self._step_events: list[list[Event]] = []
         self._step_versions: list[int] = []
         self._closed = False
+        self._stale: str | None = None
         self._cancel_pending = False
         self.truncated = False
         self.invalid: str | None = None
@@ -268,25 +174,24 @@ class Episode:
             tool: The tool name (`crm.get_deal`, or its wire form `crm__get_deal`).
             args: The arguments: a mapping or a JSON string.
             call_id: An idempotency key. Retrying with the same key and arguments
-                returns the original result and writes nothing. Without one the
-                call gets `auto:<step>`, which is never treated as a retry; keys
-                starting with `auto:` are reserved for that.
+                returns the original result and writes no domain event. Without
+                one the call gets `auto:<step>`, which is never treated as a
+                retry; keys starting with `auto:` are reserved for that.
 
         Raises:
+            EpisodeInvalidError: An earlier harness error invalidated the episode.
             HarnessError: The harness failed; the episode is now invalid.
-            UsageError: The episode was closed, `call_id` is neither a str nor None, or `args`
-                is not JSON data (bytes or other objects inside, non-str keys, cycles); no step
-                is recorded then.
+            ConcurrencyError: Another process wrote this episode first. This copy is
+                stale; resume the episode (`Environment.resume`) and retry.
+            ReservedCallIdError: `call_id` starts with `auto:`.
+            UsageError: The episode was closed or is stale, `call_id` is neither a str
+                nor None, or `args` is not JSON data (bytes or other objects inside,
+                non-str keys, cycles); no step is recorded then.
             asyncio.CancelledError: The caller was cancelled. A call that had started
                 writing is still finished and recorded first, so a retry with its
                 call_id returns its result, as after a lost response.
         """
-        if call_id is not None and not isinstance(call_id, str):
-            # Never swap a bad key for a fresh `step-<n>`: a retry with "the same" key would
-            # then apply a write twice.
-            raise UsageError(f"call_id must be a str or None, got {type(call_id).__name__}")
-        if call_id is not None and call_id.startswith(AUTO_CALL_ID):
-            raise UsageError(f"call_id {call_id!r}: the prefix {AUTO_CALL_ID!r} is reserved for generated ids")
+        check_call_id(call_id)
         if not isinstance(args, str | bytes):
             # Refused before a step exists: such a call was recorded as something else than what the
             # tool saw (a repr), so its replay could apply a write the original refused.
@@ -297,21 +202,34 @@ class Episode:
             if self._closed:
                 raise UsageError(f"episode {self.stream_id} is closed")
             if self.invalid is not None:
-                raise HarnessError(f"episode {self.stream_id} is invalid after a harness error")
+                raise EpisodeInvalidError(f"episode {self.stream_id} is invalid after a harness error")
+            if self._stale is not None:
+                raise UsageError(f"episode {self.stream_id} is stale ({self._stale}); resume it from the store")
             limit = self._limit_error()
             if limit is not None:
                 self.truncated = True
-                return CallResult(False, None, limit.to_dict(), call_id or f"{AUTO_CALL_ID}{self._step}", self._step)
+                return CallResult(False, None, CallError.of(limit), call_id or f"{AUTO_CALL_ID}{self._step}",
+                                  self._step, done=True, truncated=True)
             step = self._step
             self._step += 1
             explicit = bool(call_id)
             cid = call_id if call_id else f"{AUTO_CALL_ID}{step}"
             try:
-                result = await self._run(step, cid, tool, args, explicit=explicit)
-            except ToolError as err:
-                resolved = self.toolkit.resolve(tool)
-                name = resolved if isinstance(resolved, str) else tool
-                result = self._record(step, cid, name, args, None, err, [], None)
+                try:
+                    out = await self._run(step, cid, tool, args, explicit=explicit)
+                except ToolError as err:
+                    resolved = self.toolkit.resolve(tool)
+                    name = resolved if isinstance(resolved, str) else tool
+                    out = self._outcome(step, cid, name, args, ok=False, error=err.to_dict(),
+                                        sim_time=normalize(self._clock.now()))
+                    await self._commit(out, [], self._clock.now(), self._clock)
+            except ConcurrencyError as exc:
+                # Another writer moved the stream: nothing of this step was written, and this copy
+                # no longer knows the episode's state. The caller resumes it and retries.
+                self._step -= 1
+                self._stale = str(exc)
+                self._cancel_pending = False
+                raise
             except Exception as exc:
                 self._cancel_pending = False
                 self.invalid = traceback.format_exc()
@@ -322,7 +240,7 @@ class Episode:
             if self._cancel_pending:
                 self._cancel_pending = False
                 raise asyncio.CancelledError
-            return result
+            return out.observation(done=self.done, truncated=self.truncated)
 
     async def grade(self, *, footer: bool = True) -> Grade:
         """Judges the final state against the scenario's checks. Never raises for a check bug.
@@ -390,13 +308,13 @@ class Episode:
         async with self._lock:
             if self.invalid is not None:
                 # After a harness error the step counter is ahead of the recorded steps.
-                raise HarnessError(f"episode {self.stream_id} is invalid after a harness error; it cannot fork")
+                raise EpisodeInvalidError(f"episode {self.stream_id} is invalid after a harness error; it cannot fork")
             await self._flush()
             k = self._step if at_step is None else at_step
             if not 0 <= k <= self._step:
                 raise UsageError(f"cannot fork at step {k}: the episode has {self._step} steps")
             child = Episode(self.task, self.store, self.toolkit, self.faults)
-            version = self._step_versions[k - 1] if k else len(self.task.start_events)
+            version = self._step_versions[k - 1] if k else self._base_version
             if k == self._step:
                 child._state = self._state
             else:
@@ -409,7 +327,7 @@ class Episode:
             if k == self._step:
                 child._head = self._head
             else:
-                child._head = self.trajectory.steps[k - 1].state_hash if k else self.task.start_head
+                child._head = self.trajectory.steps[k - 1].state_hash if k else self._base_head
             child._step = k
             child._step_events = [list(e) for e in self._step_events[:k]]
             child._step_versions = self._step_versions[:k]
@@ -439,9 +357,34 @@ class Episode:
         async with self._lock:
             if self._closed:
                 return
-            if self.invalid is None:
+            if self.invalid is None and self._stale is None:
                 await self._flush()
             self._closed = True
+
+    def restore(self, rows: Sequence[RecordedEvent]) -> None:
+        """Continues this fresh episode from its stream's rows (used by `Environment.resume`).
+
+        Folds the domain events over the task's initial state and rebuilds the
+        step counter, memo, clock, per-step events and trajectory steps from
+        the `StepRecorded` records, exactly as the live calls had left them.
+
+        Raises:
+            HarnessError: The rows do not start with this episode's first events.
+        """
+        if self._step or self._version:
+            raise UsageError("only a fresh episode can be restored")
+        if len(rows) < self._base_version or rows[self._base_version - 1].hash != self._base_head:
+            raise HarnessError(f"stream {self.stream_id} does not start like a {self.task.scenario.ref} "
+                               f"seed {self.task.seed} episode of this code version")
+        registry = self.store.registry
+        tail = [registry.decode(r) for r in rows[len(self.task.start_events):]]
+        self._state = self.task.world.projection.fold(self.task.initial, tail)
+        self._version, self._head, self._unwritten = len(rows), rows[-1].hash, []
+        for out, refs, head, version in logged_steps(rows[self._base_version:], tail[1:]):
+            self._note(out, refs, head, version)
+            self._clock = SimClock(datetime.fromisoformat(out.sim_time))
+        self._step = len(self.trajectory.steps)
+        self.truncated = self._limit_error() is not None
 
     # internals ---------------------------------------------------------------
     def _header(self, parent: dict[str, Any] | None) -> dict[str, Any]:
@@ -472,12 +415,26 @@ class Episode:
     def _step_rng(self, step: int) -> random.Random:
         return self.task.seed_tree.child(f"step:{step}").random("tool")
 
-    async def _run(self, step: int, cid: str, tool: str, args: Any, *, explicit: bool) -> CallResult:
+    def _outcome(self, step: int, cid: str, tool: str, args: Any, *, ok: bool, sim_time: str, result: Any = None,
+                 error: dict[str, Any] | None = None, fingerprint: str = "", fault: str | None = None,
+                 replayed: bool = False, events: Sequence[Event] = ()) -> StepOutcome:
+        return StepOutcome(
+            index=step, call_id=cid, tool=tool if isinstance(tool, str) else repr(tool),
+            # A JSON copy: the caller may reuse or mutate its args object after the call.
+            args=recordable_args(args), fingerprint=fingerprint, ok=ok, result=result, error=error,
+            fault=fault, replayed=replayed, sim_time=sim_time, events=tuple(events),
+        )
+
+    async def _run(self, step: int, cid: str, tool: str, args: Any, *, explicit: bool) -> StepOutcome:
+        """Runs one call to its outcome (a lost response decided here, before anything is recorded)."""
         spec = self.toolkit.spec(self.toolkit.resolve(tool))
         parsed = self.toolkit.parse_args(spec, args)
         # Only explicit call ids can be retries. Compared only within this episode, so pydantic's
         # (deterministic) JSON is canonical enough.
         fingerprint = sha256_hex(spec.name.encode() + b"\x1f" + parsed.model_dump_json().encode()) if explicit else ""
+        now = self._clock.now()
+        after = self._clock.copy()
+        after.advance(spec.sim_cost)
         memo = self._memo.get(cid) if explicit else None
         if memo is not None:
             if memo.fingerprint != fingerprint:
@@ -485,66 +442,80 @@ class Episode:
                     "conflict", f"call_id {cid!r} was already used with different arguments",
                     details={"call_id": cid},
                 )
-            self._clock.advance(spec.sim_cost)
-            value = memo.result.model_dump(mode="json")
-            return self._record(step, cid, spec.name, args, value, None, [], None, replayed=True,
-                                handed=memo.result.model_dump(mode="json"))
-        now = self._clock.now()
+            out = self._outcome(step, cid, spec.name, args, ok=True, result=copy_json(memo.result),
+                                sim_time=normalize(after.now()), replayed=True)
+            await self._commit(out, [], now, after)
+            return out
         fault = decide_fault(self.faults, self.task.seed, step, spec.name, spec.kind)
         if fault is not None and fault != "lost_response":
             retry_after = self.faults.retry_after_s if self.faults else 0.0
-            await self._append([FaultInjected(step=step, tool=spec.name, call_id=cid, fault=fault,
-                                              retry_after_s=retry_after if fault == "rate_limited" else None)],
-                               now, f"{cid}\x1ffault:{step}")
-            self._clock.advance(spec.sim_cost)
             if fault == "rate_limited":
-                self._clock.advance(retry_after)
-            err = fault_error(fault, spec.name, retry_after)
-            return self._record(step, cid, spec.name, args, None, err, [], fault)
+                after.advance(retry_after)
+            out = self._outcome(step, cid, spec.name, args, ok=False, fault=fault, sim_time=normalize(after.now()),
+                                error=fault_error(fault, spec.name, retry_after).to_dict())
+            injected = FaultInjected(step=step, tool=spec.name, call_id=cid, fault=fault,
+                                     retry_after_s=retry_after if fault == "rate_limited" else None)
+            await self._commit(out, [injected], now, after)
+            return out
         ctx = ToolContext(self._state, now, self.task.world.projection, lambda: self._step_rng(step), spec.kind)
         result = spec.handler(ctx, parsed)
         if not isinstance(result, spec.result_model):
             raise HarnessError(f"{spec.name} returned {type(result).__name__}, not {spec.result_model.__name__}")
-        value = result.model_dump(mode="json")
         events = list(ctx.events)
-        positions: list[int] = []
-        if events or fault is not None:
-            log = events if fault is None else [*events, FaultInjected(step=step, tool=spec.name, call_id=cid,
-                                                                       fault=fault)]
-            positions = (await self._append(log, now, cid))[: len(events)]
-        self._state = ctx.state
-        self._clock.advance(spec.sim_cost)
-        out = self._record(step, cid, spec.name, args, value, None, events, fault, positions=positions,
-                           handed=result.model_dump(mode="json"))
-        if explicit:
-            self._memo[cid] = _CallMemo(fingerprint, step, result)
+        value = result.model_dump(mode="json")
         if fault == "lost_response":
-            return self._record_lost(out, spec.name)
+            # The write commits, but the agent sees a timeout: decided now, recorded once.
+            out = self._outcome(step, cid, spec.name, args, ok=False, result=value, fingerprint=fingerprint,
+                                error=fault_error("lost_response", spec.name, 0.0).to_dict(), fault=fault,
+                                sim_time=normalize(after.now()), events=events)
+            log: list[Event] = [*events, FaultInjected(step=step, tool=spec.name, call_id=cid, fault=fault)]
+        else:
+            out = self._outcome(step, cid, spec.name, args, ok=True, result=value, fingerprint=fingerprint,
+                                sim_time=normalize(after.now()), events=events)
+            log = events
+        await self._commit(out, log, now, after, state=ctx.state)
         return out
 
-    def _record_lost(self, out: CallResult, tool: str) -> CallResult:
-        err = fault_error("lost_response", tool, 0.0)
-        rec = self.trajectory.steps[-1]
-        rec.ok, rec.result, rec.error = False, None, err.to_dict()
-        return CallResult(False, None, _copy_json(err.to_dict()), out.call_id, out.step, "lost_response")
+    async def _commit(self, out: StepOutcome, log: Sequence[Event], now: datetime, clock: SimClock,
+                      state: State | None = None) -> None:
+        """Appends a step's events and its `StepRecorded` in one commit, then records the step once.
 
-    async def _append(self, events: Sequence[Event], now: datetime, cid: str) -> list[int]:
-        """Appends a call's events (after any unwritten start events); returns their global positions."""
+        The step's domain events come first in `log`; any unwritten start events go before them.
+        """
         registry = self.store.registry
         skip = len(self._unwritten)
-        pending = [*self._unwritten, *(registry.encode(e, now) for e in events)]
-        result, cancelled = await self._to_the_end(self.store.enqueue_pending(
-            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/{cid}"
+        batch = [*log, out.to_event()]
+        pending = [*self._unwritten, *(registry.encode(e, now) for e in batch)]
+        # Unique per step and content: a store-level retry of this very append is deduplicated, while
+        # a different step written by another process at this version collides on expected_version.
+        digest = sha256_hex(b"\x1e".join(p.payload for p in pending))[:24]
+        result, cancelled = await to_the_end(self.store.enqueue_pending(
+            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/{out.index}:{digest}"
         ))
         self._cancel_pending = self._cancel_pending or cancelled  # re-raised by `call()` once recorded
         self._unwritten = []
+        positions = list(result.positions)[skip:]
+        first = result.last_version - len(batch) + 1
+        refs = [[type(e).event_type, first + i, positions[i]] for i, e in enumerate(out.events)]
+        if state is not None:
+            self._state = state
+        self._clock = clock
         self._version = result.last_version
         self._head = result.head_hash
-        return list(result.positions)[skip:]
+        self._note(out, refs, result.head_hash, result.last_version)
+
+    def _note(self, out: StepOutcome, refs: list[list[Any]], head: str, version: int) -> None:
+        """Records a committed step: the one place the per-step structures grow."""
+        self._step_events.append(list(out.events))
+        self._step_versions.append(version)
+        self.trajectory.steps.append(out.trajectory_step(refs, head))
+        memo = out.memo_result
+        if memo is not None:
+            self._memo[out.call_id] = _CallMemo(out.fingerprint, out.index, copy_json(memo))
 
     async def _flush(self) -> None:
         if self._unwritten:
-            result, cancelled = await self._to_the_end(
+            result, cancelled = await to_the_end(
                 self.store.enqueue_pending(self.stream_id, self._unwritten, self._version)
             )
             if result.head_hash != self._head:
@@ -553,51 +524,6 @@ class Episode:
             self._version = result.last_version
             if cancelled:
                 raise asyncio.CancelledError
-
-    @staticmethod
-    async def _to_the_end(write: asyncio.Future[T]) -> tuple[T, bool]:
-        """Awaits a store write to its outcome, even if the caller is cancelled meanwhile.
-
-        A queued append commits whatever its caller does. Abandoning it at a
-        cancellation (an adapter's timeout, a client that went away) would leave
-        the live state, version, head and trajectory behind the log: the episode
-        would be graded on a state its own log contradicts. So the write is
-        shielded and awaited to its end; the second value tells whether the
-        caller was cancelled, for it to re-raise once its bookkeeping is done.
-        """
-        cancelled = False
-        while True:
-            try:
-                return await asyncio.shield(write), cancelled
-            except asyncio.CancelledError:
-                if write.cancelled():  # the write itself was cancelled (loop shutdown): nothing to finish
-                    raise
-                cancelled = True
-
-    def _record(
-        self, step: int, cid: str, tool: str, args: Any, value: Any, err: ToolError | None,
-        events: list[Event], fault: str | None, *, replayed: bool = False, positions: Sequence[int] = (),
-        handed: Any = None,
-    ) -> CallResult:
-        """Records a step; returns the observation, with `handed` (or a copy of `value`) as its value."""
-        self._step_events.append(events)
-        self._step_versions.append(self._version + len(self._unwritten))
-        first = self._version - len(positions) + 1 - (1 if positions and fault else 0)
-        self.trajectory.steps.append(StepRecord(
-            index=step, call_id=cid, tool=tool if isinstance(tool, str) else repr(tool),
-            # A JSON copy: the caller may reuse or mutate its args object after the call.
-            args=_recordable_args(args),
-            ok=err is None, result=value, error=None if err is None else err.to_dict(),
-            events=[
-                [type(e).event_type, first + i, pos]
-                for i, (e, pos) in enumerate(zip(events, positions, strict=True))
-            ],
-            state_hash=self._head, sim_time=normalize(self._clock.now()), fault=fault, replayed=replayed,
-        ))
-        # The agent gets its own copy of the observation: mutating it must not rewrite the record.
-        if err is not None:
-            return CallResult(False, None, _copy_json(err.to_dict()), cid, step, fault)
-        return CallResult(True, _copy_json(value) if handed is None else handed, None, cid, step, fault)
 
     def _attribution(self, score: float, threshold: float) -> Attribution:
         if score >= threshold - 1e-9:

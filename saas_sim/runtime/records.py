@@ -1,4 +1,4 @@
-"""The runtime's own events: how an episode started, and which faults it injected.
+"""The runtime's own events: how an episode started, its faults, and each recorded step.
 
 A fork is recorded in its trajectory header, not in its stream: the fork's log
 must chain exactly like the original's.
@@ -10,10 +10,12 @@ the domain state untouched.
 
 from __future__ import annotations
 
+from typing import Any
+
 from saas_sim.core.events import Event, event
 from saas_sim.core.state import Projection, State
 
-__all__ = ["RUNTIME_PROJECTION", "EpisodeStarted", "FaultInjected"]
+__all__ = ["RUNTIME_PROJECTION", "EpisodeConfigured", "EpisodeStarted", "FaultInjected", "StepRecorded"]
 
 
 @event("runtime.EpisodeStarted")
@@ -38,6 +40,53 @@ class FaultInjected(Event):
     retry_after_s: float | None = None
 
 
+@event("runtime.EpisodeConfigured")
+class EpisodeConfigured(Event):
+    """How this episode runs its task: the fault profile it was started with (None: faults off).
+
+    Written once per stream, right after the task's shared first events, so
+    `Environment.resume` can continue the episode with the same faults.
+    """
+
+    faults: dict[str, Any] | None
+
+
+@event("runtime.StepRecorded")
+class StepRecorded(Event):
+    """One call as the agent observed it, appended with the call's own events in one commit.
+
+    It holds everything a resumed episode needs to continue exactly: the
+    memo of explicit call ids (fingerprint and result), the sim time, and
+    what the trajectory step shows.
+
+    Attributes:
+        index: The 0-based step number.
+        call_id: The call's idempotency key (`auto:<step>` when generated).
+        tool: The resolved tool name (or the name as called, if unknown).
+        args: The arguments as the trajectory records them, as ASCII JSON text.
+        fingerprint: The hash of (tool, parsed args) for explicit call ids, else "".
+        ok: Whether the agent got a value.
+        result: The tool's result as ASCII JSON text (also for a lost response, whose agent saw an error).
+        error: The structured error the agent saw, as ASCII JSON text (`null` for none).
+        fault: The injected fault, if any.
+        replayed: True when the call repeated an earlier call_id's result.
+        sim_time: The simulated instant after the call (UTC ISO).
+    """
+
+    index: int
+    call_id: str
+    tool: str
+    # JSON text with \u escapes: an agent's lone surrogate must survive a store that keeps UTF-8.
+    args: str = "null"
+    fingerprint: str = ""
+    ok: bool
+    result: str = "null"
+    error: str = "null"
+    fault: str | None = None
+    replayed: bool = False
+    sim_time: str
+
+
 RUNTIME_PROJECTION = Projection("runtime")
 
 
@@ -48,4 +97,14 @@ def _started(state: State, ev: EpisodeStarted) -> State:
 
 @RUNTIME_PROJECTION.on(FaultInjected)
 def _fault(state: State, ev: FaultInjected) -> State:
+    return state
+
+
+@RUNTIME_PROJECTION.on(EpisodeConfigured)
+def _configured(state: State, ev: EpisodeConfigured) -> State:
+    return state
+
+
+@RUNTIME_PROJECTION.on(StepRecorded)
+def _step(state: State, ev: StepRecorded) -> State:
     return state

@@ -43,13 +43,18 @@ async def test_episodes_are_isolated(env: Environment) -> None:
     assert a.state_hash != b.state_hash
 
 
-async def test_retrying_a_call_id_returns_the_original_result_and_writes_nothing(env: Environment) -> None:
+async def test_retrying_a_call_id_returns_the_original_result_and_writes_only_its_step_record(
+    env: Environment,
+) -> None:
     ep = await env.start(SCENARIO, 0)
     first = await ep.call("notes.create_note", {"title": "Once"}, call_id="c-1")
-    head = ep.state_hash
+    state = ep.state
+    before = len(await env.store.read(ep.stream_id))
     again = await ep.call("notes.create_note", {"title": "Once"}, call_id="c-1")
     assert again.ok and again.value == first.value
-    assert ep.state_hash == head
+    assert ep.state is state and ep.trajectory.steps[-1].events == []
+    rows = (await env.store.read(ep.stream_id))[before:]
+    assert [r.event_type for r in rows] == ["runtime.StepRecorded"]  # the step, so a resume knows it
     assert ep.trajectory.steps[-1].replayed
 
 
@@ -57,7 +62,7 @@ async def test_reusing_a_call_id_with_other_arguments_is_a_conflict(env: Environ
     ep = await env.start(SCENARIO, 0)
     await ep.call("notes.create_note", {"title": "One"}, call_id="c-1")
     clash = await ep.call("notes.create_note", {"title": "Two"}, call_id="c-1")
-    assert not clash.ok and clash.error is not None and clash.error["code"] == "conflict"
+    assert not clash.ok and clash.error is not None and clash.error.code == "conflict"
 
 
 @pytest.mark.parametrize(
@@ -77,21 +82,21 @@ async def test_bad_calls_become_structured_tool_errors(env: Environment, tool: o
     ep = await env.start(SCENARIO, 0)
     result = await ep.call(tool, args)  # type: ignore[arg-type]
     assert not result.ok and result.error is not None
-    assert result.error["code"] == code
-    assert set(result.error) == {"code", "message", "retryable", "details"}
+    assert result.error.code == code
+    assert set(result.error.to_dict()) == {"code", "message", "retryable", "details"}
 
 
 async def test_invalid_argument_names_the_field_paths(env: Environment) -> None:
     ep = await env.start(SCENARIO, 0)
     result = await ep.call("notes.list_notes", {"limit": "many"})
-    assert result.error is not None and result.error["details"]["fields"] == ["limit"]
+    assert result.error is not None and result.error.details["fields"] == ["limit"]
 
 
 async def test_a_tool_outside_the_action_space_is_permission_denied() -> None:
     async with notes_env() as env:
         ep = await env.start("notes/flaky-archive", 0, faults=None)
         result = await ep.call("notes.create_note", {"title": "x"})
-        assert result.error is not None and result.error["code"] == "permission_denied"
+        assert result.error is not None and result.error.code == "permission_denied"
 
 
 async def test_concurrent_calls_are_serialized_in_a_recorded_order(env: Environment) -> None:

@@ -22,7 +22,7 @@ async def test_lost_response_retry_with_same_call_id_applies_the_write_once(env:
     profile = FaultProfile(write=FaultRates(lost_response=1.0))
     ep = await env.start("notes/archive-and-follow-up", 0, faults=profile)
     lost = await ep.call("notes.create_note", {"title": "exactly once"}, call_id="w1")
-    assert not lost.ok and lost.error is not None and lost.error["code"] == "timeout" and lost.fault == "lost_response"
+    assert not lost.ok and lost.error is not None and lost.error.code == "timeout" and lost.fault == "lost_response"
     retry = await ep.call("notes.create_note", {"title": "exactly once"}, call_id="w1")
     assert retry.ok
     grade = await ep.grade()

@@ -231,7 +231,7 @@ async def _batch(env: Environment, target: Target, calls: list[tuple[str, Any]],
         if not ep.done:
             probe = await ep.call(*target.probe)
             stats["calls"] += 1
-            assert probe.ok or (probe.error or {}).get("retryable"), (target.ref, target.probe, probe.error)
+            assert probe.ok or (probe.error and probe.error.retryable), (target.ref, target.probe, probe.error)
         stats["batches"] += 1
         if stats["batches"] % GRADE_EVERY == 1:  # grading reads the whole world (about 0.1 s): a sample
             grade = await ep.grade()

@@ -39,7 +39,7 @@ async def _play(env: Environment, seed: int, seq: list[tuple[str, Any]], faults:
     for i, (tool, args) in enumerate(seq):
         # Retry each call once with the same id, as a careful client does after a timeout.
         first = await ep.call(tool, args, f"c{i}")
-        if not first.ok and first.error and first.error["retryable"]:
+        if not first.ok and first.error and first.error.retryable:
             await ep.call(tool, args, f"c{i}")
     return ep
 

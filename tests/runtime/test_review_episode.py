@@ -326,9 +326,9 @@ async def test_the_sim_time_budget_truncates_and_attributes_step_limit(env: Envi
     slow = FaultProfile(read=FaultRates(rate_limited=1.0), retry_after_s=4000)
     ep = await env.start(SCENARIO, 0, faults=slow)
     first = await ep.call("notes.list_notes", {})
-    assert first.error is not None and first.error["code"] == "rate_limited"
+    assert first.error is not None and first.error.code == "rate_limited"
     late = await ep.call("notes.list_notes", {})
-    assert late.error is not None and late.error["code"] == "episode_closed"
+    assert late.error is not None and late.error.code == "episode_closed"
     assert ep.truncated and ep.done and ep.steps == 1
     grade = await ep.grade()
     assert grade.attribution == "step_limit" and grade.valid and grade.truncated
@@ -358,7 +358,7 @@ async def test_a_fork_of_a_fork_at_any_steps_replays_to_the_original_hashes(env:
     for i, (tool, args) in enumerate(plan):
         for _ in range(4):  # retry retryable errors with the same id
             result = await ep.call(tool, args, f"c{i}")
-            if result.ok or not (result.error or {}).get("retryable"):
+            if result.ok or not (result.error and result.error.retryable):
                 break
     assert any(s.fault for s in ep.trajectory.steps)
     n = ep.steps

@@ -248,7 +248,7 @@ async def test_non_finite_numbers_are_invalid_arguments_not_harness_errors(lenv:
     # because of what the agent typed.
     ep = await lenv.start("ledger/post-entry", 0)
     result = await ep.call("ledger.post_entry", args)
-    assert not result.ok and result.error is not None and result.error["code"] == "invalid_argument"
+    assert not result.ok and result.error is not None and result.error.code == "invalid_argument"
     assert ep.invalid is None
     ok = await ep.call("ledger.post_entry", GOOD)
     assert ok.ok
