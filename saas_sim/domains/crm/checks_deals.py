@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.crm.checks_common import deal, money
 from saas_sim.domains.crm.matching import fold
-from saas_sim.domains.crm.models import Activity
+from saas_sim.domains.crm.models import Activity, Deal
 from saas_sim.domains.crm.pipeline import is_open
 from saas_sim.domains.crm.state import ACTIVITIES, DEALS, ENROLLMENTS, TASKS
 
@@ -17,6 +17,7 @@ __all__ = [
     "deal_amount",
     "deal_close_date",
     "deal_closed_won",
+    "deal_edits_within",
     "deal_in_stage",
     "deal_open_not_nurtured",
     "next_step_changed",
@@ -77,8 +78,14 @@ def call_logged(ctx: CheckContext, contact_id: str, deal_id: str, outcome: str |
 
     When `outcome` is given, a call logged without it or with another one scores
     zero: the outcome is the point of the record, and any call at all is what a
-    blind writer logs.
+    blind writer logs. Calls on the contact or the deal that state different
+    outcomes score zero together: the right one among them is a shotgun.
     """
+    calls = [a for a in _new(ctx) if a.kind == "call" and (a.contact_id == contact_id or a.deal_id == deal_id)]
+    said = sorted({a.outcome or "none" for a in calls})
+    if outcome is not None and len(said) > 1:
+        # One call has one outcome: logging every outcome is a shotgun, not a record.
+        return CheckOutcome.failed(f"the calls logged contradict each other: outcomes {said}")
     best = 0.0
     for a in _new(ctx):
         if a.kind != "call" or (outcome is not None and a.outcome != outcome):
@@ -93,9 +100,17 @@ def _instant(text: str) -> datetime:
 
 
 def task_due(ctx: CheckContext, deal_id: str, due_at: str, contact_id: str | None = None) -> CheckOutcome:
-    """An open task on the deal is due exactly at `due_at` (half credit: same day, other hour)."""
+    """An open task on the deal is due exactly at `due_at` (half credit: same day, other hour).
+
+    New open tasks on the deal at several different times score zero (a shotgun).
+    """
     want = _instant(due_at)
     best, detail = 0.0, "no follow-up task on the deal"
+    times = sorted({t.due_at for t in ctx.created(TASKS) if t.deal_id == deal_id and t.status == "open"})
+    if len(times) > 1:
+        # The call agreed on one time: tasks at several times name the right one among wrong ones.
+        shown = ", ".join(x.isoformat() for x in times[:4])
+        return CheckOutcome.failed(f"follow-up tasks at {len(times)} different times ({shown}): a shotgun")
     for t in ctx.created(TASKS):
         if t.deal_id != deal_id or t.status != "open":
             continue
@@ -140,3 +155,22 @@ def deal_open_not_nurtured(ctx: CheckContext, deal_id: str, contact_id: str) -> 
     if enrolled:
         problems.append(f"contact enrolled in a sequence ({enrolled})")
     return CheckOutcome.of(not problems, "; ".join(problems) or "deal open, no sequence")
+
+
+_DEAL_BOOKKEEPING = frozenset({"updated_at", "stage_changed_at", "last_activity_at"})
+"""Deal fields the CRM sets itself when the deal is edited or an activity is logged on it."""
+
+
+def deal_edits_within(ctx: CheckContext, deal_id: str, fields: list[str]) -> CheckOutcome:
+    """On the task's deal, only `fields` changed (a constraint).
+
+    The scope guard lets the agent edit the task's deal; this bounds *what* it may
+    change there, so the right follow-up plus an amount of 1.00, or a renamed
+    deal, is not free. Amounts compare as numbers (`25` is `25.00`).
+    """
+    before, after = deal(ctx.initial, deal_id), deal(ctx.final, deal_id)
+    allowed = set(fields) | _DEAL_BOOKKEEPING
+    bad = [f for f in sorted(Deal.model_fields) if f not in allowed and getattr(after, f) != getattr(before, f)]
+    if bad:
+        return CheckOutcome.failed(f"deal {deal_id} fields the task did not ask for changed: {bad}")
+    return CheckOutcome.passed(f"only {sorted(fields)} may have changed on {deal_id}")

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.checks_common import deal
+from saas_sim.domains.crm.email_substance import message_flaw
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
 from saas_sim.domains.crm.people_identity import People
-from saas_sim.domains.crm.state import CONTACTS
+from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS
 
-__all__ = ["MIN_WORDS", "personal_email_sent", "rep_emails"]
+__all__ = ["MIN_WORDS", "emails_are_messages", "personal_email_sent", "rep_emails"]
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
 # A sentence of substance: a greeting and a signature alone are about five words.
@@ -40,17 +41,30 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
     return any(f" {' '.join(_words(fold(n)))} " in folded for n in names if _words(fold(n)))
 
 
-def personal_email_sent(ctx: CheckContext, contact_id: str, deal_id: str, min_words: int = MIN_WORDS) -> CheckOutcome:
+def personal_email_sent(
+    ctx: CheckContext, contact_id: str, deal_id: str, min_words: int = MIN_WORDS, echo_of: str | None = None,
+) -> CheckOutcome:
     """A one-off email with a real message went to the person about the deal.
 
     The recipient is judged as the person (any of their records). The body must
-    have at least `min_words` words and name the person or the deal (its name or
-    its account's). Half credit when such an email is not linked to the deal.
+    have at least `min_words` words, name the person or the deal (its name or
+    its account's), and be a real message (`email_substance.message_flaw`: a
+    language, words beyond names, not `echo_of` pasted back). Half credit when
+    such an email is not linked to the deal.
+
+    Args:
+        ctx: The check context.
+        contact_id: The person's record at the start.
+        deal_id: The deal the email must concern.
+        min_words: Fewest words of the body.
+        echo_of: The task's instructions (a YAML alias of them), which the body must not copy.
     """
     people = People.of_state(ctx.final, ctx.initial.table(CONTACTS))
     d = deal(ctx.initial, deal_id)
     person = ctx.initial.get(CONTACTS, contact_id)
     names = [d.name, *([person.first_name, f"{person.first_name} {person.last_name}"] if person else [])]
+    account = ctx.initial.get(ACCOUNTS, d.account_id)
+    known = [*names, *([account.name] if account else [])]
     best, why = 0.0, "no email was sent to the contact"
     for a in rep_emails(ctx):
         if a.contact_id is None or not people.same(contact_id, a.contact_id):
@@ -62,6 +76,38 @@ def personal_email_sent(ctx: CheckContext, contact_id: str, deal_id: str, min_wo
         if not _mentions(text, names):
             why = f"email {a.id} names neither the person nor the deal"
             continue
+        flaw = message_flaw(a.body or "", known, echo_of)
+        if flaw is not None:
+            why = f"email {a.id} is no real message: {flaw}"
+            continue
         best = max(best, 1.0 if a.deal_id == deal_id else 0.5)
         why = "personal email sent" if best == 1 else f"email {a.id} is not linked to the deal"
     return CheckOutcome(best, why)
+
+
+def _names_of(ctx: CheckContext, a: Activity) -> list[str]:
+    """Returns the names an email may carry: its recipient's, their company's and its deal's."""
+    out: list[str] = []
+    person = ctx.final.get(CONTACTS, a.contact_id) if a.contact_id else None
+    if person is not None:
+        out += [person.first_name, person.last_name]
+    account = ctx.final.get(ACCOUNTS, a.account_id) if a.account_id else None
+    if account is not None:
+        out.append(account.name)
+    if a.deal_id is not None:
+        out.append(deal(ctx.final, a.deal_id).name)
+    return out
+
+
+def emails_are_messages(ctx: CheckContext, echo_of: str | None = None) -> CheckOutcome:
+    """Every one-off email the agent sent is a real message (a constraint): no filler sent to a customer.
+
+    An email of ".", lorem ipsum, names repeated, or the task's instructions pasted
+    back (`echo_of`) reaches a real person and is harm, whatever else the episode
+    did; see `email_substance.message_flaw`. An episode without emails holds.
+    """
+    bad = [f"{a.id}: {flaw}" for a in rep_emails(ctx)
+           if (flaw := message_flaw(a.body or "", _names_of(ctx, a), echo_of)) is not None]
+    if bad:
+        return CheckOutcome.failed(f"emails without a real message: {'; '.join(bad[:3])}")
+    return CheckOutcome.passed("every email sent is a real message")

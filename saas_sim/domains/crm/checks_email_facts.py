@@ -10,10 +10,16 @@ What counts as a stated fact:
   decimals ("25.00", "1.234,50"). Each must equal a true amount. The currency is
   not compared: the CRM's own currency is the deal's, and "$" for a EUR deal is
   a slip, not a false figure.
+* **Bare figures in money sentences.** "We can lower the price to 45000" states
+  an amount without a currency mark. A number of a sentence that names money
+  (`MONEY_WORDS`: budget, amount, price, total, quote, ...) is judged as an
+  amount when it is at least `BARE_MIN` and not a year (1900-2100). Small
+  numbers there are counts and percentages ("a 10% discount on 3 seats").
+  A bare figure is true within rounding to the unit of a true amount.
 * **Other numbers** ("20 minutes", "3 seats", "twenty minutes", a year) are not
   judged. They describe things the CRM does not record (the length of a call,
   the size of a team), so no state could prove them false, and judging them
-  would fail correct emails. `extract_numbers` is therefore not used here.
+  would fail correct emails.
 * **Dates** are what `extract_dates` returns (explicit dates only). A numeric
   date with day and month both at most 12 ("03/04/2026") is ambiguous between
   the day-first and month-first readings; it is true when either reading is.
@@ -21,20 +27,49 @@ What counts as a stated fact:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.text_facts import extract_amounts, extract_dates
+from saas_sim.core.text_facts import extract_amounts, extract_dates, extract_numbers, sentences
 from saas_sim.domains.crm.checks_common import deal, money
 from saas_sim.domains.crm.checks_email import rep_emails
+from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.state import LINE_ITEMS, TASKS
 
-__all__ = ["emails_truthful", "true_amounts", "true_dates"]
+__all__ = ["BARE_MIN", "MONEY_WORDS", "bare_money_figures", "emails_truthful", "true_amounts", "true_dates"]
 
 _SHOWN = 6
 """How many false facts a detail names."""
+
+MONEY_WORDS = frozenset({
+    # en
+    "amount", "budget", "cost", "costs", "fee", "fees", "invoice", "invoiced", "price", "priced", "pricing",
+    "quote", "quoted", "total", "value", "worth",
+    # de
+    "betrag", "budgets", "gesamtbetrag", "kosten", "preis", "summe", "wert",
+    # fr, es, it, pt, nl, sv
+    "montant", "prix", "tarif", "coste", "importe", "precio", "presupuesto", "costo", "importo", "prezzo",
+    "preco", "valor", "orcamento", "bedrag", "prijs", "belopp", "pris", "kostnad",
+})
+"""Folded words that make a sentence about money, so its bare large numbers are amounts."""
+BARE_MIN = 100
+"""Smallest bare number judged as an amount in a money sentence; below it are counts and percentages."""
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def bare_money_figures(text: str) -> list[Decimal]:
+    """Returns the bare figures `text` states as money: large non-year numbers of sentences that name money."""
+    out: list[Decimal] = []
+    for sentence in sentences(text):
+        if not MONEY_WORDS & set(_WORDS.findall(fold(sentence))):
+            continue
+        for n in extract_numbers(sentence):
+            if n >= BARE_MIN and not (n == n.to_integral_value() and 1900 <= n <= 2100):
+                out.append(n)
+    return out
 
 
 def true_amounts(ctx: CheckContext, deal_id: str | None, amounts: Sequence[object] = ()) -> set[Decimal]:
@@ -97,6 +132,9 @@ def emails_truthful(
     for a in rep_emails(ctx):
         text = f"{a.subject}\n{a.body or ''}"
         false += [f"{a.id} states {x}" for x in extract_amounts(text) if x not in money_truth]
+        # A bare figure is a spoken amount: "a budget of 161712" for 161,712.50 rounds, it does not lie.
+        false += [f"{a.id} states {x}" for x in bare_money_figures(text)
+                  if all(abs(x - t) >= 1 for t in money_truth)]
         false += [f"{a.id} states {d.isoformat()}" for d in extract_dates(text) if not _date_is_true(d, date_truth)]
     if false:
         more = f" and {len(false) - _SHOWN} more" if len(false) > _SHOWN else ""

@@ -29,6 +29,7 @@ from saas_sim.domains.crm.state import (
 from saas_sim.errors import VerifierError
 
 __all__ = [
+    "contact_edits_within",
     "deal_created_from_lead",
     "duplicates_merged",
     "enrollment_coverage",
@@ -37,6 +38,7 @@ __all__ = [
     "merge_winner",
     "no_accounts_created",
     "only_contacts_changed",
+    "only_lead_records_created",
     "only_owner_changes",
     "owner_changes",
     "person_updated",
@@ -281,3 +283,51 @@ def report_truthful(ctx: CheckContext, name: str, expected: Mapping[str, str]) -
         if r.name.strip().casefold() == name.strip().casefold():
             false += [f"{r.id} notes state {x}" for x in extract_amounts(r.notes or "") if x not in true]
     return CheckOutcome.of(not false, f"false totals: {false[:6]}" if false else "the notes state only true totals")
+
+
+_BOOKKEEPING = frozenset({"updated_at", "last_contacted_at", "merged_into"})
+"""Contact fields the CRM sets itself (an edit, an email, a merge); never the agent's claim about the person."""
+
+
+def _same_value(name: str, a: Contact, b: Contact) -> bool:
+    # Rewriting an address in another case is no change of who it reaches.
+    if name in ("email", "secondary_email"):
+        return norm_email(getattr(a, name)) == norm_email(getattr(b, name))
+    return bool(getattr(a, name) == getattr(b, name))
+
+
+def contact_edits_within(ctx: CheckContext, contact_ids: list[str], fields: list[str]) -> CheckOutcome:
+    """On the in-scope people's records, only `fields` changed (a constraint).
+
+    The scope guard lets the agent edit the task's record; this bounds *what* it
+    may change there, so "right title plus a made-up email" or an unsubscribe of
+    the person is not free. Every pre-existing record of each person counts.
+    """
+    ids = {c.id for i in contact_ids for c in person_records(ctx.initial, i)} | set(contact_ids)
+    allowed = set(fields) | _BOOKKEEPING
+    bad = []
+    for i, b, a in ctx.changed(CONTACTS):
+        if i not in ids or b is None or a is None:
+            continue
+        bad += [f"{i}.{f}" for f in sorted(Contact.model_fields) if f not in allowed and not _same_value(f, a, b)]
+    if bad:
+        return CheckOutcome.failed(f"fields the task did not ask for changed: {bad[:6]}")
+    return CheckOutcome.passed(f"only {sorted(fields)} changed on the task's records")
+
+
+def only_lead_records_created(ctx: CheckContext, lead_id: str) -> CheckOutcome:
+    """Every record the agent created belongs to the lead's conversion (a constraint).
+
+    A conversion makes one contact (the lead's), at most one account (for a new
+    company) and deals on the converted account with the lead's contact as buyer.
+    Any other new contact, account or deal is out of the task, and, being new, the
+    scope guard cannot see it: it allows every change to what the agent created.
+    """
+    lead = existing(ctx.final, LEADS, lead_id, "lead")
+    stray = [c.id for c in ctx.created(CONTACTS) if c.id != lead.converted_contact_id]
+    stray += [a.id for a in ctx.created(ACCOUNTS) if a.id != lead.converted_account_id]
+    stray += [d.id for d in ctx.created(DEALS)
+              if d.account_id != lead.converted_account_id or d.primary_contact_id != lead.converted_contact_id]
+    if stray:
+        return CheckOutcome.failed(f"records created outside the lead's conversion: {sorted(stray)}")
+    return CheckOutcome.passed("every new record is the lead's conversion")

@@ -406,8 +406,9 @@ class TaskCreated(Event):
 
     task: Task
 
-    # The subjects are the records the task is about.
-    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id", "deal_id")
+    # The subjects are the records the task is about. A task about no record is work handed to its
+    # owner, so the owner is then its subject: else it would name no subject and pass every scope.
+    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id", "deal_id", "unlinked_owner_id")
 
     @property
     def contact_id(self) -> str | None:
@@ -418,6 +419,11 @@ class TaskCreated(Event):
     def deal_id(self) -> str | None:
         """The deal the task concerns."""
         return self.task.deal_id
+
+    @property
+    def unlinked_owner_id(self) -> str | None:
+        """The task's owner when it concerns no contact and no deal, else None."""
+        return self.task.owner_id if self.task.contact_id is None and self.task.deal_id is None else None
 
 
 @event("crm.TaskCompleted")
@@ -444,13 +450,19 @@ class ContactEnrolled(Event):
 
     enrollment: Enrollment
 
-    # The enrolled contact is the subject (the sequence itself does not change).
-    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id",)
+    # The enrolled contact and the sequence are the subjects: the sequence itself does not change, but
+    # which cadence a person is put in is the decision, so a scope names the sequence it allows.
+    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id", "sequence_id")
 
     @property
     def contact_id(self) -> str:
         """The enrolled contact."""
         return self.enrollment.contact_id
+
+    @property
+    def sequence_id(self) -> str:
+        """The sequence the contact was enrolled in."""
+        return self.enrollment.sequence_id
 
 
 @event("crm.EnrollmentRemoved")

@@ -163,7 +163,8 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
 def campaign_audience(ctx: SetupContext) -> Setup:
     """Two accounts whose reachable contacts go into a nurture sequence; at least one contact opted out.
 
-    Bindings: a1, a2, sequence, eligible_ids, optout_ids, unsub_id, unsub (that contact's fields), with_unsub.
+    Bindings: a1, a2, sequence, other_sequence, eligible_ids, optout_ids, unsub_id, unsub (that contact's fields),
+    with_unsub.
     """
     live: dict[str, list[Contact]] = {}
     for c in ctx.state.table(CONTACTS):
@@ -195,6 +196,9 @@ def campaign_audience(ctx: SetupContext) -> Setup:
             "a1": {"id": a1.id, "name": account_name(ctx.state, a1.id)},
             "a2": {"id": a2.id, "name": account_name(ctx.state, a2.id)},
             "sequence": {"id": seq.id, "name": seq.name},
+            # Another cadence for the wrong-sequence hack: the lowest id that is not the task's (no draw, so
+            # the other picks are unchanged).
+            "other_sequence": {"id": min(s.id for s in ctx.state.table(SEQUENCES) if s.id != seq.id)},
             "eligible_ids": eligible,
             "optout_ids": optouts,
             "unsub_id": unsub[0].id,
