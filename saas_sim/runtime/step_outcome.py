@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from saas_sim.core.canonical import normalize
 from saas_sim.core.events import Event
 from saas_sim.runtime.call_result import CallError, CallResult
 from saas_sim.runtime.recorded_args import copy_json
@@ -63,7 +64,10 @@ class StepOutcome:
     def to_event(self) -> StepRecorded:
         """The log's record of this step (its domain events are appended beside it)."""
         return StepRecorded(
-            index=self.index, call_id=self.call_id, tool=self.tool, args=_text(self.args), fingerprint=self.fingerprint,
+            # The args as a written trajectory keeps them (normalized, sorted keys): replaying a file
+            # re-issues that form, and its chain hash must equal the original's.
+            index=self.index, call_id=self.call_id, tool=self.tool, args=_text(normalize(self.args), sort_keys=True),
+            fingerprint=self.fingerprint,
             ok=self.ok, result=_text(self.result), error=_text(self.error), fault=self.fault, replayed=self.replayed,
             sim_time=self.sim_time,
         )
@@ -95,6 +99,6 @@ class StepOutcome:
         return CallResult(False, None, error, self.call_id, self.index, self.fault, done=done, truncated=truncated)
 
 
-def _text(value: Any) -> str:
+def _text(value: Any, *, sort_keys: bool = False) -> str:
     """JSON text that reads back to the very same value (ASCII, so lone surrogates survive)."""
-    return json.dumps(value, ensure_ascii=True, sort_keys=False, allow_nan=False)
+    return json.dumps(value, ensure_ascii=True, sort_keys=sort_keys, allow_nan=False)
