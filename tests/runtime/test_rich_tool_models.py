@@ -1,4 +1,4 @@
-"""Review tests on a richer test domain: nested models, enums, Decimal, floats, and checks with bugs.
+"""A richer test domain: nested models, enums, Decimal, floats, and checks with bugs.
 
 The notes domain has only flat string/int arguments. This "ledger" domain has
 the shapes real SaaS tools have (money as Decimal, a float rate, an enum, a

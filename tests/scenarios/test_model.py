@@ -1,4 +1,4 @@
-"""Review tests: numbers in scenario files that would poison grades or crash every episode."""
+"""Scenario files: numbers that would poison grades or crash every episode."""
 
 from __future__ import annotations
 

@@ -1,3 +1,5 @@
+"""The scenario loader: bad files name their path and field, ids resolve, templates keep types."""
+
 from __future__ import annotations
 
 from pathlib import Path

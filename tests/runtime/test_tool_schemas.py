@@ -1,4 +1,4 @@
-"""Review tests: the OpenAI strict-mode export of tool argument models.
+"""The OpenAI strict-mode export of tool argument models.
 
 Strict mode (what `strict: true` requires, and what the OpenAI SDK's own
 `to_strict_json_schema` produces): every object lists all its properties in
@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from saas_sim.runtime.toolkit import Toolkit, openai_strict_schema
 from tests.runtime.notes_domain import DOMAIN, CreateNoteArgs, ListNotesArgs
-from tests.runtime.test_review_ledger import LEDGER, GetEntryArgs, Line, Meta, PostEntryArgs
+from tests.runtime.test_rich_tool_models import LEDGER, GetEntryArgs, Line, Meta, PostEntryArgs
 
 
 class RequiredNested(BaseModel):

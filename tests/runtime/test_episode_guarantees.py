@@ -1,4 +1,4 @@
-"""Review tests: promises of the episode runtime that would silently corrupt RL data if broken."""
+"""Promises of the episode runtime that would silently corrupt RL data if broken."""
 
 from __future__ import annotations
 
