@@ -246,7 +246,7 @@ class ScenarioFile(_Strict):
     limits: Limits = Field(default_factory=Limits)
     faults: FaultProfile | None = None
     checks: list[CheckSpec] = Field(min_length=1)
-    scope: ScopeSpec | None = None
+    scope: ScopeSpec
     oracle: list[Step]
     alternatives: list[AlternativeSpec] = Field(default_factory=list)
     hacks: list[HackSpec] = Field(default_factory=list)

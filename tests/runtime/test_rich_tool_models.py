@@ -183,6 +183,7 @@ limits: {max_steps: 10, sim_time_s: 3600}
 checks:
   - {name: posted, weight: 1, fn: ledger.entry_posted, params: {title: "{target.title}"}}
   - {name: target_tags, weight: 1, fn: ledger.target_tags, params: {target: "{target}"}}
+scope: {unguarded: "a runtime test domain; its checks exercise argument and grading mechanics"}
 oracle:
   - {tool: ledger.post_entry, args: {title: "{target.title}", amount: "{target.amount}"}}
 noop_score: 0.5
@@ -198,6 +199,7 @@ instructions: Do anything.
 tools: ["ledger.*"]
 checks:
   - {name: bad_detail, weight: 1, fn: ledger.bad_detail}
+scope: {unguarded: "a runtime test domain; its checks exercise argument and grading mechanics"}
 oracle: []
 noop_score: 1
 """
