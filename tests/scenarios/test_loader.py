@@ -43,3 +43,10 @@ def test_templates_keep_types_for_whole_values_and_interpolate_text() -> None:
     assert render({"a": ["{deal.lines.0.sku}"]}, b) == {"a": ["A"]}
     with pytest.raises(Exception, match="not bound"):
         render("{deal.missing}", b)
+
+
+def test_a_scenario_without_a_scope_is_refused(tmp_path: Path) -> None:
+    lines = [line for line in GOOD_SCENARIO.splitlines(keepends=True) if not line.startswith("scope:")]
+    with pytest.raises(ScenarioFileError) as info:
+        env_with_scenario(tmp_path, "".join(lines))
+    assert "'scope'" in str(info.value) and "required" in str(info.value).lower()
