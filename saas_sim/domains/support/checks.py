@@ -49,6 +49,10 @@ _RUDE = ("stupid", "your fault", "calm down", "not our problem", "deal with it",
          "selber schuld", "ihr problem", "votre faute", "su culpa")
 
 
+_MIN_TOLD_LETTERS = 20
+"""A reply after a merge shorter than this ("ok", ".") tells the customer nothing."""
+
+
 def _money(value: Any) -> Decimal:
     return Decimal(str(value))
 
@@ -151,7 +155,9 @@ def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None 
     """The episode's replies on the ticket, read together, state the facts the task needs.
 
     Needed facts: the order number, each amount (any notation, number words included) and each number
-    (a quantity). With `language`, every reply and all of them together must be in that language (by a
+    (a quantity). A needed amount is a refunded amount: it counts only when the episode's refunds on
+    the order (one of them, or their total) really are that amount, so saying the right number without
+    doing the work earns nothing. With `language`, every reply and all of them together must be in that language (by a
     language-identification library); a reply in another language fails the goal outright. Partial
     credit: the share of needed facts stated (with `strict`, all or nothing: a reply that leaves out a
     fix the customer needs to hear about is no report of the work).
@@ -165,8 +171,16 @@ def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None 
         if wrong or facts.language != language:
             return CheckOutcome.failed(f"replies {wrong or [m.id for m in replies]} are not in {language} "
                                        f"(detected {list(facts.languages)})")
+        if off := facts.off_language(language):
+            return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
     missing = [] if order_number is None or facts.states_code(str(order_number)) else [f"order {order_number}"]
+    order = next((o for o in ctx.final.table(ORDERS) if order_number is not None
+                  and o.number == str(order_number)), None)
+    done = [r.amount for r in ctx.created(REFUNDS) if order is not None and r.order_id == order.id]
+    paid = set(done) | {sum(done, Decimal("0"))} if done else set()
     missing += [f"amount {a}" for a in amounts if not facts.states_amount(_money(a))]
+    missing += [f"amount {a} (never refunded)" for a in amounts
+                if facts.states_amount(_money(a)) and _money(a) not in paid]
     missing += [f"number {n}" for n in numbers if not facts.states_number(_money(n))]
     total = (order_number is not None) + len(amounts) + len(numbers)
     if not missing:
@@ -196,10 +210,12 @@ def kb_answered(ctx: CheckContext, *, ticket_id: str, article_id: str) -> CheckO
 
 def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: str,
                language: str | None = None) -> CheckOutcome:
-    """After the merge, a reply on the kept ticket tells the customer about *this* issue.
+    """After the merge, a reply on the kept ticket tells the customer, in their language.
 
-    The evidence is the state and the facts, not the word "merged": a merge event on the ticket comes
-    first, then a reply in the customer's language that names the order or the item.
+    The evidence is the state, not the word "merged": a merge event on the ticket comes first, then a
+    non-trivial reply on the kept ticket, wholly in the customer's language (`off_language`). Naming the
+    order or item is not required ("combined", "consolidated" are as good as "merged"); a wrong order
+    is a false fact for `replies_truthful`.
     """
     merged_at = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.TicketsMerged)
                       and e.target_id == ticket_id), None)
@@ -210,11 +226,16 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
     if not replies:
         return CheckOutcome.failed(f"no reply on {ticket_id} after the merge")
     facts = read_facts(m.body for m in replies)
-    if language is not None and facts.language != language:
+    if language is not None and (facts.language != language or facts.off_language(language)):
         return CheckOutcome.failed(f"the reply is not in {language} (detected {facts.language})")
-    if not (facts.states_code(order_number) or facts.states_words(item.split())):
-        return CheckOutcome.failed("the reply names neither the order nor the item it is about")
-    return CheckOutcome.passed("the customer was told on the kept ticket, after the merge")
+    # Telling the customer the tickets were combined is the task; naming the order or item is a
+    # courtesy, not a requirement ("I've consolidated your requests into this ticket" is correct).
+    # What is named must be right: another order's number is caught by `replies_truthful`.
+    if sum(ch.isalpha() for b in facts.bodies for ch in b) < _MIN_TOLD_LETTERS:
+        return CheckOutcome.failed("the reply after the merge says nothing (too short to tell the customer)")
+    named = facts.states_code(order_number) or facts.states_words(item.split())
+    return CheckOutcome.passed("the customer was told on the kept ticket, after the merge"
+                               + ("" if named else " (without naming the order)"))
 
 
 def merged(ctx: CheckContext, *, target_id: str, source_ids: Sequence[str],
@@ -403,6 +424,8 @@ def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> 
     wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
     if wrong:
         return CheckOutcome.failed(f"replies {wrong} are not in {language} (detected {list(facts.languages)})")
+    if off := facts.off_language(language):
+        return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
     return CheckOutcome.passed(f"every reply is in {language}")
 
 

@@ -15,8 +15,9 @@ from decimal import Decimal
 
 from saas_sim.core.state import State
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
+from saas_sim.domains.support.people import person_records
 from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
-from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS, REFUNDS, REPLACEMENTS
+from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS, REFUNDS, REPLACEMENTS, STORE_CREDITS
 
 __all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts", "truth_problems"]
 
@@ -25,6 +26,7 @@ _GENERIC = frozenset({"button", "seconds", "second", "metres", "meters", "parts"
                       "cycle"})
 _WORD = re.compile(r"[a-zäöüß]+", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+")
+_RETURN_WINDOW_DAYS = 30
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,14 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         problems.append("a reply claims a refund that was never issued")
     if facts.replacement_claims() and not replaced:
         problems.append("a reply claims a replacement that was never created")
+    if refunds and facts.refund_denials():
+        problems.append("a reply says nothing was refunded, but the records show a refund (a contradiction)")
+    if facts.credit_claims():
+        people = person_records(state, order.customer_id) if order is not None else frozenset()
+        credits = [c for c in state.table(STORE_CREDITS)
+                   if c.customer_id in people and c.created_at >= since.created_at]
+        if not credits:
+            problems.append("a reply claims store credit or a voucher that was never issued")
     refunded = {r.amount for r in refunds} | {sum((r.amount for r in refunds), Decimal("0"))}
     wrong = sorted({a for a in facts.claimed_amounts() if a not in refunded})
     if wrong:
@@ -117,8 +127,15 @@ def deny_verdict(state: State, facts: ReplyFacts, truth: TicketTruth, since: Tic
     problems = truth_problems(state, facts, order, since=since)
     if any(r.order_id == order.id and r.created_at >= since.created_at for r in state.table(REFUNDS)):
         problems.append("money was refunded on the order")
-    if facts.refund_claims() or facts.replacement_claims():
-        problems.append("a reply promises a refund or replacement that policy forbids")
+    if facts.refund_claims() or facts.replacement_claims() or facts.credit_claims():
+        problems.append("a reply promises a refund, replacement or credit that policy forbids")
+    if order.delivered_at is not None:
+        # Day counts must be true: the window, or how long ago the order was delivered (give or take a
+        # day, as people count days).
+        ago = (since.created_at - order.delivered_at).days
+        false_days = sorted(facts.day_counts() - {_RETURN_WINDOW_DAYS, ago - 1, ago, ago + 1, ago + 2})
+        if false_days:
+            problems.append(f"a reply states day counts that are not true here: {false_days}")
     wrong = sorted(facts.reasons() - {truth.deny_reason})
     if wrong:
         problems.append(f"a reply gives a reason that is not true here: {wrong}")

@@ -26,6 +26,7 @@ from saas_sim.core.text_facts import (
     extract_codes,
     extract_dates,
     extract_numbers,
+    language_shares,
     negated,
     sentences,
 )
@@ -43,20 +44,42 @@ __all__ = [
 ORDER_NUMBER = r"(?<![\w.,])\d{4,9}(?![\w]|[.,]\d)"
 """How order numbers are written: a run of 4-9 digits (the shop's numbers are plain digits)."""
 
-# Flags, by language-independent stems (a sentence is lowercased and accent-kept).
+# Flags, by language-independent stems (a sentence is lowercased and accent-kept). They flag claims
+# of an action so the state can refute them; they are never the evidence that a goal was met, so a
+# broad list costs a correct reply nothing unless the claim it flags is false.
 _REFUND = ("refund", "reimburs", "money back", "erstatt", "geld zurück", "reembols", "rembours",
-           "devolvemos el dinero", "devolución del dinero")
+           "devolvemos el dinero", "devolución del dinero", "devuelto", "devolvemos", "devolveremos",
+           "zurücküberwiesen", "zurückgebucht", "rückzahlung", "restitu", "credited back", "paid back",
+           "pay you back", "returned to your", "back to your", "back on your", "back into your")
+# "... back" claims money or goods are coming back ("you will get your 24.99 back", "we will take it
+# back"), unless the phrase is about a conversation ("get back to you", "write back").
+_BACK = re.compile(r"(?<!get )(?<!got )(?<!getting )(?<!come )(?<!write )(?<!hear )(?<!call )(?<!reply )"
+                   r"(?<!writing )(?<!coming )(?<!looking )(?<!go )\bback\b(?! to you)(?! with)(?! soon)")
+_CREDIT = ("store credit", "credit note", "voucher", "gift card", "coupon", "gutschein", "gutschrift",
+           "guthaben", "crédito", "cupón", "bon d'achat", "un avoir", "goodwill")
 _REPLACE = ("replac", "resend", "re-send", "reship", "re-ship", "new one", "new ones", "send you new",
-            "ersatz", "neu zu", "reemplaz", "reenvi", "remplac", "renvo")
+            "new unit", "another unit", "fresh unit", "send you a new", "send you another", "ship you a new",
+            "ship you another", "on its way to you", "on their way to you", "ersatz", "neu zu",
+            "nachliefer", "reemplaz", "reenvi", "nueva unidad", "remplac", "renvo")
 _FINAL_SALE = ("final sale", "final-sale", "clearance", "non-returnable", "non returnable",
                "not returnable", "cannot be returned", "can't be returned", "endverkauf",
                "vom umtausch ausgeschlossen", "venta final", "vente finale")
+_CONTRAST = re.compile(r"\b(?:but|however|still|instead|nevertheless|as an exception|aber|jedoch|dennoch|"
+                       r"trotzdem|stattdessen|pero|sin embargo|mais|cependant|toutefois|néanmoins)\b")
+_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|und|aber|y|pero|et|mais)\b|"
+                     + _CONTRAST.pattern)
 _DAY_WORDS = ("day", "tag", "día", "dia", "jour")
 _CONDITIONAL = ("if ", "whether", "wenn ", "falls ", " si ", "si usted", "si vous", "¿", "?")
 # Refusal cues lingua-independent negation may miss ("unable", "impossible").
 _EXTRA_NEGATION = ("unable", "impossible", "not eligible", "ineligible", "no longer", "leider nicht",
                    "nicht möglich", "no es posible", "pas possible", "ne pouvons")
 _RETURN_WINDOW_DAYS = 30
+_MIN_SHARE = 0.8
+_MIN_SENTENCE_LETTERS = 20
+# "30-day window", "30-Tage-Frist", "30 días": the number glued to a day word, which the number reader
+# treats as a code.
+_WINDOW = re.compile(r"(?<!\d)30\s*-?\s*(?:day|tag|día|dia|jour)", re.IGNORECASE)
+_DAY_COUNT = re.compile(r"(?<![\d.,])(\d{1,4})\s*-?\s*(?:day|tag|día|dia|jour)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -72,6 +95,7 @@ class Sentence:
     text: str
     negated: bool
     conditional: bool
+    lang: str | None = None
 
     def mentions(self, stems: Iterable[str]) -> bool:
         """Returns whether the sentence contains one of `stems`."""
@@ -81,6 +105,11 @@ class Sentence:
     def affirms(self) -> bool:
         """The sentence states something as done or promised (not negated, not conditional)."""
         return not self.negated and not self.conditional
+
+    def parts(self, splitter: re.Pattern[str]) -> list[Sentence]:
+        """Returns the sentence's clauses (split by `splitter`), each with its own flags."""
+        pieces = [p for p in splitter.split(self.text) if p and p.strip()]
+        return [_sentence(p, self.lang) for p in pieces] if len(pieces) > 1 else [self]
 
 
 @dataclass(frozen=True)
@@ -112,13 +141,35 @@ class ReplyFacts:
         """There is no reply."""
         return not self.bodies
 
+    def _claims(self) -> list[Sentence]:
+        # A negated sentence may hold an affirmed clause: a refusal followed by a turn ("we cannot refund
+        # it, but as an exception we will"), or a "no" elsewhere ("at no cost, and I have refunded 25.00").
+        # Each clause of a negated sentence is judged on its own.
+        return [c for s in self.sentences for c in (s.parts(_CLAUSE) if s.negated else [s]) if c.affirms]
+
     def refund_claims(self) -> list[Sentence]:
-        """Sentences that claim or promise a refund."""
-        return [s for s in self.sentences if s.affirms and s.mentions(_REFUND)]
+        """Sentences (or clauses after a contrast word) that claim or promise money or goods coming back."""
+        return [s for s in self._claims() if s.mentions(_REFUND) or _BACK.search(s.text)]
+
+    def refund_denials(self) -> list[Sentence]:
+        """Clauses that say a refund was not or will not be made ("we could not refund anything").
+
+        Judged per clause, so "at no cost, and I have refunded 25.00" denies nothing.
+        """
+        return [c for s in self.sentences if s.negated and not s.conditional
+                for c in s.parts(_CLAUSE) if c.negated and c.mentions(_REFUND)]
+
+    def credit_claims(self) -> list[Sentence]:
+        """Sentences that claim or promise store credit, a voucher or another goodwill payment."""
+        return [s for s in self._claims() if s.mentions(_CREDIT)]
+
+    def day_counts(self) -> set[int]:
+        """Numbers of days the replies state ("57 days ago", "a 30-day window")."""
+        return {int(n) for s in self.sentences for n in _DAY_COUNT.findall(s.text)}
 
     def replacement_claims(self) -> list[Sentence]:
-        """Sentences that claim or promise a replacement."""
-        return [s for s in self.sentences if s.affirms and s.mentions(_REPLACE)]
+        """Sentences (or clauses after a contrast word) that claim or promise a replacement."""
+        return [s for s in self._claims() if s.mentions(_REPLACE)]
 
     def claimed_amounts(self) -> list[Decimal]:
         """Amounts stated in sentences that claim a refund (what the reply says was refunded)."""
@@ -133,9 +184,28 @@ class ReplyFacts:
         for s in self.sentences:
             if s.mentions(_FINAL_SALE):
                 out.add("final_sale")
-            if s.mentions(_DAY_WORDS) and Decimal(_RETURN_WINDOW_DAYS) in extract_numbers(s.text):
+            if _WINDOW.search(s.text) or (s.mentions(_DAY_WORDS)
+                                          and Decimal(_RETURN_WINDOW_DAYS) in extract_numbers(s.text)):
                 out.add("window")
         return out
+
+    def off_language(self, lang: str) -> list[str]:
+        """Returns the parts of the replies that are not in `lang` (empty: all of it is).
+
+        Off: a sentence of 20+ letters that lingua reads as another language, or a reply of which less
+        than 80% of the letters are in `lang`. So foreign stopwords appended to an English reply, or an
+        English paragraph after a native one, are off, while a short native reply ("Erstattet: 25,00 €.")
+        and a native reply quoting an English product name are not.
+        """
+        off: list[str] = []
+        for body in self.bodies:
+            shares = language_shares(body)
+            if shares and shares.get(lang, 0.0) < _MIN_SHARE:
+                off.append(body[:60])
+                continue
+            off += [t[:60] for t in sentences(body, lang)
+                    if sum(ch.isalpha() for ch in t) >= _MIN_SENTENCE_LETTERS and detect_language(t) != lang]
+        return off
 
     def states_code(self, code: str) -> bool:
         """Whether an order-number-shaped code equal to `code` is stated."""
@@ -166,6 +236,7 @@ def _sentence(text: str, lang: str | None) -> Sentence:
         text=t,
         negated=negated(t, lang) or any(c in t for c in _EXTRA_NEGATION),
         conditional=any(c in f" {t}" for c in _CONDITIONAL),
+        lang=lang,
     )
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from saas_sim.core.ids import IdFactory
 from saas_sim.domains.support.models import Message
 from saas_sim.domains.support.simulator import RULES
-from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.agents import ScriptedAgent
+from saas_sim.runtime.environment import Environment
 from saas_sim.scenarios.model import Step
 
 
