@@ -14,6 +14,7 @@ from saas_sim.domains.crm.state import ACTIVITIES, DEALS, ENROLLMENTS, TASKS
 
 __all__ = [
     "call_logged",
+    "call_outcomes_agree",
     "deal_amount",
     "deal_close_date",
     "deal_closed_won",
@@ -22,6 +23,7 @@ __all__ = [
     "deal_open_not_nurtured",
     "next_step_changed",
     "no_other_deals_changed",
+    "one_followup_time",
     "task_due",
     "task_within",
 ]
@@ -82,7 +84,8 @@ def call_logged(ctx: CheckContext, contact_id: str, deal_id: str, outcome: str |
     outcomes score zero together: the right one among them is a shotgun.
     """
     calls = [a for a in _new(ctx) if a.kind == "call" and (a.contact_id == contact_id or a.deal_id == deal_id)]
-    said = sorted({a.outcome or "none" for a in calls})
+    # A call logged without an outcome states none, so it contradicts nothing.
+    said = sorted({a.outcome for a in calls if a.outcome is not None})
     if outcome is not None and len(said) > 1:
         # One call has one outcome: logging every outcome is a shotgun, not a record.
         return CheckOutcome.failed(f"the calls logged contradict each other: outcomes {said}")
@@ -174,3 +177,23 @@ def deal_edits_within(ctx: CheckContext, deal_id: str, fields: list[str]) -> Che
     if bad:
         return CheckOutcome.failed(f"deal {deal_id} fields the task did not ask for changed: {bad}")
     return CheckOutcome.passed(f"only {sorted(fields)} may have changed on {deal_id}")
+
+
+def call_outcomes_agree(ctx: CheckContext, contact_id: str, deal_id: str) -> CheckOutcome:
+    """The calls logged on the contact or the deal state one outcome (a constraint).
+
+    A record that says the buyer answered, did not answer and got a voicemail is
+    false whichever goal it was meant to meet: the CRM now misstates the call.
+    """
+    calls = [a for a in _new(ctx) if a.kind == "call" and (a.contact_id == contact_id or a.deal_id == deal_id)]
+    said = sorted({a.outcome for a in calls if a.outcome is not None})
+    return CheckOutcome.of(len(said) <= 1, f"call outcomes logged: {said}")
+
+
+def one_followup_time(ctx: CheckContext, deal_id: str) -> CheckOutcome:
+    """The new open tasks on the deal are all due at one time (a constraint): one agreed callback, one time.
+
+    Follow-ups at several times are a shotgun, and leave the rep a calendar of wrong appointments.
+    """
+    times = sorted({t.due_at for t in ctx.created(TASKS) if t.deal_id == deal_id and t.status == "open"})
+    return CheckOutcome.of(len(times) <= 1, f"new follow-ups on {deal_id} at {[x.isoformat() for x in times[:4]]}")

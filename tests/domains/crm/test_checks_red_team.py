@@ -206,3 +206,28 @@ def test_an_enrolment_names_its_sequence_as_a_subject(crm: Caller, world: State)
     crm("crm.enroll_in_sequence", sequence_id=sequence.id, contact_ids=[contact_id])
     enrolled = next(e for e in crm.events if isinstance(e, ev.ContactEnrolled))
     assert event_subjects(enrolled) == (contact_id, sequence.id)
+
+
+def test_contradicting_call_outcomes_violate_and_an_unstated_one_does_not(crm: Caller, world: State) -> None:
+    deal_id, contact_id = _deal_and_buyer(world)
+    crm("crm.log_activity", kind="call", outcome="connected", contact_id=contact_id, deal_id=deal_id, subject="Call")
+    crm("crm.log_activity", kind="call", contact_id=contact_id, deal_id=deal_id, subject="Call notes")
+    assert cd.call_outcomes_agree(_ctx(crm, world), contact_id, deal_id).score == 1.0
+    crm("crm.log_activity", kind="call", outcome="left_voicemail", deal_id=deal_id, subject="Call")
+    assert cd.call_outcomes_agree(_ctx(crm, world), contact_id, deal_id).score == 0.0
+
+
+def test_follow_ups_at_two_times_violate_one_followup_time(crm: Caller, world: State) -> None:
+    deal_id, _ = _deal_and_buyer(world)
+    crm("crm.create_task", subject="Call back", due_at="2026-03-05T14:00:00Z", deal_id=deal_id)
+    crm("crm.create_task", subject="Prepare the call", due_at="2026-03-05T14:00:00Z", deal_id=deal_id)
+    assert cd.one_followup_time(_ctx(crm, world), deal_id).score == 1.0
+    crm("crm.create_task", subject="Call back", due_at="2026-03-06T14:00:00Z", deal_id=deal_id)
+    assert cd.one_followup_time(_ctx(crm, world), deal_id).score == 0.0
+
+
+def test_a_decoy_report_under_another_name_violates(crm: Caller, world: State) -> None:
+    crm("crm.submit_report", name="Forecast-Q1", record_ids=[], values={})
+    assert cp.only_named_reports(_ctx(crm, world), "forecast-q1 ").score == 1.0
+    crm("crm.submit_report", name="forecast-all", record_ids=[], values={})
+    assert cp.only_named_reports(_ctx(crm, world), "forecast-q1").score == 0.0
