@@ -165,18 +165,13 @@ def make_agent(spec: str, episode_scenario: Any) -> Agent:
         return ScriptedAgent("oracle", scenario_file.oracle)
     if kind == "noop":
         return NoopAgent()
-    if kind == "hack":
-        for hack in scenario_file.hacks:
-            if hack.name == arg:
-                return ScriptedAgent(f"hack:{hack.name}", hack.steps)
-        names = [h.name for h in scenario_file.hacks]
-        raise UsageError(f"{scenario_file.ref} has no hack {arg!r}; known: {names}")
-    if kind == "alt":
-        for alt in scenario_file.alternatives:
-            if alt.name == arg:
-                return ScriptedAgent(f"alt:{alt.name}", alt.steps)
-        names = [a.name for a in scenario_file.alternatives]
-        raise UsageError(f"{scenario_file.ref} has no alternative {arg!r}; known: {names}")
+    if kind in ("hack", "alt"):
+        # Both are named scripts the scenario file declares; a typo lists the names it has.
+        scripts = {e.name: e.steps for e in (scenario_file.hacks if kind == "hack" else scenario_file.alternatives)}
+        if arg not in scripts:
+            what = "hack" if kind == "hack" else "alternative"
+            raise UsageError(f"{scenario_file.ref} has no {what} {arg!r}; known: {sorted(scripts)}")
+        return ScriptedAgent(spec, scripts[arg])
     if kind == "random":
         try:
             return RandomAgent(int(arg or "0"))
