@@ -18,6 +18,7 @@ where the API ignores the keyword.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -89,6 +90,18 @@ def _children(node: dict[str, Any]) -> list[Any]:
     return out
 
 
+def _schema_nodes(schema: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Yields every schema node of `schema`, depth first; a caller may change a node before its children are read."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            yield node
+            stack.extend(_children(node))
+
+
 def schema_keywords(schema: Any) -> set[str]:
     """Returns every keyword used anywhere in a schema (property and definition names excluded)."""
     found: set[str] = set()
@@ -145,14 +158,7 @@ def _bounds(node: dict[str, Any]) -> list[str]:
 
 def document_bounds(schema: dict[str, Any]) -> dict[str, Any]:
     """Appends each property's bounds, in words, to its description (in place; returns `schema`)."""
-    stack: list[Any] = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
+    for node in _schema_nodes(schema):
         props = node.get("properties")
         if isinstance(props, dict):
             for prop in props.values():
@@ -162,7 +168,6 @@ def document_bounds(schema: dict[str, Any]) -> dict[str, Any]:
                         text = f"Limits: {'; '.join(words)}."
                         base = str(prop.get("description", "")).strip()
                         prop["description"] = f"{base} {text}".strip() if text not in base else base
-        stack.extend(_children(node))
     return schema
 
 
@@ -173,14 +178,7 @@ _STRAY_BOUNDS = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaxi
 
 def _place_bounds(schema: dict[str, Any]) -> dict[str, Any]:
     """Moves pydantic's stray `gt`/`ge`/`lt`/`le` onto the number branches they bound (in place)."""
-    stack: list[Any] = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
+    for node in _schema_nodes(schema):
         stray = {k: node.pop(k) for k in list(node) if k in _STRAY_BOUNDS}
         if stray:
             branches = [b for b in node.get("anyOf", []) if isinstance(b, dict) and b.get("type") in ("number",
@@ -190,7 +188,6 @@ def _place_bounds(schema: dict[str, Any]) -> dict[str, Any]:
                     branch.pop({"gt": "minimum", "ge": "exclusiveMinimum", "lt": "maximum",
                                 "le": "exclusiveMaximum"}[key], None)
                     branch[_STRAY_BOUNDS[key]] = value
-        stack.extend(_children(node))
     return schema
 
 
