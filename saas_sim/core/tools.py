@@ -21,7 +21,10 @@ state and calls `ctx.emit(event)` for each fact it decides; `emit` applies the
 event at once, so the rest of the handler reads its own writes. A handler that
 raises `ToolError` after emitting writes nothing: the call is all or nothing.
 Handlers are synchronous, pure functions of (state, args, sim time, seed):
-no I/O, no wall time, no global randomness.
+no I/O, no wall time, no global randomness. Slow or impure work (running
+tests) is requested instead: annotate the handler `-> Effect[Result]` and
+return an `Effect` (saas_sim/core/effects.py), which the runtime runs off the
+event loop and records.
 """
 
 from __future__ import annotations
@@ -32,10 +35,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict
 
+from saas_sim.core.effects import Effect
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.state import Projection, State, TableKey, ValueKey
@@ -57,7 +61,7 @@ HIDDEN_PREFIX = "hidden."
 """Tables and values whose name starts with this hold ground truth: checks read them, tools cannot."""
 
 A = TypeVar("A", bound="ToolArgs")
-R = TypeVar("R", bound=BaseModel)
+R = TypeVar("R", bound="BaseModel | Effect[Any]")
 
 
 class ToolKind(StrEnum):
@@ -142,7 +146,7 @@ class ToolContext:
         self.events.append(ev)
 
 
-Handler = Callable[[ToolContext, Any], BaseModel]
+Handler = Callable[[ToolContext, Any], "BaseModel | Effect[Any]"]
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,7 @@ class ToolSpec:
         handler: The implementation.
         description: The agent-facing description (from the docstring).
         sim_cost: How far one call moves the simulated clock.
+        effect: True when the handler returns an `Effect` for the runtime to run.
     """
 
     name: str
@@ -166,6 +171,7 @@ class ToolSpec:
     handler: Handler
     description: str
     sim_cost: timedelta = field(default=timedelta(seconds=30))
+    effect: bool = False
 
 
 def _description(fn: Callable[..., Any]) -> str:
@@ -187,7 +193,8 @@ def tool(
 ) -> Callable[[Callable[[ToolContext, A], R]], ToolSpec]:
     """Decorator: turns a handler into a `ToolSpec`.
 
-    The argument and result models are read from the handler's annotations.
+    The argument and result models are read from the handler's annotations;
+    a handler annotated `-> Effect[Result]` declares an effect tool.
 
     Args:
         name: The dotted tool name.
@@ -202,6 +209,9 @@ def tool(
             raise HarnessError(f"tool {name}: handler must take (ctx, args)")
         args_model = hints.get(params[1])
         result_model = hints.get("return")
+        effect = get_origin(result_model) is Effect
+        if effect:
+            result_model = (get_args(result_model) or (None,))[0]
         if not (isinstance(args_model, type) and issubclass(args_model, ToolArgs)):
             raise HarnessError(f"tool {name}: args must be annotated with a ToolArgs model")
         if not (isinstance(result_model, type) and issubclass(result_model, BaseModel)):
@@ -215,6 +225,7 @@ def tool(
             handler=fn,
             description=_description(fn),
             sim_cost=timedelta(seconds=default_cost if cost_s is None else cost_s),
+            effect=effect,
         )
 
     return decorate
