@@ -21,8 +21,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.agents import Agent, NoopAgent, RandomAgent, ScriptedAgent
+from saas_sim.runtime.environment import Environment
 from saas_sim.scenarios.loader import Scenario
 
 __all__ = ["compare_recordings", "read_recording", "record_behaviour", "write_recording"]

@@ -26,9 +26,9 @@ import anyio
 
 from saas_sim.core.snapshots import take_snapshot
 from saas_sim.errors import HarnessError
+from saas_sim.runtime.agents import make_agent
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.world import World
-from saas_sim.runtime.agents import make_agent
 from saas_sim.scenarios.loader import Scenario
 
 __all__ = ["MEMORY_URL", "WorldSources", "first_difference", "observed_trajectory"]

@@ -16,9 +16,9 @@ from saas_sim.core.events import Event
 from saas_sim.core.state import Entity, Projection, State, TableKey
 from saas_sim.core.tools import ToolContext, ToolSpec
 from saas_sim.errors import ToolError
+from saas_sim.runtime.agents import make_agent
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.world import World, build_world, load_profiles
-from saas_sim.runtime.agents import make_agent
 
 T = TypeVar("T", bound=Entity)
 

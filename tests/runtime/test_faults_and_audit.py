@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 from saas_sim.core.tools import ToolKind
+from saas_sim.runtime.agents import make_agent
 from saas_sim.runtime.audit import audit
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.faults import decide_fault
 from saas_sim.runtime.replay import replay
-from saas_sim.runtime.agents import make_agent
 from saas_sim.scenarios.model import FaultProfile, FaultRates
 
 

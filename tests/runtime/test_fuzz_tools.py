@@ -36,10 +36,10 @@ from saas_sim.core.tools import ToolKind
 from saas_sim.domains.crm import DOMAIN as CRM
 from saas_sim.domains.support import DOMAIN as SUPPORT
 from saas_sim.errors import HarnessError, ToolError
+from saas_sim.runtime.agents import make_agent
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.toolkit import Toolkit
-from saas_sim.runtime.agents import make_agent
 
 EXAMPLES = 900
 """Generated batches; with `CALLS` each, over 20,000 calls in total."""

@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from saas_sim.errors import HarnessError
-from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.agents import make_agent
+from saas_sim.runtime.environment import Environment
 from tests.conftest import wait_until
 from tests.core.helpers import outage_retries, read_everything
 from tests.runtime.conftest import notes_env
