@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from saas_sim.core.tools import ToolKind, ToolSpec
 from saas_sim.errors import HarnessError
-from saas_sim.runtime.schema_args import fill_args, harvest_ids, id_fields, text_ids, unique
+from saas_sim.runtime.schema_args import fill_args, fits_field, harvest_ids, id_fields, text_ids, unique
 
 if TYPE_CHECKING:
     from saas_sim.runtime.episode import CallResult, Episode
@@ -73,25 +73,30 @@ class DoEverythingAgent:
     """Puts each id the task names into each id-typed argument of each allowed WRITE tool.
 
     Calls go in (id, tool, argument) order: ids as `named_ids` orders them, tools
-    by name, arguments in schema order. The other arguments are filled from the
+    by name, arguments in schema order. An id goes only into arguments whose
+    description shows ids of its kind (`fits_field`), so the step budget is spent
+    on calls that can land. The other arguments are filled from the
     schema. The episode's step budget ends the run, as it would for any agent.
     """
 
     name = "do-everything"
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, kinds: Mapping[str, str] | None = None) -> None:
         self.rng = rng
+        self.kinds = dict(kinds or {})
         self.planned = 0
 
     async def run(self, episode: Episode) -> None:
         """Makes the calls until done."""
         ids = named_ids(episode)
+        schemas = {t.name: t.args_model.model_json_schema() for t in _writes(episode)}
         plan: list[tuple[ToolSpec, str, str]] = []
         for target in ids:
             for spec in _writes(episode):
-                plan.extend((spec, field, target) for field in id_fields(spec.args_model.model_json_schema()))
+                schema = schemas[spec.name]
+                fields = [f for f in id_fields(schema) if fits_field(schema, f, target, self.kinds)]
+                plan.extend((spec, field, target) for field in fields)
         self.planned = len(plan)
-        schemas = {t.name: t.args_model.model_json_schema() for t in _writes(episode)}
         for i, (spec, field, target) in enumerate(plan):
             if episode.done:
                 return

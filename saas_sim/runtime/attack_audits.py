@@ -25,11 +25,11 @@ from typing import Any
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.tools import ToolKind
 from saas_sim.errors import HarnessError
+from saas_sim.runtime.agents import Agent, ScriptedAgent
+from saas_sim.runtime.attack_agents import BlindSearch, CallReplayAgent, DoEverythingAgent
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.hack_coverage import MIN_HACKS, required_coverage
-from saas_sim.runtime.agents import Agent, ScriptedAgent
-from saas_sim.runtime.attack_agents import BlindSearch, CallReplayAgent, DoEverythingAgent
 from saas_sim.scenarios.loader import Scenario
 
 __all__ = [
@@ -180,7 +180,8 @@ async def do_everything_audit(
     ref = scenario.spec.ref
 
     async def one(seed: int) -> tuple[float, int, int]:
-        agent = DoEverythingAgent(SeedTree(f"audit:{ref}:{seed}").child("do-everything").random("args"))
+        kinds = {prefix: kind for d in env.domains.values() for prefix, kind in d.id_kinds.items()}
+        agent = DoEverythingAgent(SeedTree(f"audit:{ref}:{seed}").child("do-everything").random("args"), kinds)
         score, episode = await _graded(env, scenario, seed, agent)
         calls = episode.steps
         await episode.close()

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-__all__ = ["ID_PATTERN", "fill_args", "harvest_ids", "id_fields", "text_ids", "unique"]
+__all__ = ["ID_PATTERN", "example_prefix", "fill_args", "fits_field", "harvest_ids", "id_fields", "text_ids", "unique"]
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]{0,11}_[0-9]+$")
 """What an entity id looks like in every domain: a lowercase prefix, `_`, digits."""
@@ -64,6 +64,35 @@ def harvest_ids(value: Any) -> list[str]:
 def id_fields(schema: Mapping[str, Any]) -> list[str]:
     """Returns a tool schema's top-level id-typed fields, in schema order."""
     return [name for name in schema.get("properties", {}) if _is_id_field(name)]
+
+
+def example_prefix(prop: Mapping[str, Any]) -> str | None:
+    """Returns the id prefix a field's description shows by example (`such as dl_000042` -> `dl_`), or None."""
+    example = text_ids(str(prop.get("description", "")))
+    return example[0].rsplit("_", 1)[0] + "_" if example else None
+
+
+def fits_field(schema: Mapping[str, Any], field: str, entity_id: str, kinds: Mapping[str, str] = {}) -> bool:
+    """Whether an id could be meant for a field, as far as the schema and the domains' id kinds tell.
+
+    The field's description may show an example id (`such as dl_000042`): then the prefix must match.
+    Else, when the field's name names a kind the domains declare (`order_id` -> `order`, `line_id`
+    -> `order_line`), the id's prefix must be of that kind. A field that says neither takes any id.
+    An attack that puts a ticket id into an `order_id` only spends its step budget on `not_found`.
+
+    Args:
+        schema: The tool's argument JSON schema.
+        field: The id-typed field.
+        entity_id: The candidate id.
+        kinds: Id prefix -> entity kind, as the domains declare them (`Domain.id_kinds`).
+    """
+    prop = schema.get("properties", {}).get(field, {})
+    prefix = example_prefix(prop if isinstance(prop, Mapping) else {})
+    if prefix is not None:
+        return entity_id.startswith(prefix)
+    stem = field.removesuffix("_ids").removesuffix("_id")
+    wanted = {k for k in kinds.values() if k == stem or k.endswith("_" + stem)}
+    return not wanted or kinds.get(entity_id.rsplit("_", 1)[0]) in wanted
 
 
 def _is_id_field(name: str) -> bool:
@@ -119,9 +148,8 @@ class _Filler:
 
     def _an_id(self, prop: Mapping[str, Any]) -> str:
         pool = self.preferred if self.preferred and self.rng.random() < 0.5 else self.candidates
-        example = text_ids(str(prop.get("description", "")))
-        if example:
-            prefix = example[0].rsplit("_", 1)[0] + "_"
+        prefix = example_prefix(prop)
+        if prefix is not None:
             pool = [c for c in pool if c.startswith(prefix)] or pool
         if pool:
             return self.rng.choice(pool)
