@@ -238,15 +238,20 @@ def check(
 def replay(
     file: Annotated[Path, typer.Argument(help="A trajectory JSONL file.")],
     store: Annotated[str, typer.Option("--store", help="Store URL.")] = "sqlite+aiosqlite:///:memory:",
+    rerun_effects: Annotated[bool, typer.Option(
+        "--rerun-effects", help="Also re-run each recorded effect; report those whose outcome differs.")] = False,
 ) -> None:
-    """Re-executes a trajectory and reports `identical` or the first divergence."""
+    """Re-executes a trajectory and reports `identical` or the first divergence.
+
+    Effects fold their recorded outcomes; `--rerun-effects` audits them and names each nondeterministic one.
+    """
     from saas_sim.runtime.replay import replay_file
 
     async def go() -> bool:
         async with _env(store) as env:
-            report = await replay_file(env, file)
+            report = await replay_file(env, file, rerun_effects=rerun_effects)
         out.print(report.describe(), highlight=False)
-        return report.identical
+        return report.ok
 
     if not _run(go):
         raise typer.Exit(1)

@@ -11,7 +11,12 @@ The life of a call (ARCHITECTURE.md section 3):
    and writes no domain event.
 4. The fault injector decides, from (seed, step, tool), whether the call gets
    an injected fault; the decision is recorded as an event.
-5. The handler reads the *current* state and decides events.
+5. The handler reads the *current* state and decides events. An effect tool's
+   handler returns an `Effect` instead: its work runs off the event loop
+   (`runtime/effects.py`), once; the outcome is appended as an
+   `EffectCompleted` in the step's commit, the sim clock moves by the effect's
+   declared cost, and the effect's pure `complete` step decides the events.
+   Replays fold the recorded outcome (`Episode.effects`); nothing re-runs it.
 6. The step's outcome (`StepOutcome`, a lost response already decided) is
    appended as a `StepRecorded` event in one commit with the step's events,
    with `expected_version`: a step and its effects are never half-written,
@@ -38,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from saas_sim.core.canonical import normalize, sha256_hex
 from saas_sim.core.clock import SimClock
+from saas_sim.core.effects import Effect
 from saas_sim.core.events import Event, PendingEvent, RecordedEvent, chain_hash
 from saas_sim.core.ids import unique_token
 from saas_sim.core.state import State
@@ -47,10 +53,11 @@ from saas_sim.errors import ConcurrencyError, EpisodeInvalidError, HarnessError,
 from saas_sim.runtime.arg_bounds import not_json
 from saas_sim.runtime.call_ids import AUTO_CALL_ID, check_call_id, reissued_call_id
 from saas_sim.runtime.call_result import CallError, CallResult
+from saas_sim.runtime.effects import LiveOutcomes, effect_record, record_view
 from saas_sim.runtime.faults import decide_fault, fault_error
 from saas_sim.runtime.grading import Attribution, Grade, combine, run_checks
 from saas_sim.runtime.recorded_args import copy_json, recordable_args
-from saas_sim.runtime.records import EpisodeConfigured, FaultInjected
+from saas_sim.runtime.records import EffectCompleted, EpisodeConfigured, FaultInjected
 from saas_sim.runtime.resume import logged_steps
 from saas_sim.runtime.scope import WriteStep
 from saas_sim.runtime.shielded import to_the_end
@@ -62,6 +69,8 @@ from saas_sim.scenarios.model import FaultProfile
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from pydantic import BaseModel
 
 __all__ = ["AUTO_CALL_ID", "CallError", "CallResult", "Episode", "reissued_call_id"]
 
@@ -119,6 +128,8 @@ class Episode:
         self._cancel_pending = False
         self.truncated = False
         self.invalid: str | None = None
+        # Where effect outcomes come from: live runs, or a replay's recorded outcomes.
+        self.effects: LiveOutcomes = LiveOutcomes()
         self.trajectory = Trajectory(header=self._header(parent=None))
 
     # public surface ------------------------------------------------------------
@@ -417,12 +428,14 @@ class Episode:
 
     def _outcome(self, step: int, cid: str, tool: str, args: Any, *, ok: bool, sim_time: str, result: Any = None,
                  error: dict[str, Any] | None = None, fingerprint: str = "", fault: str | None = None,
-                 replayed: bool = False, events: Sequence[Event] = ()) -> StepOutcome:
+                 replayed: bool = False, events: Sequence[Event] = (),
+                 effect: EffectCompleted | None = None) -> StepOutcome:
         return StepOutcome(
             index=step, call_id=cid, tool=tool if isinstance(tool, str) else repr(tool),
             # A JSON copy: the caller may reuse or mutate its args object after the call.
             args=recordable_args(args), fingerprint=fingerprint, ok=ok, result=result, error=error,
             fault=fault, replayed=replayed, sim_time=sim_time, events=tuple(events),
+            effect=None if effect is None else record_view(effect),
         )
 
     async def _run(self, step: int, cid: str, tool: str, args: Any, *, explicit: bool) -> StepOutcome:
@@ -459,22 +472,51 @@ class Episode:
             return out
         ctx = ToolContext(self._state, now, self.task.world.projection, lambda: self._step_rng(step), spec.kind)
         result = spec.handler(ctx, parsed)
+        done: EffectCompleted | None = None
+        if spec.effect:
+            done, completed = await self._effect(step, spec.name, result, ctx, after)
+            if isinstance(completed, ToolError):
+                out = self._outcome(step, cid, spec.name, args, ok=False, error=completed.to_dict(),
+                                    sim_time=normalize(after.now()), effect=done)
+                await self._commit(out, [done], now, after)  # all or nothing: its events go, its outcome stays
+                return out
+            result = completed
         if not isinstance(result, spec.result_model):
             raise HarnessError(f"{spec.name} returned {type(result).__name__}, not {spec.result_model.__name__}")
         events = list(ctx.events)
+        effect_log = [] if done is None else [done]
         value = result.model_dump(mode="json")
         if fault == "lost_response":
             # The write commits, but the agent sees a timeout: decided now, recorded once.
             out = self._outcome(step, cid, spec.name, args, ok=False, result=value, fingerprint=fingerprint,
                                 error=fault_error("lost_response", spec.name, 0.0).to_dict(), fault=fault,
-                                sim_time=normalize(after.now()), events=events)
-            log: list[Event] = [*events, FaultInjected(step=step, tool=spec.name, call_id=cid, fault=fault)]
+                                sim_time=normalize(after.now()), events=events, effect=done)
+            log: list[Event] = [*events, *effect_log,
+                                FaultInjected(step=step, tool=spec.name, call_id=cid, fault=fault)]
         else:
             out = self._outcome(step, cid, spec.name, args, ok=True, result=value, fingerprint=fingerprint,
-                                sim_time=normalize(after.now()), events=events)
-            log = events
+                                sim_time=normalize(after.now()), events=events, effect=done)
+            log = [*events, *effect_log]
         await self._commit(out, log, now, after, state=ctx.state)
         return out
+
+    async def _effect(self, step: int, tool: str, request: Any, ctx: ToolContext,
+                      after: SimClock) -> tuple[EffectCompleted, BaseModel | ToolError]:
+        """Gets an effect's outcome (run off the loop, or recorded), moves `after` by its cost, completes it.
+
+        The outcome is awaited to its end even if the caller is cancelled meanwhile (re-raised once the
+        step is recorded): work that ran is never lost, so a retry by call_id returns its result.
+        """
+        if not isinstance(request, Effect):
+            raise HarnessError(f"{tool} is an effect tool but returned {type(request).__name__}")
+        outcome, cancelled = await to_the_end(asyncio.ensure_future(self.effects.outcome(step, request)))
+        self._cancel_pending = self._cancel_pending or cancelled
+        after.advance(timedelta(seconds=request.cost_s))  # a declared cost, never the wall time it took
+        done = effect_record(step, tool, request, outcome)
+        try:
+            return done, request.complete(ctx, outcome)
+        except ToolError as err:
+            return done, err
 
     async def _commit(self, out: StepOutcome, log: Sequence[Event], now: datetime, clock: SimClock,
                       state: State | None = None) -> None:

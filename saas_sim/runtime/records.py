@@ -15,7 +15,9 @@ from typing import Any
 from saas_sim.core.events import Event, event
 from saas_sim.core.state import Projection, State
 
-__all__ = ["RUNTIME_PROJECTION", "EpisodeConfigured", "EpisodeStarted", "FaultInjected", "StepRecorded"]
+__all__ = [
+    "RUNTIME_PROJECTION", "EffectCompleted", "EpisodeConfigured", "EpisodeStarted", "FaultInjected", "StepRecorded",
+]
 
 
 @event("runtime.EpisodeStarted")
@@ -87,6 +89,30 @@ class StepRecorded(Event):
     sim_time: str
 
 
+@event("runtime.EffectCompleted")
+class EffectCompleted(Event):
+    """A call's effect ran (once, live) and this is its outcome; replay, resume and fork read it back.
+
+    Appended in the call's commit, after the events its `complete` step emitted
+    and before the step's `StepRecorded`.
+
+    Attributes:
+        step: The 0-based step number.
+        tool: The tool that requested the effect.
+        kind: The effect's kind.
+        key: The content key of the request (`Effect.key`).
+        status: `ok`, `failed` or `timeout`.
+        outcome: The whole `EffectOutcome`, as ASCII JSON text with sorted keys.
+    """
+
+    step: int
+    tool: str
+    kind: str
+    key: str
+    status: str
+    outcome: str
+
+
 RUNTIME_PROJECTION = Projection("runtime")
 
 
@@ -107,4 +133,9 @@ def _configured(state: State, ev: EpisodeConfigured) -> State:
 
 @RUNTIME_PROJECTION.on(StepRecorded)
 def _step(state: State, ev: StepRecorded) -> State:
+    return state
+
+
+@RUNTIME_PROJECTION.on(EffectCompleted)
+def _effect(state: State, ev: EffectCompleted) -> State:
     return state

@@ -2,14 +2,21 @@
 
 The report says `identical`, or names the first divergent step and field with
 both values, so a nondeterminism bug is found at its first symptom.
+
+Effects are never re-run: each effect step folds the outcome its trajectory
+recorded. With `rerun_effects=True` (`saas-sim replay --rerun-effects`) each
+effect is also run again, and every one whose outcome differs is reported as
+a nondeterministic effect, naming its step.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from saas_sim.runtime.effects import EffectMismatch, RecordedOutcomes
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import reissued_call_id
 from saas_sim.runtime.trajectory import StepRecord, Trajectory, read_trajectory
@@ -17,7 +24,7 @@ from saas_sim.scenarios.model import FaultProfile
 
 __all__ = ["COMPARED_FIELDS", "ReplayReport", "compare_steps", "replay", "replay_file"]
 
-COMPARED_FIELDS = ("tool", "ok", "result", "error", "events", "state_hash", "sim_time", "fault", "replayed")
+COMPARED_FIELDS = ("tool", "ok", "result", "error", "events", "state_hash", "sim_time", "fault", "replayed", "effect")
 
 
 @dataclass(frozen=True)
@@ -30,12 +37,21 @@ class ReplayReport:
     field: str | None = None
     expected: Any = None
     actual: Any = None
+    nondeterministic: tuple[EffectMismatch, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Identical, and no re-run effect differed."""
+        return self.identical and not self.nondeterministic
 
     def describe(self) -> str:
-        """Returns a one-line human summary."""
+        """Returns a human summary: the verdict, then one line per nondeterministic effect."""
         if self.identical:
-            return f"identical ({self.steps} steps)"
-        return f"diverged at step {self.step}, field {self.field!r}: expected {self.expected!r}, got {self.actual!r}"
+            head = f"identical ({self.steps} steps)"
+        else:
+            head = (f"diverged at step {self.step}, field {self.field!r}: expected {self.expected!r}, "
+                    f"got {self.actual!r}")
+        return "\n".join([head, *(m.describe() for m in self.nondeterministic)])
 
 
 def compare_steps(expected: list[StepRecord], actual: list[StepRecord]) -> ReplayReport:
@@ -57,8 +73,15 @@ def _comparable(step: StepRecord) -> dict[str, Any]:
     return data
 
 
-async def replay(env: Environment, recorded: Trajectory) -> tuple[ReplayReport, Trajectory]:
-    """Re-executes a trajectory's calls on a fresh episode of the same task."""
+async def replay(env: Environment, recorded: Trajectory, *,
+                 rerun_effects: bool = False) -> tuple[ReplayReport, Trajectory]:
+    """Re-executes a trajectory's calls on a fresh episode of the same task.
+
+    Args:
+        env: The environment to replay in.
+        recorded: The trajectory.
+        rerun_effects: Also re-run every recorded effect and report those whose outcome differs.
+    """
     header = recorded.header
     faults = None if header.get("faults") is None else FaultProfile.model_validate(header["faults"])
     episode = await env.start(header["scenario"], int(header["seed"]), faults=faults)
@@ -66,14 +89,19 @@ async def replay(env: Environment, recorded: Trajectory) -> tuple[ReplayReport, 
         if episode.task.world.world_hash != header.get("world_hash"):
             return ReplayReport(False, len(recorded.steps), None, "world_hash", header.get("world_hash"),
                                 episode.task.world.world_hash), episode.trajectory
+        outcomes = RecordedOutcomes.of(recorded.steps, rerun=rerun_effects)
+        episode.effects = outcomes
         for step in recorded.steps:
             await episode.call(step.tool, step.args, reissued_call_id(step.call_id))
-        return compare_steps(recorded.steps, episode.trajectory.steps), episode.trajectory
+        report = compare_steps(recorded.steps, episode.trajectory.steps)
+        if outcomes.mismatches:
+            report = dataclasses.replace(report, nondeterministic=tuple(outcomes.mismatches))
+        return report, episode.trajectory
     finally:
         await episode.close()
 
 
-async def replay_file(env: Environment, path: Path) -> ReplayReport:
-    """Replays a trajectory file."""
-    report, _ = await replay(env, read_trajectory(path))
+async def replay_file(env: Environment, path: Path, *, rerun_effects: bool = False) -> ReplayReport:
+    """Replays a trajectory file (see `replay`)."""
+    report, _ = await replay(env, read_trajectory(path), rerun_effects=rerun_effects)
     return report

@@ -3,7 +3,8 @@
 An episode's stream holds everything it needs to continue (ARCHITECTURE.md
 section 8): the task's first events (`EpisodeStarted`: scenario@version and
 seed), its `EpisodeConfigured` (the fault profile), then per step the domain
-events, any `FaultInjected`, and one `StepRecorded`, all in one commit.
+events, any `EffectCompleted` and `FaultInjected`, and one `StepRecorded`, all
+in one commit.
 Tasks are pure functions of (scenario, seed), so resuming rebuilds the task,
 folds the tail over its initial state and replays the step records.
 """
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from saas_sim.core.events import Event, RecordedEvent
 from saas_sim.errors import HarnessError, UsageError
-from saas_sim.runtime.records import EpisodeConfigured, EpisodeStarted, FaultInjected, StepRecorded
+from saas_sim.runtime.effects import record_view
+from saas_sim.runtime.records import EffectCompleted, EpisodeConfigured, EpisodeStarted, FaultInjected, StepRecorded
 from saas_sim.runtime.step_outcome import StepOutcome
 from saas_sim.scenarios.model import FaultProfile
 
@@ -40,14 +42,17 @@ def logged_steps(
     """
     domain: list[Event] = []
     refs: list[list[Any]] = []
+    effect: dict[str, Any] | None = None
     for row, ev in zip(rows, events, strict=True):
         if isinstance(ev, StepRecorded):
-            yield StepOutcome.from_event(ev, tuple(domain)), refs, row.hash, row.version
-            domain, refs = [], []
+            yield StepOutcome.from_event(ev, tuple(domain), effect), refs, row.hash, row.version
+            domain, refs, effect = [], [], None
+        elif isinstance(ev, EffectCompleted):
+            effect = record_view(ev)  # the outcome is read back, never re-run
         elif not isinstance(ev, FaultInjected):
             domain.append(ev)
             refs.append([row.event_type, row.version, row.global_position])
-    if domain:
+    if domain or effect is not None:
         raise HarnessError(f"stream {rows[-1].stream_id}: events after the last step record")
 
 

@@ -39,6 +39,7 @@ class StepOutcome:
         replayed: True when the call repeated an earlier call_id's result.
         sim_time: The simulated instant after the call (UTC ISO).
         events: The domain events the tool emitted.
+        effect: For an effect tool, the effect's kind, request key and outcome (`effects.record_view`).
     """
 
     index: int
@@ -53,6 +54,7 @@ class StepOutcome:
     replayed: bool
     sim_time: str
     events: tuple[Event, ...] = ()
+    effect: dict[str, Any] | None = None
 
     @property
     def memo_result(self) -> Any | None:
@@ -73,13 +75,14 @@ class StepOutcome:
         )
 
     @classmethod
-    def from_event(cls, rec: StepRecorded, events: tuple[Event, ...]) -> StepOutcome:
+    def from_event(cls, rec: StepRecorded, events: tuple[Event, ...],
+                   effect: dict[str, Any] | None = None) -> StepOutcome:
         """Reads a step back from the log."""
         return cls(
             index=rec.index, call_id=rec.call_id, tool=rec.tool, args=json.loads(rec.args),
             fingerprint=rec.fingerprint, ok=rec.ok, result=json.loads(rec.result), error=json.loads(rec.error),
             fault=rec.fault, replayed=rec.replayed,
-            sim_time=rec.sim_time, events=events,
+            sim_time=rec.sim_time, events=events, effect=effect,
         )
 
     def trajectory_step(self, event_refs: list[list[Any]], state_hash: str) -> StepRecord:
@@ -88,6 +91,7 @@ class StepOutcome:
             index=self.index, call_id=self.call_id, tool=self.tool, args=copy_json(self.args), ok=self.ok,
             result=copy_json(self.result) if self.ok else None, error=copy_json(self.error), events=event_refs,
             state_hash=state_hash, sim_time=self.sim_time, fault=self.fault, replayed=self.replayed,
+            effect=copy_json(self.effect),
         )
 
     def observation(self, *, done: bool, truncated: bool) -> CallResult:

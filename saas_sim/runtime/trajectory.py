@@ -42,6 +42,7 @@ class StepRecord:
         sim_time: The simulated instant after the call.
         fault: The injected fault, if any.
         replayed: True when the call repeated an earlier call_id's result.
+        effect: The effect's kind, request key and recorded outcome, for effect tools only.
     """
 
     index: int
@@ -56,10 +57,14 @@ class StepRecord:
     sim_time: str
     fault: str | None = None
     replayed: bool = False
+    effect: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Returns the step as a JSON-ready dict."""
-        return {"kind": "step", **normalize(asdict(self))}
+        data = normalize(asdict(self))
+        if data["effect"] is None:
+            del data["effect"]  # steps without an effect keep their bytes
+        return {"kind": "step", **data}
 
 
 @dataclass

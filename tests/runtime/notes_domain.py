@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import Field
 
 from saas_sim.core.domain import CheckContext, CheckOutcome, Domain, GenerateContext, Setup, SetupContext
+from saas_sim.core.effects import Effect, EffectOutcome
 from saas_sim.core.events import Event, event
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Entity, Projection, State, TableKey
@@ -228,4 +235,101 @@ DOMAIN = Domain(
     checks=DOMAIN.checks,
     policy=DOMAIN.policy,
     narrate=narrate,
+)
+
+
+# An effect tool (issue 10 section 3): it counts a note's words in a real subprocess, off the event loop.
+# Tests patch WORD_COUNT_SCRIPT, WORD_COUNT_TIMEOUT_S or run_word_count; all three are read at call time.
+
+WORD_COUNT_SCRIPT = "import sys; print(len(sys.stdin.read().split()))"
+"""The child's program: it reads the text on stdin and prints its word count."""
+
+WORD_COUNT_TIMEOUT_S = 20.0
+WORD_COUNT_COST_S = 120.0
+
+
+class WordCount(Entity):
+    words: int
+
+
+WORD_COUNTS = TableKey("notes.word_counts", WordCount)
+
+
+@event("notes.WordsCounted")
+class WordsCounted(Event):
+    note_id: str
+    words: int
+
+
+@PROJECTION.on(WordsCounted)
+def _counted(state: State, ev: WordsCounted) -> State:
+    return state.put(WORD_COUNTS, WordCount(id=ev.note_id, words=ev.words))
+
+
+class CountWordsArgs(ToolArgs):
+    note_id: str = Field(description="The note whose body to count.")
+
+
+class WordCountView(ToolResult):
+    note_id: str
+    words: int
+
+
+def run_word_count(inputs: Mapping[str, Any], timeout_s: float) -> EffectOutcome:
+    """Runs WORD_COUNT_SCRIPT in a child Python with a scrubbed environment; blocking (a worker thread calls it)."""
+    env = {"PATH": os.defpath, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+    try:
+        # A fixed program: the note's text only ever goes to its stdin.
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", WORD_COUNT_SCRIPT], input=str(inputs["text"]), capture_output=True,
+            text=True, timeout=timeout_s, env=env, check=False,
+        )
+    except subprocess.TimeoutExpired:  # subprocess.run has killed the child
+        return EffectOutcome.timeout(timeout_s)
+    if done.returncode != 0:
+        return EffectOutcome(status="failed", value={"exit_code": done.returncode, "stderr": done.stderr[-500:]})
+    return EffectOutcome(status="ok", value={"words": int(done.stdout.strip())})
+
+
+@tool("notes.count_words", WRITE, cost_s=5)
+def count_words(ctx: ToolContext, args: CountWordsArgs) -> Effect[WordCountView]:
+    """Counts the words of a note's body and records the count on the note."""
+    note = ctx.table(NOTES).get(args.note_id)
+    if note is None:
+        raise ToolError("not_found", f"note {args.note_id} does not exist")
+
+    def complete(ctx: ToolContext, outcome: EffectOutcome) -> WordCountView:
+        if outcome.status == "timeout":
+            raise ToolError("timeout", f"counting the words of {note.id} timed out")
+        if outcome.status == "failed":
+            raise ToolError("unavailable", f"the word counter failed on {note.id}")
+        words = outcome.value["words"]
+        assert isinstance(words, int)
+        ctx.emit(WordsCounted(note_id=note.id, words=words))
+        return WordCountView(note_id=note.id, words=words)
+
+    return Effect(
+        "notes.word_count", {"text": note.body}, run=lambda i, t: run_word_count(i, t), complete=complete,
+        timeout_s=WORD_COUNT_TIMEOUT_S, cost_s=WORD_COUNT_COST_S,
+    )
+
+
+def words_counted(ctx: CheckContext, note_id: str) -> CheckOutcome:
+    """The note's recorded word count is its body's true count."""
+    note, count = ctx.final.get(NOTES, note_id), ctx.final.get(WORD_COUNTS, note_id)
+    truth = None if note is None else len(note.body.split())
+    return CheckOutcome.of(count is not None and count.words == truth,
+                           f"note {note_id}: counted {None if count is None else count.words}, true {truth}")
+
+
+DOMAIN = Domain(
+    name=DOMAIN.name,
+    projection=DOMAIN.projection,
+    schema=StateSchema(tables=[*DOMAIN.schema.tables, WORD_COUNTS]),
+    tools=[*DOMAIN.tools, count_words],
+    generate=DOMAIN.generate,
+    setups=DOMAIN.setups,
+    checks={**DOMAIN.checks, "notes.words_counted": words_counted},
+    policy=DOMAIN.policy,
+    narrate=DOMAIN.narrate,
 )
