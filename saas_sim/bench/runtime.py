@@ -15,6 +15,9 @@ Writes are measured two ways on a durable (synchronous=FULL) SQLite file:
   as `write_call_p99_us_1000_episodes_burst`: under a burst, the last caller
   waits for everyone before it, so that figure is throughput-bound.
 
+`effects_loop_lag_*_ms` is how late a 5 ms ticker wakes while 100 real
+subprocess effects run at once (saas_sim/bench/effect_lag.py).
+
 `world_build_s` is the time to build the scenario's world from its profile
 and seed, from scratch (no snapshot, no cache), and `world_build_s_crm_enterprise`
 the same for the large `crm-enterprise` profile (6,000 contacts): the figure
@@ -37,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from saas_sim.bench.effect_lag import measure_effect_lag
 from saas_sim.core.clock import perf_ns
 from saas_sim.core.tools import ToolKind
 from saas_sim.errors import ScenarioError
@@ -218,4 +222,6 @@ async def run_runtime_bench(
         out["episode_kb"] = round(grown / len(held) / 1024, 2)
         out["write_calls_median_of"] = episodes
         out["stdev_reset_us"] = round(statistics.pstdev(resets), 2)
+    say("event-loop lag under 100 concurrent subprocess effects")
+    out.update(await measure_effect_lag(100))
     return out

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from saas_sim.bench.effect_lag import measure_effect_lag
 from saas_sim.cli import app
 from saas_sim.core.effects import EffectOutcome
 from saas_sim.errors import EpisodeInvalidError, HarnessError
@@ -257,4 +258,8 @@ class TestLoop:
         *outs, _ = await asyncio.gather(*calls, ticker())
         assert ticks > 0
         assert all(o.ok and o.value["words"] == 1 for o in outs)
+
+    async def test_the_lag_bench_runs_real_effects_while_the_ticker_ticks(self) -> None:
+        figures = await measure_effect_lag(6)
+        assert figures["effects_failed"] == 0 and figures["effects_loop_ticks"] > 0
 
