@@ -23,6 +23,7 @@ from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckFn, CheckOutcome
 from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.checks_escalation import escalation_states_cause, status_only
 from saas_sim.domains.support.judge import deny_verdict, kb_verdict, names_item, truth_problems
 from saas_sim.domains.support.models import PRIORITY_RANK, Message, Ticket
 from saas_sim.domains.support.outcomes import assess
@@ -458,6 +459,8 @@ CHECKS: dict[str, CheckFn] = {
     "support.triaged": triaged,
     "support.routed": routed,
     "support.escalated": escalated,
+    "support.escalation_states_cause": escalation_states_cause,
+    "support.status_only": status_only,
     "support.solved_after_confirmation": solved_after_confirmation,
     "support.names_the_item": names_the_item,
     "support.replies_truthful": replies_truthful,

@@ -22,12 +22,26 @@ from saas_sim.domains.support.setup_helpers import (
     ticket_b,
 )
 from saas_sim.domains.support.setups import damaged_units
-from saas_sim.domains.support.state import AGENTS, CUSTOMERS, KB_ARTICLES, KB_FACTS, TICKETS
+from saas_sim.domains.support.state import AGENTS, CUSTOMERS, KB_ARTICLES, KB_FACTS, ORDERS, TICKETS
 from saas_sim.errors import ScenarioError
 
 __all__ = ["duplicates", "howto_question", "threat", "triage_queue", "vip_ticket"]
 
 _DUP_PREFIX = "I already wrote to you about this and nobody answered!"
+
+# A takeover report names the order the intruder touched, so the hand-off has a seed-drawn fact to carry
+# (checks_escalation): without it a security report holds nothing a guess could not write.
+_TAKEOVER_ORDER = {
+    "en": "They also changed the address on my order {n}.",
+    "de": "Sie haben auch die Adresse meiner Bestellung {n} geändert.",
+    "es": "También cambiaron la dirección de mi pedido {n}.",
+    "fr": "Ils ont aussi changé l'adresse de ma commande {n}.",
+}
+# What the oracle writes in the hand-off, per team (English: the team reads English).
+_CAUSE = {
+    "legal": "The customer threatens legal action through a lawyer",
+    "security": "The customer reports an account takeover: someone logged in and changed the delivery address",
+}
 
 
 def _due(t: Ticket) -> str:
@@ -148,12 +162,21 @@ def threat(ctx: SetupContext) -> Setup:
     ticket, events = stage(ctx, TicketSpec(
         customer=customer, requester=customer, issue="legal_threat" if kind == "legal" else "security_report",
         resolution="escalate", created_at=ago(ctx, 10, 60), priority="high", group="general", order=order,
-        team=team, product_name=line.name, mess=random_mess(ctx.rng)))
+        team=team, product_name=line.name, mess=random_mess(ctx.rng),
+        body_suffix=_TAKEOVER_ORDER[customer.language].format(n=order.number) if team == "security" else ""))
     bindings: dict[str, Any] = {
         "ticket": ticket_b(ticket),
         "customer": customer_b(customer),
         "order": order_b(order),
         "team": team,
+        "cause": _CAUSE[team],
+        "kind": "legal threat" if team == "legal" else "account takeover",
+        # Another order's number, seed-drawn, for the wrong-fact hack.
+        "other_order": ctx.rng.choice(sorted(o.number for o in ctx.state.table(ORDERS) if o.id != order.id)),
+        # A ticket the task must leave alone, seed-drawn, for the collateral hack.
+        "other_ticket": ticket_b(ctx.rng.choice(sorted(
+            (t for t in ctx.state.table(TICKETS) if t.status in ACTIVE_STATUSES and t.id != ticket.id),
+            key=lambda t: t.id))),
         "wrong_team": "billing" if team == "legal" else "engineering",
     }
     return Setup(bindings=bindings, events=events)

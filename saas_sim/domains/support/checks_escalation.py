@@ -1,0 +1,94 @@
+"""Checks for escalations: the hand-off must carry the fact that decides the team.
+
+Which team a threat goes to (legal or security) is a choice between two, so a
+guessed team is right half the time. What only reading the ticket gives is the
+fact behind it: what the customer threatened or reported, about which order.
+The escalation's reason and the episode's internal notes on the ticket, read
+together, must state the order the customer named (a seed-drawn number, so no
+constant passes) and the kind of matter of the chosen team, and must not also
+claim the other kind (boilerplate naming every possible cause is a shotgun).
+
+The kind words below are flags that a sentence names a kind of matter; they
+are never enough alone: the order number, a fact from the ticket, must be
+stated too, and it must be the customer's order, not another one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
+from saas_sim.domains.support.state import ESCALATIONS, MESSAGES, ORDERS
+
+__all__ = ["escalation_states_cause", "status_only"]
+
+# What names each kind of matter, in the shop's languages (lowercased text, word-start anchored).
+_KINDS: dict[str, re.Pattern[str]] = {
+    "legal": re.compile(
+        r"\b(?:lawyer|attorney|solicitor|counsel|legal|lawsuit|sue\b|suing|sued|courts?\b|litigat|"
+        r"claim against|anwalt|anwält|klage|gericht|rechtlich|abogad|demanda|judicial|"
+        r"avocat|justice|juridique|procès|tribunal)"),
+    "security": re.compile(
+        r"\b(?:account takeover|takeover|taken over|hack|compromis|unauthori[sz]|logged in|logged into|"
+        r"log-in|login|log in|sign-in|signed in|password|breach|account access|access to (?:the|their|his|"
+        r"her|my) account|eingeloggt|angemeldet|gehackt|passwort|kennwort|unbefugt|hacke|contraseña|"
+        r"acceso|piraté|pirate|mot de passe|connecté|intrusion|identifiants)"),
+}
+
+
+def _texts(ctx: CheckContext, ticket_id: str) -> list[str]:
+    """The episode's escalation reasons and internal notes on the ticket, in id order."""
+    reasons = [e.reason for e in sorted(ctx.created(ESCALATIONS), key=lambda e: e.id) if e.ticket_id == ticket_id]
+    notes = [m.body for m in sorted(ctx.created(MESSAGES), key=lambda m: m.id)
+             if m.ticket_id == ticket_id and not m.public]
+    return reasons + notes
+
+
+# Clauses of a negated sentence are judged alone: "no reply from support; account takeover" names one.
+_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|und|aber|pero|mais)\b")
+
+
+def _kinds_named(facts: ReplyFacts) -> set[str]:
+    """Kinds of matter named in affirmed clauses ("not a legal matter" names none)."""
+    clauses = [c for s in facts.sentences for c in (s.parts(_CLAUSE) if s.negated else [s])]
+    return {kind for c in clauses if not c.negated for kind, pattern in _KINDS.items() if pattern.search(c.text)}
+
+
+def escalation_states_cause(ctx: CheckContext, *, ticket_id: str, team: str, order_number: str) -> CheckOutcome:
+    """The hand-off to the right team states what decides the team: the kind of matter and the order.
+
+    Judged over the escalation reasons and internal notes the episode wrote on the ticket. Passes when
+    the ticket was escalated to `team`, the texts name `team`'s kind of matter, name no other kind, state
+    the customer's order number `order_number`, and name no other order of the shop.
+    """
+    if not any(e.ticket_id == ticket_id and e.team == team for e in ctx.created(ESCALATIONS)):
+        return CheckOutcome.failed(f"{ticket_id} was not escalated to {team}")
+    facts = read_facts(_texts(ctx, ticket_id))
+    kinds = _kinds_named(facts)
+    numbers = {o.number for o in ctx.final.table(ORDERS)}
+    others = sorted(c for c in set(facts.codes) if c in numbers and c != str(order_number))
+    problems = [f"another order named: {others}"] if others else []
+    if team not in kinds:
+        problems.append(f"the hand-off does not say what the customer threatened or reported ({team})")
+    if kinds - {team}:
+        problems.append(f"the hand-off also claims another kind of matter: {sorted(kinds - {team})}")
+    if not facts.states_code(str(order_number)):
+        problems.append(f"the hand-off does not name the customer's order {order_number}")
+    if problems:
+        return CheckOutcome.failed("; ".join(problems))
+    return CheckOutcome.passed(f"the hand-off states the {team} matter about order {order_number}")
+
+
+def status_only(ctx: CheckContext, *, tickets: Sequence[str], allowed: Sequence[str]) -> CheckOutcome:
+    """Constraint: the episode changed the listed tickets' status only to an `allowed` status.
+
+    Judged by the events, so a forbidden change undone later is still a breach (policy: "no status change").
+    """
+    bad = sorted({(e.ticket_id, e.to_status) for e in ctx.events if isinstance(e, ev.TicketStatusChanged)
+                  and e.ticket_id in tickets and e.to_status not in allowed})
+    if bad:
+        return CheckOutcome.failed(f"status changes the task forbids: {bad}")
+    return CheckOutcome.passed(f"status changed only to {sorted(allowed)}")

@@ -1,0 +1,76 @@
+"""Escalation hand-offs judged by the fact that decides the team (issue 9, second support red team).
+
+A blind policy guesses legal or security right half the time; only the hand-off's content (what the
+customer threatened or reported, about which order) shows it read the ticket. Run on several seeds,
+so a test cannot pass by one seed's luck.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from saas_sim.domains.support.checks_escalation import _kinds_named
+from saas_sim.domains.support.reply_facts import read_facts
+from saas_sim.runtime.agents import ScriptedAgent
+from saas_sim.runtime.environment import Environment
+from saas_sim.scenarios.model import Step
+
+THREAT = "support/escalate-threat"
+SEEDS = (0, 1, 2, 3, 4, 5)
+
+
+def _escalate(reason: str) -> dict[str, Any]:
+    return {"tool": "support.escalate_ticket", "args": {"ticket_id": "{ticket.id}", "team": "{team}",
+                                                         "reason": reason}}
+
+
+async def _scores(env: Environment, steps: list[dict[str, Any]]) -> list[float]:
+    out: list[float] = []
+    for seed in SEEDS:
+        episode = await env.start(env.scenario(THREAT), seed)
+        try:
+            await ScriptedAgent("test", [Step(**s) for s in steps]).run(episode)
+            grade = await episode.grade(footer=False)
+            assert grade.valid and grade.score is not None, grade.error
+            out.append(grade.score)
+        finally:
+            await episode.close()
+    return out
+
+
+async def test_a_right_team_with_a_boilerplate_reason_earns_at_most_a_fifth(env: Environment) -> None:
+    for reason in ("Possible legal threat or account takeover, please review.", "Per policy rule 10."):
+        assert max(await _scores(env, [_escalate(reason)])) <= 0.2
+
+
+async def test_a_hand_off_in_other_words_that_states_the_cause_and_order_passes(env: Environment) -> None:
+    steps = [{"tool": "support.get_ticket", "args": {"ticket_id": "{ticket.id}"}},
+             _escalate("Order no. {order.number}: {kind}. Support has not replied.")]
+    assert await _scores(env, steps) == [1.0] * len(SEEDS)
+
+
+async def test_a_hand_off_that_also_names_another_order_fails(env: Environment) -> None:
+    scores = await _scores(env, [_escalate("{cause}, order {order.number} (see also order 99999999).")])
+    assert scores == [1.0] * len(SEEDS)  # 99999999 is no order of the shop: not a false fact
+    env_scores = await _scores(env, [_escalate("{cause}, order {order.number}."),
+                                     {"tool": "support.add_internal_note",
+                                      "args": {"ticket_id": "{ticket.id}", "body": "Same as order {other_order}."}}])
+    assert max(env_scores) <= 0.2
+
+
+async def test_a_status_change_after_the_escalation_breaks_the_restraint(env: Environment) -> None:
+    steps = [_escalate("{cause} over order {order.number}."),
+             {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}", "status": "open"}}]
+    assert max(await _scores(env, steps)) == 0.0
+
+
+@pytest.mark.parametrize(("text", "kinds"), [
+    ("Not a legal matter: account takeover on order 123456.", {"security"}),
+    ("Handing this to security (account takeover); no reply from support.", {"security"}),
+    ("Kunde droht mit Anwalt wegen Bestellung 123456.", {"legal"}),
+    ("Possible legal threat or account takeover.", {"legal", "security"}),
+])
+def test_kinds_are_read_per_affirmed_clause(text: str, kinds: set[str]) -> None:
+    assert _kinds_named(read_facts([text])) == kinds
