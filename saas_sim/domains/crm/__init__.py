@@ -17,6 +17,7 @@ from importlib import resources
 from saas_sim.core.domain import CheckFn, Domain, SetupFn
 from saas_sim.core.tools import ToolSpec
 from saas_sim.domains.crm import (
+    checks_claims,
     checks_deals,
     checks_email,
     checks_email_facts,
@@ -107,6 +108,7 @@ CHECKS: dict[str, CheckFn] = {
     "crm.deal_edits_within": checks_deals.deal_edits_within,
     "crm.personal_email_sent": checks_email.personal_email_sent,
     "crm.emails_truthful": checks_email_facts.emails_truthful,
+    "crm.claims_hold": checks_claims.claims_hold,
     "crm.emails_are_messages": checks_email.emails_are_messages,
     "crm.next_step_changed": checks_deals.next_step_changed,
     "crm.deal_open_not_nurtured": checks_deals.deal_open_not_nurtured,
