@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -213,62 +213,58 @@ class SqliteEventStore(EventStore):
                     raise StoreUnavailableError(f"SQLite write lock not acquired: {exc}") from exc
                 await window.retry_after(exc)
 
+    @contextlib.asynccontextmanager
+    async def _transaction(self, conn: aiosqlite.Connection, what: str) -> AsyncIterator[None]:
+        """`BEGIN IMMEDIATE` ... `COMMIT`; on any exception a rollback, and SQLite errors as `StoreError`."""
+        await self._begin(conn)
+        try:
+            yield
+            await conn.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                await conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"SQLite {what} failed: {exc}") from exc
+            raise
+
     async def _save_snapshot(self, snapshot: Snapshot) -> None:
         conn = self._writer
         if conn is None:
             raise StoreError("store is not open")
-        async with self._write_lock:
-            await self._begin(conn)
-            try:
-                await conn.execute(
-                    "INSERT OR REPLACE INTO snapshots (stream_id, version, schema_version, state, "
-                    "state_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)",
-                    (snapshot.stream_id, snapshot.version, snapshot.schema_version, snapshot.state,
-                     snapshot.state_hash, snapshot.event_hash),
-                )
-                await conn.execute("COMMIT")
-            except BaseException as exc:
-                with contextlib.suppress(Exception):
-                    await conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise StoreError(f"SQLite snapshot save failed: {exc}") from exc
-                raise
+        async with self._write_lock, self._transaction(conn, "snapshot save"):
+            await conn.execute(
+                "INSERT OR REPLACE INTO snapshots (stream_id, version, schema_version, state, "
+                "state_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)",
+                (snapshot.stream_id, snapshot.version, snapshot.schema_version, snapshot.state,
+                 snapshot.state_hash, snapshot.event_hash),
+            )
 
     async def _commit_batch(self, requests: list[AppendRequest]) -> None:
         conn = self._writer
         if conn is None:
             raise StoreError("store is not open")
-        async with self._write_lock:
-            # The writer is this store's one task, so holding the lock while waiting blocks no one else.
-            await self._begin(conn)
-            try:
-                plan = await self._plan(conn, requests)
-                if plan.event_rows:
-                    await conn.executemany(
-                        f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        plan.event_rows,
-                    )
-                    await conn.executemany(
-                        "INSERT INTO streams (stream_id, version, head_hash) VALUES (?, ?, ?) "
-                        "ON CONFLICT(stream_id) DO UPDATE SET version = excluded.version, "
-                        "head_hash = excluded.head_hash",
-                        [(s, h.version, h.head_hash) for s, h in plan.heads.items()],
-                    )
-                if plan.commands:
-                    await conn.executemany(
-                        "INSERT INTO commands (command_id, stream_id, fingerprint, first_version, "
-                        "last_version, first_position, last_position, head_hash) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        [(c.command_id, c.stream_id, c.fingerprint, c.first_version, c.last_version,
-                          c.first_position, c.last_position, c.head_hash) for c in plan.commands],
-                    )
-                await conn.execute("COMMIT")
-            except BaseException as exc:
-                with contextlib.suppress(Exception):
-                    await conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise StoreError(f"SQLite append failed: {exc}") from exc
-                raise
+        # The writer is this store's one task, so holding the lock while waiting blocks no one else.
+        async with self._write_lock, self._transaction(conn, "append"):
+            plan = await self._plan(conn, requests)
+            if plan.event_rows:
+                await conn.executemany(
+                    f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    plan.event_rows,
+                )
+                await conn.executemany(
+                    "INSERT INTO streams (stream_id, version, head_hash) VALUES (?, ?, ?) "
+                    "ON CONFLICT(stream_id) DO UPDATE SET version = excluded.version, "
+                    "head_hash = excluded.head_hash",
+                    [(s, h.version, h.head_hash) for s, h in plan.heads.items()],
+                )
+            if plan.commands:
+                await conn.executemany(
+                    "INSERT INTO commands (command_id, stream_id, fingerprint, first_version, "
+                    "last_version, first_position, last_position, head_hash) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(c.command_id, c.stream_id, c.fingerprint, c.first_version, c.last_version,
+                      c.first_position, c.last_position, c.head_hash) for c in plan.commands],
+                )
         for req, outcome in zip(requests, plan.outcomes, strict=True):
             if req.future.done():  # the caller went away; the outcome stands
                 continue
