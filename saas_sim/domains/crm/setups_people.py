@@ -174,8 +174,10 @@ def campaign_audience(ctx: SetupContext) -> Setup:
     a1 = pick(ctx.rng, accounts, "account with contacts")
     a2 = pick(ctx.rng, [a for a in accounts if a.territory == a1.territory and a.id != a1.id]
               or [a for a in accounts if a.id != a1.id], "second account")
-    nurture = [s for s in ctx.state.table(SEQUENCES) if s.purpose == "nurture"]
-    seq = pick(ctx.rng, nurture, "nurture sequence")
+    # Any active cadence may be marketing's ask; drawing from all of them (not only the nurture ones)
+    # keeps a memorized sequence id from paying on many seeds.
+    cadences = [s for s in ctx.state.table(SEQUENCES) if s.active]
+    seq = pick(ctx.rng, cadences, "active sequence")
     members = sorted(live[a1.id] + live[a2.id], key=lambda c: c.id)
     staged: list[Event] = []
     unsub = [c for c in members if c.consent == "unsubscribed"]
@@ -217,8 +219,11 @@ def territory_handover(ctx: SetupContext) -> Setup:
     """
     accounts = list(ctx.state.table(ACCOUNTS))
     users = [u for u in ctx.state.table(USERS) if u.role == "ae" and u.active]
-    options = sorted({(a.owner_id, a.territory) for a in accounts if any(u.id == a.owner_id for u in users)})
-    owner_id, territory = pick(ctx.rng, options, "AE owning accounts")
+    # The rep first, uniformly, then one of their territories: drawing over (rep, territory) pairs would
+    # favour the rep with the most territories, and a memorized "old owner" would pay on many seeds.
+    owners = sorted({a.owner_id for a in accounts if any(u.id == a.owner_id for u in users)})
+    owner_id = pick(ctx.rng, owners, "AE owning accounts")
+    territory = pick(ctx.rng, sorted({a.territory for a in accounts if a.owner_id == owner_id}), "their territory")
     staged: list[Event] = []
     elsewhere = [a for a in accounts if a.owner_id == owner_id and a.territory != territory]
     if not elsewhere:
