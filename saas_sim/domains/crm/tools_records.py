@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from saas_sim.core.identity import normalize_email
 from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult, tool
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.catalog import TERRITORIES
@@ -32,12 +33,16 @@ _TERRITORY_NAMES = tuple(t.name for t in TERRITORIES)
 
 
 def check_email(value: str | None, field: str) -> str | None:
-    """Returns a cleaned email, or raises `invalid_argument` if it is not shaped like one."""
+    """Returns a cleaned email, or raises `invalid_argument` if it is not a valid address.
+
+    Validity is the identity layer's own test (`core.identity.normalize_email`): an address the
+    checks could not tie to a person (a zero-width space inside it, say) must not enter the CRM,
+    or a new record of an opted-out person would escape every consent and duplicate check.
+    """
     email = clean(value)
     if email is None:
         return None
-    local, _, domain = email.partition("@")
-    if not local or "." not in domain or " " in email:
+    if normalize_email(email) is None:
         raise bad_args(f"{field} {email!r} is not a valid email address", [field])
     return email
 
