@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,9 +16,11 @@ from saas_sim.core.events import Event
 from saas_sim.core.state import Entity, Projection, State, TableKey
 from saas_sim.core.tools import ToolContext, ToolSpec
 from saas_sim.errors import ToolError
-from saas_sim.runtime.agents import make_agent
+from saas_sim.runtime.agents import ScriptedAgent, make_agent
 from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.grading import Grade
 from saas_sim.runtime.world import World, build_world, load_profiles
+from saas_sim.scenarios.model import Step
 
 T = TypeVar("T", bound=Entity)
 
@@ -86,3 +88,25 @@ async def score(env: Environment, ref: str, seed: int, agent: str) -> float:
         return grade.score
     finally:
         await episode.close()
+
+
+async def scripted_grade(env: Environment, ref: str, seed: int, steps: list[dict[str, Any]]) -> Grade:
+    """Plays Step-shaped dicts (templated over the task's bindings) on scenario `ref` and returns the valid grade."""
+    episode = await env.start(env.scenario(ref), seed)
+    try:
+        await ScriptedAgent("test", [Step(**s) for s in steps]).run(episode)
+        grade = await episode.grade(footer=False)
+        assert grade.valid and grade.score is not None, grade.error
+        return grade
+    finally:
+        await episode.close()
+
+
+async def scripted_scores(env: Environment, ref: str, seeds: Iterable[int], steps: list[dict[str, Any]]) -> list[float]:
+    """The valid score of `steps` on scenario `ref`, per seed."""
+    out: list[float] = []
+    for seed in seeds:
+        grade = await scripted_grade(env, ref, seed, steps)
+        assert grade.score is not None
+        out.append(grade.score)
+    return out

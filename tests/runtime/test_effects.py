@@ -234,14 +234,14 @@ class TestLoop:
     async def test_the_loop_keeps_ticking_while_effects_run(
         self, env: Environment, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     ) -> None:
-        # Each child marks that it started, then waits for the gate (at most ~10 s, then prints 0). The
+        # Each child marks that it started, then waits for the gate (at most ~120 s, then prints 0). The
         # ticker opens the gate only once every child has started: if the effects blocked the loop, it
         # could not tick meanwhile, and the children would time out and count 0.
         gate = tmp_path / "gate"
         monkeypatch.setattr(notes_domain, "WORD_COUNT_SCRIPT", (
             f"import os, pathlib, sys, time\nsys.stdin.read()\nroot = pathlib.Path({str(tmp_path)!r})\n"
             "(root / f'started-{os.getpid()}').write_text('')\n"
-            "for _ in range(1000):\n    if (root / 'gate').exists(): break\n    time.sleep(0.01)\n"
+            "for _ in range(12000):\n    if (root / 'gate').exists(): break\n    time.sleep(0.01)\n"
             "print(1 if (root / 'gate').exists() else 0)\n"
         ))
         episodes = [await env.start(SCENARIO, seed) for seed in range(4)]

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from saas_sim.domains.support.reply_facts import read_facts
-from saas_sim.runtime.agents import ScriptedAgent
 from saas_sim.runtime.environment import Environment
-from saas_sim.scenarios.model import Step
+from tests.domains.helpers import scripted_scores
 
 DENY = "support/deny-refund-policy"
 REFUND = "support/refund-damaged-item"
@@ -28,17 +27,7 @@ def _reply(body: str) -> dict[str, Any]:
 
 
 async def _scores(env: Environment, ref: str, steps: list[dict[str, Any]]) -> list[float]:
-    out: list[float] = []
-    for seed in SEEDS:
-        episode = await env.start(env.scenario(ref), seed)
-        try:
-            await ScriptedAgent("test", [Step(**s) for s in steps]).run(episode)
-            grade = await episode.grade(footer=False)
-            assert grade.valid and grade.score is not None, grade.error
-            out.append(grade.score)
-        finally:
-            await episode.close()
-    return out
+    return await scripted_scores(env, ref, SEEDS, steps)
 
 
 async def test_a_refund_claimed_without_the_word_refund_earns_nothing(env: Environment) -> None:

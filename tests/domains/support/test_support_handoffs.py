@@ -13,9 +13,8 @@ import pytest
 
 from saas_sim.domains.support.checks_escalation import _kinds_named
 from saas_sim.domains.support.reply_facts import read_facts
-from saas_sim.runtime.agents import ScriptedAgent
 from saas_sim.runtime.environment import Environment
-from saas_sim.scenarios.model import Step
+from tests.domains.helpers import scripted_scores
 
 THREAT = "support/escalate-threat"
 SEEDS = (0, 1, 2, 3, 4, 5)
@@ -27,17 +26,7 @@ def _escalate(reason: str) -> dict[str, Any]:
 
 
 async def _scores(env: Environment, steps: list[dict[str, Any]]) -> list[float]:
-    out: list[float] = []
-    for seed in SEEDS:
-        episode = await env.start(env.scenario(THREAT), seed)
-        try:
-            await ScriptedAgent("test", [Step(**s) for s in steps]).run(episode)
-            grade = await episode.grade(footer=False)
-            assert grade.valid and grade.score is not None, grade.error
-            out.append(grade.score)
-        finally:
-            await episode.close()
-    return out
+    return await scripted_scores(env, THREAT, SEEDS, steps)
 
 
 async def test_a_right_team_with_a_boilerplate_reason_earns_at_most_a_fifth(env: Environment) -> None:

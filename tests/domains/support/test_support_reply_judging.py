@@ -7,21 +7,14 @@ from typing import Any
 from saas_sim.core.ids import IdFactory
 from saas_sim.domains.support.models import Message
 from saas_sim.domains.support.simulator import RULES
-from saas_sim.runtime.agents import ScriptedAgent
 from saas_sim.runtime.environment import Environment
-from saas_sim.scenarios.model import Step
+from tests.domains.helpers import scripted_grade
 
 
 async def _grade(env: Environment, ref: str, seed: int, steps: list[dict[str, Any]]) -> dict[str, float]:
-    scenario = env.scenario(ref)
-    episode = await env.start(scenario, seed)
-    try:
-        await ScriptedAgent("test", [Step(**s) for s in steps]).run(episode)
-        grade = await episode.grade(footer=False)
-        assert grade.valid and grade.score is not None, grade.error
-        return {"score": grade.score, **{c.name: c.score for c in grade.checks}}
-    finally:
-        await episode.close()
+    grade = await scripted_grade(env, ref, seed, steps)
+    assert grade.score is not None
+    return {"score": grade.score, **{c.name: c.score for c in grade.checks}}
 
 
 def _reply(ticket: str, body: str) -> dict[str, Any]:
