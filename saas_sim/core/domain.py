@@ -13,7 +13,8 @@ A domain is data plus pure functions, registered in one `Domain` value:
 * `policy`: the numbered rules the agent is shown;
 * `data_report`: measured rates of each kind of mess in a world;
 * `id_kinds`: the id prefixes it allocates and the kind of entity each names;
-* `requires`: the domains whose generated state it reads (built before it).
+* `requires` and `uses`: the domains whose generated state it reads, always or when present
+  (built before it).
 
 Nothing here knows the runtime or any adapter.
 """
@@ -197,4 +198,14 @@ class Domain:
     The runtime and its agents learn a world's ids from here, never from hard-coded prefixes.
     """
     requires: tuple[str, ...] = ()
-    """Domains whose state this domain's generator reads; a world profile must list them first."""
+    """Domains whose state this domain's generator reads; a world profile must include them."""
+    uses: tuple[str, ...] = ()
+    """Domains whose state the generator reads when the world has them (a support desk takes over CRM contacts).
+
+    A world builds every domain after the ones it requires or uses, whatever order the profile lists them in.
+    """
+    module: str = ""
+    """The module whose `DOMAIN` attribute is this domain, so another process can import it.
+
+    `DomainKit.domain` sets it; a hand-built domain may leave it empty and is then looked up near its generator.
+    """

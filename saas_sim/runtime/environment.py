@@ -76,6 +76,11 @@ def domain_ref(domain: Domain) -> str:
     Raises:
         UsageError: No importable module holds the domain (one built inside a function, say).
     """
+    if domain.module:
+        for attr, value in sorted(vars(importlib.import_module(domain.module)).items()):
+            if value is domain:
+                return f"{domain.module}:{attr}"
+        raise UsageError(f"domain {domain.name!r} says it lives in {domain.module}, which holds no such attribute")
     parts = domain.generate.__module__.split(".")
     for end in range(len(parts), 0, -1):
         name = ".".join(parts[:end])

@@ -453,7 +453,7 @@ class Episode:
             if memo.fingerprint != fingerprint:
                 raise ToolError(
                     "conflict", f"call_id {cid!r} was already used with different arguments",
-                    details={"call_id": cid},
+                    details={"fields": ["call_id"], "call_id": cid},
                 )
             out = self._outcome(step, cid, spec.name, args, ok=True, result=copy_json(memo.result),
                                 sim_time=normalize(after.now()), replayed=True)

@@ -26,6 +26,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from saas_sim.core.tool_errors import bad_args
 from saas_sim.core.tools import ToolKind, ToolSpec
 from saas_sim.errors import ScenarioError, ToolError
 from saas_sim.runtime.arg_bounds import MAX_ARGS_BYTES, MAX_DEPTH, json_text_depth, python_depth
@@ -134,7 +135,7 @@ class Toolkit:
             raise ToolError(
                 "permission_denied",
                 f"tool {name} exists but is not available in this task",
-                details={"available": list(self.allowed)},
+                details={"fields": ["tool"], "available": list(self.allowed)},
             )
         raise ToolError("unknown_tool", f"no tool named {name!r}", details={"available": list(self.allowed)})
 
@@ -148,31 +149,29 @@ class Toolkit:
         """
         if isinstance(raw, str | bytes):
             if len(raw) > MAX_ARGS_BYTES:
-                raise ToolError("invalid_argument", f"arguments exceed {MAX_ARGS_BYTES} bytes")
+                raise bad_args(f"arguments exceed {MAX_ARGS_BYTES} bytes", [])
             if json_text_depth(raw) > MAX_DEPTH:
-                raise ToolError("invalid_argument", f"arguments nest deeper than {MAX_DEPTH} levels")
+                raise bad_args(f"arguments nest deeper than {MAX_DEPTH} levels", [])
             try:
                 raw = json.loads(raw or "{}")
             except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an int of over 4,300 digits
-                raise ToolError("invalid_argument", f"arguments are not valid JSON: {exc}") from None
+                raise bad_args(f"arguments are not valid JSON: {exc}", []) from None
         if raw is None:
             raw = {}
         if not isinstance(raw, Mapping):
-            raise ToolError("invalid_argument", "arguments must be a JSON object")
+            raise bad_args("arguments must be a JSON object", [])
         depth = python_depth(raw)
         if depth is None:
-            raise ToolError("invalid_argument", "arguments must be finite JSON (no NaN, Infinity or cycles)")
+            raise bad_args("arguments must be finite JSON (no NaN, Infinity or cycles)", [])
         if depth > MAX_DEPTH:
-            raise ToolError("invalid_argument", f"arguments nest deeper than {MAX_DEPTH} levels")
+            raise bad_args(f"arguments nest deeper than {MAX_DEPTH} levels", [])
         try:
             size = len(json.dumps(raw, default=str, allow_nan=False))
         except (TypeError, ValueError):
             # NaN and Infinity (JSON literals, 1e999, Python floats) can never be stored or hashed.
-            raise ToolError(
-                "invalid_argument", "arguments must be finite JSON (no NaN, Infinity or cycles)"
-            ) from None
+            raise bad_args("arguments must be finite JSON (no NaN, Infinity or cycles)", []) from None
         if size > MAX_ARGS_BYTES:
-            raise ToolError("invalid_argument", f"arguments exceed {MAX_ARGS_BYTES} bytes")
+            raise bad_args(f"arguments exceed {MAX_ARGS_BYTES} bytes", [])
         # Strict-mode clients send null for every optional field they leave out, nested ones
         # included (the exported schema says so): let the default apply.
         bools: list[str] = []

@@ -103,19 +103,32 @@ def compose(domains: Sequence[Domain]) -> tuple[Projection, StateSchema]:
 
 
 def resolve_domains(profile: WorldProfile, known: Mapping[str, Domain]) -> list[Domain]:
-    """Returns the profile's domains in the profile's order; each domain's `requires` must come earlier."""
+    """Returns the profile's domains in build order: each after the domains it requires or uses.
+
+    The order is the profile's, except that a domain moves after the domains it reads (`requires`,
+    and `uses` when the profile has them), so a profile's listing order cannot change a world.
+    """
     missing = [name for name in profile.domains if name not in known]
     if missing:
         raise ScenarioNotFoundError(
             f"world profile {profile.name!r} needs unknown domain(s) {missing}; known: {sorted(known)}"
         )
-    order = list(profile.domains)
-    for i, name in enumerate(order):
-        late = [r for r in known[name].requires if r not in order[:i]]
-        if late:
+    listed = list(profile.domains)
+    for name in listed:
+        absent = [r for r in known[name].requires if r not in profile.domains]
+        if absent:
             raise ScenarioNotFoundError(
-                f"world profile {profile.name!r}: domain {name!r} requires {late} listed before it; order: {order}"
+                f"world profile {profile.name!r}: domain {name!r} requires {absent}, which the profile does not list"
             )
+    order: list[str] = []
+    pending = listed
+    while pending:
+        ready = [n for n in pending
+                 if all(r in order for r in (*known[n].requires, *known[n].uses) if r in profile.domains)]
+        if not ready:
+            raise ScenarioNotFoundError(f"world profile {profile.name!r}: domains {pending} depend on each other")
+        order.append(ready[0])
+        pending = [n for n in pending if n != ready[0]]
     return [known[name] for name in order]
 
 

@@ -1,4 +1,4 @@
-"""World building: a domain's declared requirements order the profile's domains."""
+"""World building: the domains a domain requires or uses are built before it, whatever the profile's order."""
 
 from __future__ import annotations
 
@@ -28,11 +28,25 @@ def test_resolve_keeps_the_profile_order_when_requirements_come_first() -> None:
     assert [d.name for d in resolve_domains(_profile("crm", "support"), known)] == ["crm", "support"]
 
 
-def test_resolve_refuses_a_domain_listed_before_what_it_requires() -> None:
+def test_resolve_builds_a_required_domain_first_even_when_the_profile_lists_it_later() -> None:
     known = builtin_domains()
     known["support"] = dataclasses.replace(known["support"], requires=("crm",))
-    with pytest.raises(ScenarioNotFoundError, match=r"'support' requires \['crm'\] listed before it"):
-        resolve_domains(_profile("support", "crm"), known)
+    assert [d.name for d in resolve_domains(_profile("support", "crm"), known)] == ["crm", "support"]
+
+
+def test_resolve_builds_a_used_domain_first_only_when_the_world_has_it() -> None:
+    known = builtin_domains()
+    known["support"] = dataclasses.replace(known["support"], uses=("crm",))
+    assert [d.name for d in resolve_domains(_profile("support", "crm"), known)] == ["crm", "support"]
+    assert [d.name for d in resolve_domains(_profile("support"), known)] == ["support"]
+
+
+def test_resolve_refuses_domains_that_depend_on_each_other() -> None:
+    known = builtin_domains()
+    known["support"] = dataclasses.replace(known["support"], uses=("crm",))
+    known["crm"] = dataclasses.replace(known["crm"], requires=("support",))
+    with pytest.raises(ScenarioNotFoundError, match="depend on each other"):
+        resolve_domains(_profile("crm", "support"), known)
 
 
 def test_resolve_refuses_a_missing_requirement() -> None:
