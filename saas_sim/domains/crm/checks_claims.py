@@ -22,6 +22,7 @@ from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.text_facts import extract_amounts
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.checks_email_facts import bare_money_figures, true_amounts
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.people_identity import People
 from saas_sim.domains.crm.state import CONTACTS, DEALS, ENROLLMENTS
 from saas_sim.domains.crm.text_claims import Claim, read_claims
@@ -140,6 +141,7 @@ def _false_amounts(ctx: CheckContext, t: AgentText, truth: _Truth) -> list[Decim
     return out
 
 
+@kit.check
 def claims_hold(ctx: CheckContext, deal_id: str | None = None) -> CheckOutcome:
     """Every claim the agent's texts make is true in the final state (a constraint).
 

@@ -6,7 +6,8 @@ import re
 from datetime import date, datetime, timedelta
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.domains.crm.checks_common import deal, money
+from saas_sim.domains.crm.check_helpers import deal, money
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity, Deal
 from saas_sim.domains.crm.pipeline import is_open
@@ -29,12 +30,14 @@ __all__ = [
 ]
 
 
+@kit.check
 def deal_in_stage(ctx: CheckContext, deal_id: str, stage: str) -> CheckOutcome:
     """The deal ends in `stage`."""
     d = deal(ctx.final, deal_id)
     return CheckOutcome.of(d.stage == stage, f"deal {deal_id} is in {d.stage} (expected {stage})")
 
 
+@kit.check
 def deal_amount(ctx: CheckContext, deal_id: str, amount: str) -> CheckOutcome:
     """The deal's amount equals `amount` exactly (as a decimal)."""
     d = deal(ctx.final, deal_id)
@@ -42,6 +45,7 @@ def deal_amount(ctx: CheckContext, deal_id: str, amount: str) -> CheckOutcome:
     return CheckOutcome.of(ok, f"deal {deal_id} amount is {d.amount} (expected {amount})")
 
 
+@kit.check
 def deal_close_date(ctx: CheckContext, deal_id: str, close_date: str) -> CheckOutcome:
     """The deal's close date equals `close_date`."""
     d = deal(ctx.final, deal_id)
@@ -49,6 +53,7 @@ def deal_close_date(ctx: CheckContext, deal_id: str, close_date: str) -> CheckOu
     return CheckOutcome.of(ok, f"deal {deal_id} closes {d.close_date} (expected {close_date})")
 
 
+@kit.check
 def deal_closed_won(ctx: CheckContext, deal_id: str, amount: str, close_date: str) -> CheckOutcome:
     """The deal is closed won with the right amount and close date: all three or nothing."""
     d = deal(ctx.final, deal_id)
@@ -62,6 +67,7 @@ def deal_closed_won(ctx: CheckContext, deal_id: str, amount: str, close_date: st
     return CheckOutcome.of(not problems, "; ".join(problems) or f"deal {deal_id} closed won at {amount}")
 
 
+@kit.check
 def no_other_deals_changed(ctx: CheckContext, allowed: list[str]) -> CheckOutcome:
     """No deal other than `allowed` was created or changed (collateral damage)."""
     others = [i for i, _, _ in ctx.changed(DEALS) if i not in allowed]
@@ -75,6 +81,7 @@ def _new(ctx: CheckContext) -> list[Activity]:
     return ctx.created(ACTIVITIES)
 
 
+@kit.check
 def call_logged(ctx: CheckContext, contact_id: str, deal_id: str, outcome: str | None = None) -> CheckOutcome:
     """A call was logged on the contact and the deal (half credit if linked to only one of them).
 
@@ -102,6 +109,7 @@ def _instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+@kit.check
 def task_due(ctx: CheckContext, deal_id: str, due_at: str, contact_id: str | None = None) -> CheckOutcome:
     """An open task on the deal is due exactly at `due_at` (half credit: same day, other hour).
 
@@ -125,6 +133,7 @@ def task_due(ctx: CheckContext, deal_id: str, due_at: str, contact_id: str | Non
     return CheckOutcome(best, detail)
 
 
+@kit.check
 def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float) -> CheckOutcome:
     """A new open task on the deal is due after `start` (the task's start) and within `within_s` seconds of it."""
     begin = _instant(start)
@@ -139,6 +148,7 @@ def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float) ->
     return CheckOutcome.failed("no follow-up task on the deal")
 
 
+@kit.check
 def next_step_changed(ctx: CheckContext, deal_id: str, min_words: int = 3) -> CheckOutcome:
     """The deal has a new, concrete next step: at least `min_words` words, not the old one."""
     before = deal(ctx.initial, deal_id).next_step
@@ -148,6 +158,7 @@ def next_step_changed(ctx: CheckContext, deal_id: str, min_words: int = 3) -> Ch
     return CheckOutcome.of(ok, f"next step {before!r} -> {after!r}")
 
 
+@kit.check
 def deal_open_not_nurtured(ctx: CheckContext, deal_id: str, contact_id: str) -> CheckOutcome:
     """The deal is still open and the contact was not put in a sequence (no hiding in nurture)."""
     d = deal(ctx.final, deal_id)
@@ -164,6 +175,7 @@ _DEAL_BOOKKEEPING = frozenset({"updated_at", "stage_changed_at", "last_activity_
 """Deal fields the CRM sets itself when the deal is edited or an activity is logged on it."""
 
 
+@kit.check
 def deal_edits_within(ctx: CheckContext, deal_id: str, fields: list[str]) -> CheckOutcome:
     """On the task's deal, only `fields` changed (a constraint).
 
@@ -179,6 +191,7 @@ def deal_edits_within(ctx: CheckContext, deal_id: str, fields: list[str]) -> Che
     return CheckOutcome.passed(f"only {sorted(fields)} may have changed on {deal_id}")
 
 
+@kit.check
 def call_outcomes_agree(ctx: CheckContext, contact_id: str, deal_id: str) -> CheckOutcome:
     """The calls logged on the contact or the deal state one outcome (a constraint).
 
@@ -190,6 +203,7 @@ def call_outcomes_agree(ctx: CheckContext, contact_id: str, deal_id: str) -> Che
     return CheckOutcome.of(len(said) <= 1, f"call outcomes logged: {said}")
 
 
+@kit.check
 def one_followup_time(ctx: CheckContext, deal_id: str) -> CheckOutcome:
     """The new open tasks on the deal are all due at one time (a constraint): one agreed callback, one time.
 

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.crm import events as ev
-from saas_sim.domains.crm.checks_common import deal
+from saas_sim.domains.crm.check_helpers import deal
 from saas_sim.domains.crm.email_substance import message_flaw
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
 from saas_sim.domains.crm.people_identity import People
@@ -41,6 +42,7 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
     return any(f" {' '.join(_words(fold(n)))} " in folded for n in names if _words(fold(n)))
 
 
+@kit.check
 def personal_email_sent(
     ctx: CheckContext, contact_id: str, deal_id: str, min_words: int = MIN_WORDS, echo_of: str | None = None,
 ) -> CheckOutcome:
@@ -99,6 +101,7 @@ def _names_of(ctx: CheckContext, a: Activity) -> list[str]:
     return out
 
 
+@kit.check
 def emails_are_messages(ctx: CheckContext, echo_of: str | None = None) -> CheckOutcome:
     """Every one-off email the agent sent is a real message (a constraint): no filler sent to a customer.
 

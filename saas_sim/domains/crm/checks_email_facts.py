@@ -34,8 +34,9 @@ from decimal import Decimal
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.text_facts import extract_amounts, extract_dates, extract_numbers, sentences
-from saas_sim.domains.crm.checks_common import deal, money
+from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_email import rep_emails
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.state import LINE_ITEMS, TASKS
 
@@ -111,6 +112,7 @@ def _date_is_true(stated: date, truth: set[date]) -> bool:
     return stated.day <= 12 and stated.replace(month=stated.day, day=stated.month) in truth
 
 
+@kit.check
 def emails_truthful(
     ctx: CheckContext, deal_id: str | None = None, amounts: Sequence[object] = (), dates: Sequence[str] = (),
 ) -> CheckOutcome:

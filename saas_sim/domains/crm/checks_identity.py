@@ -18,6 +18,7 @@ from __future__ import annotations
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.identity import IdentityIndex
 from saas_sim.domains.crm import events as ev
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import canonical_first_name, fold
 from saas_sim.domains.crm.models import Contact
 from saas_sim.domains.crm.people_identity import Companies, People
@@ -37,6 +38,7 @@ def _people(ctx: CheckContext) -> People:
     return People.of_state(ctx.final, ctx.initial.table(CONTACTS))
 
 
+@kit.check
 def no_optout_contacted(ctx: CheckContext) -> CheckOutcome:
     """No person who was unsubscribed or bounced at the start was emailed, enrolled or re-subscribed.
 
@@ -123,6 +125,7 @@ def identity_collisions(ctx: CheckContext) -> list[str]:
     return sorted(out)
 
 
+@kit.check
 def no_new_duplicate_people(ctx: CheckContext) -> CheckOutcome:
     """No record was created for a person who already had one, and no edit made two people look like one.
 
@@ -137,6 +140,7 @@ def no_new_duplicate_people(ctx: CheckContext) -> CheckOutcome:
     return CheckOutcome.passed("no duplicate person created")
 
 
+@kit.check
 def no_duplicate_accounts(ctx: CheckContext) -> CheckOutcome:
     """No account was created for a company that already had one (same normalized name or web domain)."""
     companies = Companies.of_state(ctx.initial)

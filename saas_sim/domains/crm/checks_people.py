@@ -13,8 +13,9 @@ from typing import Any
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.state import TableKey
 from saas_sim.core.text_facts import extract_amounts, extract_numbers
-from saas_sim.domains.crm.checks_common import existing, money, person_records, wrong_merges
+from saas_sim.domains.crm.check_helpers import existing, money, person_records, wrong_merges
 from saas_sim.domains.crm.checks_identity import duplicate_people, no_optout_contacted
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold, norm_email, phone_digits
 from saas_sim.domains.crm.models import Contact
 from saas_sim.domains.crm.state import (
@@ -61,6 +62,7 @@ def _field_ok(c: Contact, name: str, want: str) -> bool:
     return fold(str(getattr(c, name) or "")) == fold(want)
 
 
+@kit.check
 def person_updated(
     ctx: CheckContext, contact_id: str, fields: Mapping[str, str], forbid_duplicates: bool = True
 ) -> CheckOutcome:
@@ -84,6 +86,7 @@ def person_updated(
     return CheckOutcome(best / len(fields), f"{best}/{len(fields)} fields right on {best_id}")
 
 
+@kit.check
 def titles_updated(ctx: CheckContext, updates: list[Mapping[str, str]]) -> CheckOutcome:
     """Each listed person has a live record with the new title (fraction), and no duplicate was created."""
     hits = 0
@@ -93,6 +96,7 @@ def titles_updated(ctx: CheckContext, updates: list[Mapping[str, str]]) -> Check
     return CheckOutcome(hits / len(updates), f"{hits}/{len(updates)} people have their new title")
 
 
+@kit.check
 def only_contacts_changed(ctx: CheckContext, allowed: list[str]) -> CheckOutcome:
     """No contact was created, and none changed except the records of the `allowed` people."""
     ok_ids = {c.id for a in allowed for c in person_records(ctx.initial, a)} | set(allowed)
@@ -103,6 +107,7 @@ def only_contacts_changed(ctx: CheckContext, allowed: list[str]) -> CheckOutcome
     return CheckOutcome.passed("no other contact touched")
 
 
+@kit.check
 def duplicates_merged(ctx: CheckContext, pairs: list[list[str]]) -> CheckOutcome:
     """Each pair of records of one person was merged (either direction). Zero if different people were merged."""
     bad = wrong_merges(ctx)
@@ -118,6 +123,7 @@ def duplicates_merged(ctx: CheckContext, pairs: list[list[str]]) -> CheckOutcome
     return CheckOutcome(done / len(pairs), f"{done}/{len(pairs)} duplicate pairs merged")
 
 
+@kit.check
 def merge_winner(ctx: CheckContext, winner_id: str, loser_id: str) -> CheckOutcome:
     """The older record survived: `loser_id` was merged into `winner_id`, and no different people were merged."""
     loser = ctx.final.get(CONTACTS, loser_id)
@@ -125,6 +131,7 @@ def merge_winner(ctx: CheckContext, winner_id: str, loser_id: str) -> CheckOutco
     return CheckOutcome.of(ok, f"{loser_id} merged into {loser.merged_into if loser else None}")
 
 
+@kit.check
 def enrollment_coverage(ctx: CheckContext, sequence_id: str, eligible_ids: list[str]) -> CheckOutcome:
     """Share of eligible contacts newly enrolled, minus a share per contact enrolled outside the segment.
 
@@ -139,6 +146,7 @@ def enrollment_coverage(ctx: CheckContext, sequence_id: str, eligible_ids: list[
     return CheckOutcome(score, f"{hits}/{len(eligible)} eligible enrolled, {wrong} outside the segment")
 
 
+@kit.check
 def owner_changes(ctx: CheckContext, record_type: str, ids: list[str], owner_id: str) -> CheckOutcome:
     """Share of `ids` now owned by `owner_id`; zero if any other record of that type changed owner."""
     key = _OWNED[record_type]
@@ -153,6 +161,7 @@ def owner_changes(ctx: CheckContext, record_type: str, ids: list[str], owner_id:
     return CheckOutcome(done / len(ids), f"{done}/{len(ids)} {record_type}s reassigned")
 
 
+@kit.check
 def only_owner_changes(ctx: CheckContext, allowed: list[str]) -> CheckOutcome:
     """No record outside `allowed` changed owner, and no account, contact, deal or lead was created."""
     wrong: list[str] = []
@@ -163,6 +172,7 @@ def only_owner_changes(ctx: CheckContext, allowed: list[str]) -> CheckOutcome:
     return CheckOutcome.of(not wrong, f"unexpected changes: {wrong}" if wrong else "only the scope changed")
 
 
+@kit.check
 def lead_converted(ctx: CheckContext, lead_id: str, account_id: str) -> CheckOutcome:
     """The lead was converted onto `account_id`, into a contact there with the lead's email."""
     lead = existing(ctx.final, LEADS, lead_id, "lead")
@@ -178,6 +188,7 @@ def lead_converted(ctx: CheckContext, lead_id: str, account_id: str) -> CheckOut
     return CheckOutcome.of(ok, f"converted onto {lead.converted_account_id} (expected {account_id})")
 
 
+@kit.check
 def lead_converted_to_contact(ctx: CheckContext, lead_id: str, contact_id: str) -> CheckOutcome:
     """The lead was converted onto the existing record of the same person (no new contact)."""
     lead = existing(ctx.final, LEADS, lead_id, "lead")
@@ -187,6 +198,7 @@ def lead_converted_to_contact(ctx: CheckContext, lead_id: str, contact_id: str) 
     return CheckOutcome.of(ok, f"converted onto {lead.converted_contact_id} (expected {contact_id})")
 
 
+@kit.check
 def deal_created_from_lead(ctx: CheckContext, lead_id: str, account_id: str, name: str, stage: str) -> CheckOutcome:
     """A new deal named `name` on the account, with the lead's contact as primary (half credit: other stage)."""
     lead = ctx.final.get(LEADS, lead_id)
@@ -201,12 +213,14 @@ def deal_created_from_lead(ctx: CheckContext, lead_id: str, account_id: str, nam
     return CheckOutcome(best, f"deal check {best:.1f}")
 
 
+@kit.check
 def no_accounts_created(ctx: CheckContext) -> CheckOutcome:
     """No new account was created (the company already existed)."""
     created = [a.id for a in ctx.created(ACCOUNTS)]
     return CheckOutcome.of(not created, f"accounts created: {created}" if created else "no account created")
 
 
+@kit.check
 def read_only(ctx: CheckContext) -> CheckOutcome:
     """Nothing but reports changed: a reporting task must not edit records."""
     touched = []
@@ -222,6 +236,7 @@ def _report(ctx: CheckContext, name: str) -> Any:
     return found[-1] if found else None
 
 
+@kit.check
 def report_records(ctx: CheckContext, name: str, expected_ids: list[str]) -> CheckOutcome:
     """The latest report named `name` lists the expected records: share found, minus a share per extra id.
 
@@ -256,6 +271,7 @@ def _report_figures(values: Mapping[str, str]) -> dict[str, Decimal | None]:
     return out
 
 
+@kit.check
 def report_values(ctx: CheckContext, name: str, expected: Mapping[str, str]) -> CheckOutcome:
     """The latest report's values state the expected totals (share of currencies; extras count as wrong).
 
@@ -272,6 +288,7 @@ def report_values(ctx: CheckContext, name: str, expected: Mapping[str, str]) -> 
     return CheckOutcome(right / len(keys) if keys else 1.0, f"{right}/{len(keys)} values right")
 
 
+@kit.check
 def report_truthful(ctx: CheckContext, name: str, expected: Mapping[str, str]) -> CheckOutcome:
     """Every amount the reports' notes state is a true total (a constraint); all reports of the name together.
 
@@ -297,6 +314,7 @@ def _same_value(name: str, a: Contact, b: Contact) -> bool:
     return bool(getattr(a, name) == getattr(b, name))
 
 
+@kit.check
 def contact_edits_within(ctx: CheckContext, contact_ids: list[str], fields: list[str]) -> CheckOutcome:
     """On the in-scope people's records, only `fields` changed (a constraint).
 
@@ -316,6 +334,7 @@ def contact_edits_within(ctx: CheckContext, contact_ids: list[str], fields: list
     return CheckOutcome.passed(f"only {sorted(fields)} changed on the task's records")
 
 
+@kit.check
 def only_lead_records_created(ctx: CheckContext, lead_id: str) -> CheckOutcome:
     """Every record the agent created belongs to the lead's conversion (a constraint).
 
@@ -334,6 +353,7 @@ def only_lead_records_created(ctx: CheckContext, lead_id: str) -> CheckOutcome:
     return CheckOutcome.passed("every new record is the lead's conversion")
 
 
+@kit.check
 def only_named_reports(ctx: CheckContext, name: str) -> CheckOutcome:
     """Every report the agent submitted carries the task's name (a constraint).
 

@@ -18,7 +18,6 @@ from faker import Faker
 from pydantic import BaseModel, ConfigDict, Field
 
 from saas_sim.core.ids import IdFactory
-from saas_sim.domains.crm.catalog import INDUSTRIES, PHONE_FORMATS, TERRITORIES, TITLES, Territory, format_phone
 from saas_sim.domains.crm.matching import NICKNAMES, canonical_first_name, fold, norm_company
 from saas_sim.domains.crm.models import (
     Account,
@@ -32,6 +31,7 @@ from saas_sim.domains.crm.models import (
     PersonTruth,
     User,
 )
+from saas_sim.domains.crm.reference_data import INDUSTRIES, PHONE_FORMATS, TERRITORIES, TITLES, Territory, format_phone
 
 __all__ = ["CrmParams", "People", "generate_people"]
 

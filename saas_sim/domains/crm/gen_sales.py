@@ -14,7 +14,6 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.money import CENT
-from saas_sim.domains.crm.catalog import FX, PRODUCTS, SEQUENCES
 from saas_sim.domains.crm.gen_people import CrmParams, People
 from saas_sim.domains.crm.models import (
     Activity,
@@ -32,6 +31,7 @@ from saas_sim.domains.crm.models import (
     Task,
 )
 from saas_sim.domains.crm.pipeline import STAGES
+from saas_sim.domains.crm.reference_data import FX, PRODUCTS, SEQUENCES
 
 __all__ = ["Sales", "generate_sales", "line_total", "round_to_hundreds"]
 

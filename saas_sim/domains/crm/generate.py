@@ -19,9 +19,9 @@ from datetime import UTC
 from saas_sim.core.domain import GenerateContext
 from saas_sim.core.events import Event
 from saas_sim.domains.crm import events as ev
-from saas_sim.domains.crm.catalog import TERRITORIES
 from saas_sim.domains.crm.gen_people import CrmParams, generate_people
 from saas_sim.domains.crm.gen_sales import generate_sales
+from saas_sim.domains.crm.reference_data import TERRITORIES
 
 __all__ = ["LOCALES", "generate"]
 

@@ -15,9 +15,10 @@ from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.core.events import Event
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.gen_sales import line_total, round_to_hundreds
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import Deal, Stage
 from saas_sim.domains.crm.pipeline import is_open
-from saas_sim.domains.crm.setup_common import (
+from saas_sim.domains.crm.setup_helpers import (
     account_name,
     day_text,
     full_name,
@@ -60,6 +61,7 @@ def _contact(ctx: SetupContext, contact_id: str | None) -> Any:
     return ctx.state.get(CONTACTS, contact_id) if contact_id else None
 
 
+@kit.setup
 def qualified_deal(ctx: SetupContext) -> Setup:
     """A deal in qualification whose buyer just confirmed budget and timeline and asked for a proposal.
 
@@ -96,6 +98,7 @@ def qualified_deal(ctx: SetupContext) -> Setup:
     )
 
 
+@kit.setup
 def won_deal(ctx: SetupContext) -> Setup:
     """A deal in negotiation whose contract was signed today; its amount drifted from its line items.
 
@@ -139,6 +142,7 @@ def won_deal(ctx: SetupContext) -> Setup:
     )
 
 
+@kit.setup
 def call_followup(ctx: SetupContext) -> Setup:
     """An open deal whose primary contact the rep just called; the follow-up is due at a named instant.
 
@@ -165,6 +169,7 @@ def call_followup(ctx: SetupContext) -> Setup:
     })
 
 
+@kit.setup
 def stalled_deal(ctx: SetupContext) -> Setup:
     """A late-stage deal that went quiet; its primary contact may be emailed.
 
@@ -194,6 +199,7 @@ def stalled_deal(ctx: SetupContext) -> Setup:
     })
 
 
+@kit.setup
 def pipeline_report(ctx: SetupContext) -> Setup:
     """A forecast question: which open deals of one owner close in a date window, and their totals.
 

@@ -13,11 +13,12 @@ from typing import Any
 from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.core.events import Event
 from saas_sim.domains.crm import events as ev
-from saas_sim.domains.crm.catalog import TERRITORIES, TITLES, format_phone
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import NICKNAMES, canonical_first_name, contact_candidates, fold
 from saas_sim.domains.crm.models import Contact, Deal, Lead, LeadTruth, PersonTruth
 from saas_sim.domains.crm.pipeline import is_open
-from saas_sim.domains.crm.setup_common import (
+from saas_sim.domains.crm.reference_data import TERRITORIES, TITLES, format_phone
+from saas_sim.domains.crm.setup_helpers import (
     account_name,
     base_contacts,
     fresh_id,
@@ -86,6 +87,7 @@ def _others_at(ctx: SetupContext, c: Contact) -> list[Contact]:
             and fold(o.last_name) != fold(c.last_name)]
 
 
+@kit.setup
 def existing_person(ctx: SetupContext) -> Setup:
     """A person from a trade-show list who already exists under a name variant; the record needs updating.
 
@@ -109,6 +111,7 @@ def existing_person(ctx: SetupContext) -> Setup:
     })
 
 
+@kit.setup
 def duplicate_pair(ctx: SetupContext) -> Setup:
     """An import left a true duplicate of a contact and a look-alike colleague (a different person).
 
@@ -160,6 +163,7 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
     )
 
 
+@kit.setup
 def campaign_audience(ctx: SetupContext) -> Setup:
     """Two accounts whose reachable contacts go into a nurture sequence; at least one contact opted out.
 
@@ -212,6 +216,7 @@ def campaign_audience(ctx: SetupContext) -> Setup:
     )
 
 
+@kit.setup
 def territory_handover(ctx: SetupContext) -> Setup:
     """A rep leaves a territory: their accounts there and the open deals they own on them change hands.
 
@@ -262,6 +267,7 @@ def territory_handover(ctx: SetupContext) -> Setup:
     )
 
 
+@kit.setup
 def stale_contact_email(ctx: SetupContext) -> Setup:
     """A contact emails that their title and direct line changed.
 
@@ -284,6 +290,7 @@ def stale_contact_email(ctx: SetupContext) -> Setup:
     )
 
 
+@kit.setup
 def inbound_lead(ctx: SetupContext) -> Setup:
     """A web-form lead from a new person at an existing account whose name is typed differently.
 
@@ -326,6 +333,7 @@ def inbound_lead(ctx: SetupContext) -> Setup:
     )
 
 
+@kit.setup
 def conflicting_lead(ctx: SetupContext) -> Setup:
     """A lead who is already a contact, with newer title and phone than the contact record.
 
@@ -352,6 +360,7 @@ def conflicting_lead(ctx: SetupContext) -> Setup:
     })
 
 
+@kit.setup
 def conference_updates(ctx: SetupContext) -> Setup:
     """Four people met at a conference have new titles to record.
 

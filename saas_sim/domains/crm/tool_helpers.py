@@ -1,39 +1,28 @@
-"""Helpers shared by the CRM tools: typed table access, errors, text search and cursor pagination.
+"""Helpers shared by the CRM tools: typed table access, live records, text cleaning and free-text search.
 
-Pagination follows common SaaS APIs: a list is sorted by a documented key that
-always ends with the record id (so it is total and stable), a page holds at
-most `limit` items, and `next_cursor` is an opaque string to pass back for the
-next page (None on the last page). A cursor encodes the sort key of the last
-item returned, so records created between pages never shift later pages.
+Paging and the agent-facing errors are core conventions (`saas_sim.core.paging`,
+`saas_sim.core.tool_errors`); this module holds only what is the CRM's own.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Self, TypeVar, cast
+from collections.abc import Iterable
+from typing import Any, TypeVar, cast
 
-from pydantic import Field
-
-from saas_sim.core.paging import SortKey, keyset_page
+from saas_sim.core.paging import PageArgs
 from saas_sim.core.state import Entity, Table, TableKey
-from saas_sim.core.tools import ToolArgs, ToolContext, ToolResult
+from saas_sim.core.tool_errors import conflict, not_found, require
+from saas_sim.core.tools import ToolContext
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Contact
 from saas_sim.domains.crm.state import CONTACTS, USERS
-from saas_sim.errors import ToolError
 
 __all__ = [
-    "Page",
-    "PageArgs",
     "Query",
-    "bad_args",
     "clean",
+    "filters",
     "live_contact",
     "matches_query",
-    "require",
     "require_user",
     "table",
 ]
@@ -41,31 +30,19 @@ __all__ = [
 T = TypeVar("T", bound=Entity)
 
 
-class PageArgs(ToolArgs):
-    """Pagination arguments shared by every list and search tool."""
-
-    limit: int = Field(default=20, ge=1, le=100, description="Maximum number of items to return (1-100).")
-    cursor: str | None = Field(
-        default=None,
-        max_length=512,
-        description="The `next_cursor` of the previous page, to fetch the next one. Omit for the first page.",
-    )
-
-
 def table(ctx: ToolContext, key: TableKey[T]) -> Table[T]:
     """Returns a visible table, typed."""
     return cast(Table[T], ctx.table(key))
 
 
-def require(ctx: ToolContext, key: TableKey[T], entity_id: str, what: str, field: str | None = None) -> T:
-    """Returns the record `entity_id` of `key`, or raises `not_found` naming it."""
-    entity = table(ctx, key).get(entity_id)
-    if entity is None:
-        details: dict[str, Any] = {"id": entity_id}
-        if field is not None:
-            details["fields"] = [field]
-        raise ToolError("not_found", f"{what} {entity_id} does not exist", details=details)
-    return entity
+def filters(args: PageArgs) -> dict[str, Any]:
+    """Returns the filters a page's cursor is bound to (`PageArgs.query`), for args with a `query` field.
+
+    A search tool's free-text argument is called `query`, a name agents already know, and
+    that field shadows the `PageArgs.query()` method on the instance; calling it through
+    the class keeps the core binding.
+    """
+    return PageArgs.query(args)
 
 
 def live_contact(ctx: ToolContext, contact_id: str, field: str = "contact_id", *,
@@ -76,8 +53,8 @@ def live_contact(ctx: ToolContext, contact_id: str, field: str = "contact_id", *
     """
     contact = require(ctx, CONTACTS, contact_id, "contact", field)
     if contact.merged_into is not None:
-        raise ToolError("conflict", f"contact {contact_id} was merged into {contact.merged_into}{hint}",
-                        details={"merged_into": contact.merged_into, "fields": [field]})
+        raise conflict(f"contact {contact_id} was merged into {contact.merged_into}{hint}", [field],
+                       merged_into=contact.merged_into)
     return contact
 
 
@@ -85,12 +62,7 @@ def require_user(ctx: ToolContext, user_id: str, field: str = "owner_id") -> Non
     """Raises `not_found` unless `user_id` is an active user."""
     user = table(ctx, USERS).get(user_id)
     if user is None or not user.active:
-        raise ToolError("not_found", f"user {user_id} does not exist", details={"id": user_id, "fields": [field]})
-
-
-def bad_args(message: str, fields: Sequence[str], **extra: Any) -> ToolError:
-    """Returns an `invalid_argument` error naming the offending field paths."""
-    return ToolError("invalid_argument", message, details={"fields": list(fields), **extra})
+        raise not_found("user", user_id, field)
 
 
 def clean(value: str | None) -> str | None:
@@ -124,41 +96,3 @@ class Query:
 def matches_query(query: str | None, haystack: Iterable[str | None]) -> bool:
     """Returns whether every word of `query` occurs in the haystack (case- and accent-insensitive)."""
     return Query(query)(*haystack)
-
-
-def _encode(key: SortKey) -> str:
-    raw = json.dumps(list(key), separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode(cursor: str) -> SortKey:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        value = json.loads(base64.urlsafe_b64decode(padded.encode()).decode())
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise bad_args("cursor is not a cursor this tool returned", ["cursor"]) from None
-    if not isinstance(value, list) or not value:
-        raise bad_args("cursor is not a cursor this tool returned", ["cursor"])
-    return tuple(value)
-
-
-class Page(ToolResult):
-    """Common fields of a page of results; each list tool's page adds its `items`."""
-
-    next_cursor: str | None = Field(description="Pass as `cursor` to get the next page; null on the last page.")
-    total: int = Field(description="How many records match the filters, across all pages.")
-
-    @classmethod
-    def of(cls, items: Iterable[T], sort_key: Callable[[T], SortKey], args: PageArgs) -> Self:
-        """Sorts `items`, keeps the page `args` asks for and returns it as this page model.
-
-        `sort_key` must return a tuple of JSON scalars ending with the record id.
-        The cursor is the last returned key, as compact JSON in unpadded URL-safe base64.
-        """
-        after = _decode(args.cursor) if args.cursor else None
-        try:
-            page, next_key, total = keyset_page(items, sort_key, after, args.limit)
-        except TypeError:
-            raise bad_args("cursor does not belong to this list", ["cursor"]) from None
-        cursor = None if next_key is None else _encode(next_key)
-        return cls.model_validate({"items": page, "next_cursor": cursor, "total": total})

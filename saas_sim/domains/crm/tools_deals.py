@@ -9,17 +9,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from saas_sim.core.money import Money, to_cents
-from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult, tool
+from saas_sim.core.tool_errors import bad_args, conflict, require
+from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult
 from saas_sim.domains.crm import events as ev
-from saas_sim.domains.crm.catalog import TERRITORIES
 from saas_sim.domains.crm.gen_sales import line_total
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import account_candidates, contact_candidates
 from saas_sim.domains.crm.models import Account, Contact, Deal, Lead, LineItem, Stage
 from saas_sim.domains.crm.pipeline import allowed_moves, missing_fields
+from saas_sim.domains.crm.reference_data import TERRITORIES
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, DEALS, LEADS, PRICE_BOOK, PRODUCTS, USERS, patched
-from saas_sim.domains.crm.tools_common import bad_args, clean, live_contact, require, require_user, table
+from saas_sim.domains.crm.tool_helpers import clean, live_contact, require_user, table
 from saas_sim.domains.crm.tools_records import contact_conflict
-from saas_sim.errors import ToolError
 
 __all__ = ["convert_lead", "create_deal", "set_line_items", "update_deal", "update_deal_stage"]
 
@@ -41,9 +42,103 @@ def _money(value: Decimal | None, field: str) -> Decimal | None:
 def _editable(ctx: ToolContext, deal_id: str) -> Deal:
     deal = require(ctx, DEALS, deal_id, "deal", "deal_id")
     if deal.stage == "closed_won":
-        raise ToolError("conflict", f"deal {deal_id} is closed won and can no longer be edited",
-                        details={"stage": deal.stage})
+        raise conflict(f"deal {deal_id} is closed won and can no longer be edited", ["deal_id"], stage=deal.stage)
     return deal
+
+
+# --- leads ----------------------------------------------------------------------------
+
+
+class ConvertLeadArgs(ToolArgs):
+    lead_id: str = Field(description="The lead to convert.")
+    account_id: str | None = Field(
+        default=None,
+        description="Attach to this existing account. Omit to create a new account from the lead's company "
+        "(fails with `conflict` if a matching account exists, unless force is true).",
+    )
+    contact_id: str | None = Field(
+        default=None,
+        description="Attach to this existing contact instead of creating one (must belong to the account).",
+    )
+    create_deal: bool = Field(default=True, description="Also create a deal.")
+    deal_name: str | None = Field(default=None, max_length=200, description="Name of the new deal.")
+    deal_stage: Literal["prospecting", "qualification"] = Field(default="qualification", description="Its stage.")
+    territory: str | None = Field(default=None, description="Territory of a new account (default: the owner's).")
+    owner_id: str | None = Field(default=None, description="Owner of new records; default: the lead's owner.")
+    force: bool = Field(default=False, description="Create the account or contact even if duplicates exist.")
+
+
+class ConvertResult(ToolResult):
+    lead: Lead
+    account_id: str
+    contact_id: str
+    deal_id: str | None
+
+
+@kit.tool(WRITE)
+def convert_lead(ctx: ToolContext, args: ConvertLeadArgs) -> ConvertResult:
+    """Converts a lead into a contact on an account, and optionally a deal.
+
+    Prefer attaching to the existing account (and contact) when the company or person is already in the
+    CRM: creating them again fails with `conflict` listing the candidates unless `force` is true.
+    """
+    lead = require(ctx, LEADS, args.lead_id, "lead", "lead_id")
+    if lead.status == "converted":
+        raise conflict(f"lead {lead.id} was already converted", ["lead_id"], contact_id=lead.converted_contact_id)
+    if args.create_deal and clean(args.deal_name) is None:
+        raise bad_args("deal_name is required when create_deal is true", ["deal_name"])
+    owner = args.owner_id or lead.owner_id
+    if args.account_id is not None:
+        account = require(ctx, ACCOUNTS, args.account_id, "account", "account_id")
+        owner = owner or account.owner_id
+        require_user(ctx, owner)
+    else:
+        if owner is None:
+            raise bad_args("owner_id is required: the lead has no owner", ["owner_id"])
+        require_user(ctx, owner)
+        domain = lead.email.rpartition("@")[2].casefold()
+        if not args.force:
+            matches = account_candidates(table(ctx, ACCOUNTS), name=lead.company, domain=domain)
+            if matches:
+                # `account_id` is the argument that resolves it: the agent left it out.
+                raise conflict("the lead's company probably exists already; pass its account_id", ["account_id"],
+                               candidates=[{"id": m.account.id, "name": m.account.name,
+                                            "domain": m.account.domain, "reason": m.reason} for m in matches])
+        owner_user = require(ctx, USERS, owner, "user", "owner_id")
+        territory = args.territory or owner_user.territory
+        if territory not in {t.name for t in TERRITORIES}:
+            raise bad_args(f"unknown territory {territory!r}", ["territory"])
+        account = Account(
+            id=ctx.ids.next("acc"), name=" ".join(lead.company.split()), domain=domain, industry=None,
+            employees=None, territory=territory, country=next(t.country for t in TERRITORIES if t.name == territory),
+            city=None, phone=None, owner_id=owner, created_at=ctx.now, updated_at=ctx.now,
+        )
+        ctx.emit(ev.AccountCreated(account=account))
+    if args.contact_id is not None:
+        contact = live_contact(ctx, args.contact_id, "contact_id", hint="")
+        if contact.account_id != account.id:
+            raise bad_args("the contact does not belong to that account", ["contact_id"])
+    else:
+        if not args.force:
+            people = contact_candidates(table(ctx, CONTACTS), first_name=lead.first_name, last_name=lead.last_name,
+                                        email=lead.email, phone=lead.phone, account_id=account.id)
+            if people:
+                raise contact_conflict(people)
+        contact = Contact(
+            id=ctx.ids.next("ct"), account_id=account.id, first_name=" ".join(lead.first_name.split()),
+            last_name=" ".join(lead.last_name.split()), email=lead.email.strip(), phone=lead.phone,
+            title=lead.title, consent="subscribed", owner_id=owner, created_at=ctx.now, updated_at=ctx.now,
+        )
+        ctx.emit(ev.ContactCreated(contact=contact))
+    deal_id = None
+    if args.create_deal:
+        deal = _new_deal(ctx, account, clean(args.deal_name) or "", args.deal_stage, owner, None, None, contact.id)
+        ctx.emit(ev.DealCreated(deal=deal))
+        deal_id = deal.id
+    ctx.emit(ev.LeadConverted(lead_id=lead.id, contact_id=contact.id, account_id=account.id, deal_id=deal_id,
+                              converted_at=ctx.now))
+    return ConvertResult(lead=require(ctx, LEADS, lead.id, "lead"), account_id=account.id,
+                         contact_id=contact.id, deal_id=deal_id)
 
 
 # --- create / update ------------------------------------------------------------------
@@ -59,7 +154,7 @@ class CreateDealArgs(ToolArgs):
     primary_contact_id: str | None = Field(default=None, description="The buyer-side main contact.")
 
 
-@tool("crm.create_deal", WRITE)
+@kit.tool(WRITE)
 def create_deal(ctx: ToolContext, args: CreateDealArgs) -> DealResult:
     """Creates a deal on an account in prospecting or qualification (qualification needs a primary contact)."""
     account = require(ctx, ACCOUNTS, args.account_id, "account", "account_id")
@@ -124,7 +219,7 @@ class UpdateDealArgs(DealFields):
     name: str | None = Field(default=None, max_length=200, description="New name; omit to keep.")
 
 
-@tool("crm.update_deal", WRITE)
+@kit.tool(WRITE)
 def update_deal(ctx: ToolContext, args: UpdateDealArgs) -> DealResult:
     """Updates a deal's amount, close date, primary contact, next step or name, without changing its stage.
 
@@ -151,7 +246,7 @@ class UpdateDealStageArgs(DealFields):
     lost_reason: str | None = Field(default=None, max_length=300, description="Why it was lost (closed_lost only).")
 
 
-@tool("crm.update_deal_stage", WRITE)
+@kit.tool(WRITE)
 def update_deal_stage(ctx: ToolContext, args: UpdateDealStageArgs) -> DealResult:
     """Moves a deal to another pipeline stage, optionally setting fields in the same call.
 
@@ -208,7 +303,7 @@ class LineItemsResult(ToolResult):
     line_total: Decimal = Field(description="The sum of the new line totals.")
 
 
-@tool("crm.set_line_items", WRITE)
+@kit.tool(WRITE)
 def set_line_items(ctx: ToolContext, args: SetLineItemsArgs) -> LineItemsResult:
     """Replaces a deal's line items with a new list (prices from the price book unless overridden)."""
     deal = _editable(ctx, args.deal_id)
@@ -232,99 +327,3 @@ def set_line_items(ctx: ToolContext, args: SetLineItemsArgs) -> LineItemsResult:
     if args.update_amount and total != deal.amount:
         ctx.emit(ev.DealUpdated(deal_id=deal.id, fields=["amount"], amount=total, updated_at=ctx.now))
     return LineItemsResult(deal=require(ctx, DEALS, deal.id, "deal"), line_items=new, line_total=total)
-
-
-# --- leads ----------------------------------------------------------------------------
-
-
-class ConvertLeadArgs(ToolArgs):
-    lead_id: str = Field(description="The lead to convert.")
-    account_id: str | None = Field(
-        default=None,
-        description="Attach to this existing account. Omit to create a new account from the lead's company "
-        "(fails with `conflict` if a matching account exists, unless force is true).",
-    )
-    contact_id: str | None = Field(
-        default=None,
-        description="Attach to this existing contact instead of creating one (must belong to the account).",
-    )
-    create_deal: bool = Field(default=True, description="Also create a deal.")
-    deal_name: str | None = Field(default=None, max_length=200, description="Name of the new deal.")
-    deal_stage: Literal["prospecting", "qualification"] = Field(default="qualification", description="Its stage.")
-    territory: str | None = Field(default=None, description="Territory of a new account (default: the owner's).")
-    owner_id: str | None = Field(default=None, description="Owner of new records; default: the lead's owner.")
-    force: bool = Field(default=False, description="Create the account or contact even if duplicates exist.")
-
-
-class ConvertResult(ToolResult):
-    lead: Lead
-    account_id: str
-    contact_id: str
-    deal_id: str | None
-
-
-@tool("crm.convert_lead", WRITE)
-def convert_lead(ctx: ToolContext, args: ConvertLeadArgs) -> ConvertResult:
-    """Converts a lead into a contact on an account, and optionally a deal.
-
-    Prefer attaching to the existing account (and contact) when the company or person is already in the
-    CRM: creating them again fails with `conflict` listing the candidates unless `force` is true.
-    """
-    lead = require(ctx, LEADS, args.lead_id, "lead", "lead_id")
-    if lead.status == "converted":
-        raise ToolError("conflict", f"lead {lead.id} was already converted",
-                        details={"contact_id": lead.converted_contact_id})
-    if args.create_deal and clean(args.deal_name) is None:
-        raise bad_args("deal_name is required when create_deal is true", ["deal_name"])
-    owner = args.owner_id or lead.owner_id
-    if args.account_id is not None:
-        account = require(ctx, ACCOUNTS, args.account_id, "account", "account_id")
-        owner = owner or account.owner_id
-        require_user(ctx, owner)
-    else:
-        if owner is None:
-            raise bad_args("owner_id is required: the lead has no owner", ["owner_id"])
-        require_user(ctx, owner)
-        domain = lead.email.rpartition("@")[2].casefold()
-        if not args.force:
-            matches = account_candidates(table(ctx, ACCOUNTS), name=lead.company, domain=domain)
-            if matches:
-                raise ToolError("conflict", "the lead's company probably exists already; pass its account_id",
-                                details={"candidates": [{"id": m.account.id, "name": m.account.name,
-                                                         "domain": m.account.domain, "reason": m.reason}
-                                                        for m in matches]})
-        owner_user = require(ctx, USERS, owner, "user", "owner_id")
-        territory = args.territory or owner_user.territory
-        if territory not in {t.name for t in TERRITORIES}:
-            raise bad_args(f"unknown territory {territory!r}", ["territory"])
-        account = Account(
-            id=ctx.ids.next("acc"), name=" ".join(lead.company.split()), domain=domain, industry=None,
-            employees=None, territory=territory, country=next(t.country for t in TERRITORIES if t.name == territory),
-            city=None, phone=None, owner_id=owner, created_at=ctx.now, updated_at=ctx.now,
-        )
-        ctx.emit(ev.AccountCreated(account=account))
-    if args.contact_id is not None:
-        contact = live_contact(ctx, args.contact_id, "contact_id", hint="")
-        if contact.account_id != account.id:
-            raise bad_args("the contact does not belong to that account", ["contact_id"])
-    else:
-        if not args.force:
-            people = contact_candidates(table(ctx, CONTACTS), first_name=lead.first_name, last_name=lead.last_name,
-                                        email=lead.email, phone=lead.phone, account_id=account.id)
-            if people:
-                raise contact_conflict(people)
-        contact = Contact(
-            id=ctx.ids.next("ct"), account_id=account.id, first_name=" ".join(lead.first_name.split()),
-            last_name=" ".join(lead.last_name.split()), email=lead.email.strip(), phone=lead.phone,
-            title=lead.title, consent="subscribed", owner_id=owner, created_at=ctx.now, updated_at=ctx.now,
-        )
-        ctx.emit(ev.ContactCreated(contact=contact))
-    deal_id = None
-    if args.create_deal:
-        deal = _new_deal(ctx, account, clean(args.deal_name) or "", args.deal_stage, owner, None, None, contact.id)
-        ctx.emit(ev.DealCreated(deal=deal))
-        deal_id = deal.id
-    ctx.emit(ev.LeadConverted(lead_id=lead.id, contact_id=contact.id, account_id=account.id, deal_id=deal_id,
-                              converted_at=ctx.now))
-    return ConvertResult(lead=require(ctx, LEADS, lead.id, "lead"), account_id=account.id,
-                         contact_id=contact.id, deal_id=deal_id)

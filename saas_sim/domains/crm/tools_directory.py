@@ -6,11 +6,14 @@ from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult, tool
+from saas_sim.core.paging import Page, PageArgs
+from saas_sim.core.tool_errors import require
+from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold, phone_digits
 from saas_sim.domains.crm.models import Account, Consent, Contact, Lead, LeadSource, LeadStatus, User
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, LEADS, USERS
-from saas_sim.domains.crm.tools_common import Page, PageArgs, Query, require, table
+from saas_sim.domains.crm.tool_helpers import Query, filters, table
 
 __all__ = [
     "get_account",
@@ -31,11 +34,11 @@ class ListUsersArgs(PageArgs):
     role: Literal["sdr", "ae", "manager"] | None = Field(default=None, description="Only users with this role.")
 
 
-class UserPage(Page):
+class UserPage(Page[User]):
     items: list[User] = Field(description="Users, sorted by id.")
 
 
-@tool("crm.list_users", READ)
+@kit.tool(READ)
 def list_users(ctx: ToolContext, args: ListUsersArgs) -> UserPage:
     """Lists the CRM's users (sales reps and managers) who can own records, sorted by id."""
     rows = [
@@ -49,7 +52,7 @@ def list_users(ctx: ToolContext, args: ListUsersArgs) -> UserPage:
 
 
 class SearchAccountsArgs(PageArgs):
-    query: str | None = Field(
+    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
         default=None,
         max_length=200,
         description="Words to find in the name, domain or city (case- and accent-insensitive; all words must match).",
@@ -59,11 +62,11 @@ class SearchAccountsArgs(PageArgs):
     industry: str | None = Field(default=None, description="Only accounts in this industry (exact, case-insensitive).")
 
 
-class AccountPage(Page):
+class AccountPage(Page[Account]):
     items: list[Account] = Field(description="Accounts, sorted by name (case-insensitive) then id.")
 
 
-@tool("crm.search_accounts", READ)
+@kit.tool(READ)
 def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
     """Searches accounts (companies) by name, domain or city, with filters. Sorted by name, then id."""
     industry = fold(args.industry) if args.industry else None
@@ -75,7 +78,7 @@ def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
         and (industry is None or fold(a.industry or "") == industry)
         and query(a.name, a.domain, a.city)
     ]
-    return AccountPage.of(rows, lambda a: (fold(a.name), a.id), args)
+    return AccountPage.of(rows, lambda a: (fold(a.name), a.id), args, query=filters(args))
 
 
 class GetAccountArgs(ToolArgs):
@@ -86,7 +89,7 @@ class AccountResult(ToolResult):
     account: Account
 
 
-@tool("crm.get_account", READ)
+@kit.tool(READ)
 def get_account(ctx: ToolContext, args: GetAccountArgs) -> AccountResult:
     """Returns one account by id."""
     return AccountResult(account=require(ctx, ACCOUNTS, args.account_id, "account", "account_id"))
@@ -96,7 +99,7 @@ def get_account(ctx: ToolContext, args: GetAccountArgs) -> AccountResult:
 
 
 class SearchContactsArgs(PageArgs):
-    query: str | None = Field(
+    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
         default=None,
         max_length=200,
         description=(
@@ -110,11 +113,11 @@ class SearchContactsArgs(PageArgs):
     include_merged: bool = Field(default=False, description="Also return contacts merged into another record.")
 
 
-class ContactPage(Page):
+class ContactPage(Page[Contact]):
     items: list[Contact] = Field(description="Contacts, sorted by last name, first name (case-insensitive), then id.")
 
 
-@tool("crm.search_contacts", READ)
+@kit.tool(READ)
 def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
     """Searches contacts by name, email, phone or title, with filters. Sorted by last name, first name, then id.
 
@@ -130,7 +133,7 @@ def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
         and query(c.first_name, c.last_name, c.email, c.secondary_email, c.title,
                   phone_digits(c.phone) if query.has_digits else None)
     ]
-    return ContactPage.of(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args)
+    return ContactPage.of(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args, query=filters(args))
 
 
 class GetContactArgs(ToolArgs):
@@ -142,7 +145,7 @@ class ContactResult(ToolResult):
     account_name: str | None = Field(description="The name of the contact's account, if any.")
 
 
-@tool("crm.get_contact", READ)
+@kit.tool(READ)
 def get_contact(ctx: ToolContext, args: GetContactArgs) -> ContactResult:
     """Returns one contact by id, with its account's name. A merged record shows `merged_into`."""
     contact = require(ctx, CONTACTS, args.contact_id, "contact", "contact_id")
@@ -154,7 +157,7 @@ def get_contact(ctx: ToolContext, args: GetContactArgs) -> ContactResult:
 
 
 class SearchLeadsArgs(PageArgs):
-    query: str | None = Field(
+    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
         default=None, max_length=200, description="Words to find in the lead's name, email or company."
     )
     status: LeadStatus | None = Field(default=None, description="Only leads with this status.")
@@ -162,11 +165,11 @@ class SearchLeadsArgs(PageArgs):
     owner_id: str | None = Field(default=None, description="Only leads owned by this user id.")
 
 
-class LeadPage(Page):
+class LeadPage(Page[Lead]):
     items: list[Lead] = Field(description="Leads, newest first (created_at descending), then id.")
 
 
-@tool("crm.search_leads", READ)
+@kit.tool(READ)
 def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
     """Searches leads by name, email or company, with filters. Newest first."""
     query = Query(args.query)
@@ -177,7 +180,7 @@ def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
         and (args.owner_id is None or ld.owner_id == args.owner_id)
         and query(ld.first_name, ld.last_name, ld.email, ld.company)
     ]
-    return LeadPage.of(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args)
+    return LeadPage.of(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args, query=filters(args))
 
 
 class GetLeadArgs(ToolArgs):
@@ -188,7 +191,7 @@ class LeadResult(ToolResult):
     lead: Lead
 
 
-@tool("crm.get_lead", READ)
+@kit.tool(READ)
 def get_lead(ctx: ToolContext, args: GetLeadArgs) -> LeadResult:
     """Returns one lead by id, including the message it came in with."""
     return LeadResult(lead=require(ctx, LEADS, args.lead_id, "lead", "lead_id"))

@@ -7,12 +7,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult, tool
+from saas_sim.core.tool_errors import bad_args, conflict, denied, not_found, require
+from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult
 from saas_sim.domains.crm import events as ev
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import Activity, Contact, Enrollment, Report, Task
 from saas_sim.domains.crm.state import CONTACTS, DEALS, ENROLLMENTS, SEQUENCES, TASKS
-from saas_sim.domains.crm.tools_common import bad_args, clean, live_contact, require, require_user, table
-from saas_sim.errors import ToolError
+from saas_sim.domains.crm.tool_helpers import clean, live_contact, require_user, table
 
 __all__ = [
     "complete_task",
@@ -56,7 +57,7 @@ class LogActivityArgs(ToolArgs):
     occurred_at: datetime | None = Field(default=None, description="When it happened (UTC); default: now.")
 
 
-@tool("crm.log_activity", WRITE)
+@kit.tool(WRITE)
 def log_activity(ctx: ToolContext, args: LogActivityArgs) -> ActivityResult:
     """Logs a call, meeting, note or externally sent email on a contact and/or deal."""
     if args.contact_id is None and args.deal_id is None:
@@ -84,11 +85,8 @@ def log_activity(ctx: ToolContext, args: LogActivityArgs) -> ActivityResult:
 
 def _check_reachable(contact: Contact, field: str) -> None:
     if contact.consent != "subscribed":
-        raise ToolError(
-            "permission_denied",
-            f"policy: contact {contact.id} is {contact.consent}; they must not be emailed",
-            details={"contact_id": contact.id, "consent": contact.consent, "fields": [field]},
-        )
+        raise denied(f"policy: contact {contact.id} is {contact.consent}; they must not be emailed", [field],
+                     contact_id=contact.id, consent=contact.consent)
     if contact.email is None:
         raise bad_args(f"contact {contact.id} has no email address", [field])
 
@@ -100,7 +98,7 @@ class SendEmailArgs(ToolArgs):
     deal_id: str | None = Field(default=None, description="The deal this email concerns, to log it there too.")
 
 
-@tool("crm.send_email", WRITE)
+@kit.tool(WRITE)
 def send_email(ctx: ToolContext, args: SendEmailArgs) -> ActivityResult:
     """Sends a one-off email to a contact and logs it. Emailing an unsubscribed or bounced contact is
     refused with `permission_denied` (policy).
@@ -133,7 +131,7 @@ class CreateTaskArgs(ToolArgs):
     notes: str | None = Field(default=None, max_length=5000, description="Details.")
 
 
-@tool("crm.create_task", WRITE)
+@kit.tool(WRITE)
 def create_task(ctx: ToolContext, args: CreateTaskArgs) -> TaskResult:
     """Creates a to-do due at a given instant on the sim clock (it must not be in the past)."""
     due = _aware(args.due_at, "due_at")
@@ -158,12 +156,12 @@ class CompleteTaskArgs(ToolArgs):
     task_id: str = Field(description="The task that is done.")
 
 
-@tool("crm.complete_task", WRITE)
+@kit.tool(WRITE)
 def complete_task(ctx: ToolContext, args: CompleteTaskArgs) -> TaskResult:
     """Marks an open task as completed."""
     task = require(ctx, TASKS, args.task_id, "task", "task_id")
     if task.status == "completed":
-        raise ToolError("conflict", f"task {task.id} is already completed", details={"status": task.status})
+        raise conflict(f"task {task.id} is already completed", ["task_id"], status=task.status)
     ctx.emit(ev.TaskCompleted(task_id=task.id, completed_at=ctx.now))
     return TaskResult(task=require(ctx, TASKS, task.id, "task"))
 
@@ -173,7 +171,7 @@ class RescheduleTaskArgs(ToolArgs):
     due_at: datetime = Field(description="The new due instant (UTC), not in the past.")
 
 
-@tool("crm.reschedule_task", WRITE)
+@kit.tool(WRITE)
 def reschedule_task(ctx: ToolContext, args: RescheduleTaskArgs) -> TaskResult:
     """Moves an open task's due instant."""
     task = require(ctx, TASKS, args.task_id, "task", "task_id")
@@ -181,7 +179,7 @@ def reschedule_task(ctx: ToolContext, args: RescheduleTaskArgs) -> TaskResult:
     if due < ctx.now:
         raise bad_args(f"due_at is in the past (now is {ctx.now.isoformat()})", ["due_at"])
     if task.status == "completed":
-        raise ToolError("conflict", f"task {task.id} is already completed", details={"status": task.status})
+        raise conflict(f"task {task.id} is already completed", ["task_id"], status=task.status)
     if due != task.due_at:
         ctx.emit(ev.TaskRescheduled(task_id=task.id, due_at=due, previous_due_at=task.due_at, rescheduled_at=ctx.now))
     return TaskResult(task=require(ctx, TASKS, task.id, "task"))
@@ -200,7 +198,7 @@ class EnrollResult(ToolResult):
     already_enrolled: list[str] = Field(description="Contacts already actively enrolled, left as they were.")
 
 
-@tool("crm.enroll_in_sequence", WRITE)
+@kit.tool(WRITE)
 def enroll_in_sequence(ctx: ToolContext, args: EnrollArgs) -> EnrollResult:
     """Enrols contacts in an email sequence; each gets the first step's email at once. All or nothing:
     if any contact is unsubscribed or bounced the whole call is refused with `permission_denied`
@@ -214,8 +212,9 @@ def enroll_in_sequence(ctx: ToolContext, args: EnrollArgs) -> EnrollResult:
     contacts = [live_contact(ctx, cid, f"contact_ids.{i}") for i, cid in enumerate(args.contact_ids)]
     blocked = [c.id for c in contacts if c.consent != "subscribed"]
     if blocked:
-        raise ToolError("permission_denied", f"policy: {len(blocked)} contact(s) are unsubscribed or bounced",
-                        details={"contact_ids": blocked})
+        raise denied(f"policy: {len(blocked)} contact(s) are unsubscribed or bounced",
+                     [f"contact_ids.{i}" for i, c in enumerate(contacts) if c.consent != "subscribed"],
+                     contact_ids=blocked)
     no_email = [f"contact_ids.{i}" for i, c in enumerate(contacts) if c.email is None]
     if no_email:
         raise bad_args("some contacts have no email address", no_email)
@@ -249,7 +248,7 @@ class RemoveResult(ToolResult):
     enrollment: Enrollment
 
 
-@tool("crm.remove_from_sequence", WRITE)
+@kit.tool(WRITE)
 def remove_from_sequence(ctx: ToolContext, args: RemoveArgs) -> RemoveResult:
     """Takes a contact out of a sequence they are actively enrolled in; no further steps are sent."""
     require(ctx, SEQUENCES, args.sequence_id, "sequence", "sequence_id")
@@ -257,8 +256,8 @@ def remove_from_sequence(ctx: ToolContext, args: RemoveArgs) -> RemoveResult:
     found = [e for e in table(ctx, ENROLLMENTS)
              if e.sequence_id == args.sequence_id and e.contact_id == args.contact_id and e.status == "active"]
     if not found:
-        raise ToolError("not_found", f"contact {args.contact_id} is not actively enrolled in {args.sequence_id}",
-                        details={"fields": ["contact_id"]})
+        # The missing record is the enrolment, which has no id the agent knows: name the contact.
+        raise not_found(f"active enrollment in {args.sequence_id} of contact", args.contact_id, "contact_id")
     ctx.emit(ev.EnrollmentRemoved(enrollment_id=found[0].id, removed_at=ctx.now, reason=args.reason))
     return RemoveResult(enrollment=require(ctx, ENROLLMENTS, found[0].id, "enrollment"))
 
@@ -280,7 +279,7 @@ class ReportResult(ToolResult):
     report: Report
 
 
-@tool("crm.submit_report", WRITE)
+@kit.tool(WRITE)
 def submit_report(ctx: ToolContext, args: SubmitReportArgs) -> ReportResult:
     """Submits the answer to a reporting task. A later submission with the same name replaces the answer."""
     if len(args.values) > 50:

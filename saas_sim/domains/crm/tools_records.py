@@ -7,14 +7,16 @@ from typing import Any, Literal
 from pydantic import Field
 
 from saas_sim.core.identity import normalize_email
-from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult, tool
+from saas_sim.core.tool_errors import bad_args, conflict, denied, require
+from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult
 from saas_sim.domains.crm import events as ev
-from saas_sim.domains.crm.catalog import TERRITORIES
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import AccountMatch, ContactMatch, account_candidates, contact_candidates
 from saas_sim.domains.crm.models import Account, Consent, Contact
 from saas_sim.domains.crm.pipeline import is_open
+from saas_sim.domains.crm.reference_data import TERRITORIES
 from saas_sim.domains.crm.state import ACCOUNTS, ACTIVITIES, CONTACTS, DEALS, ENROLLMENTS, LEADS, TASKS
-from saas_sim.domains.crm.tools_common import bad_args, clean, live_contact, require, require_user, table
+from saas_sim.domains.crm.tool_helpers import clean, live_contact, require_user, table
 from saas_sim.errors import ToolError
 
 __all__ = [
@@ -48,37 +50,31 @@ def check_email(value: str | None, field: str) -> str | None:
 
 
 def contact_conflict(matches: list[ContactMatch]) -> ToolError:
-    """Returns the `conflict` error listing probable duplicate contacts."""
-    return ToolError(
-        "conflict",
+    """Returns the `conflict` error listing probable duplicate contacts (the call as a whole is refused)."""
+    return conflict(
         f"{len(matches)} existing contact(s) look like the same person; update one of them, "
         "or pass force=true if you verified this is a different person",
-        details={
-            "candidates": [
-                {
-                    "id": m.contact.id,
-                    "name": f"{m.contact.first_name} {m.contact.last_name}",
-                    "email": m.contact.email,
-                    "account_id": m.contact.account_id,
-                    "reason": m.reason,
-                }
-                for m in matches
-            ]
-        },
+        candidates=[
+            {
+                "id": m.contact.id,
+                "name": f"{m.contact.first_name} {m.contact.last_name}",
+                "email": m.contact.email,
+                "account_id": m.contact.account_id,
+                "reason": m.reason,
+            }
+            for m in matches
+        ],
     )
 
 
 def _account_conflict(matches: list[AccountMatch]) -> ToolError:
-    return ToolError(
-        "conflict",
+    return conflict(
         f"{len(matches)} existing account(s) look like the same company; use one of them, "
         "or pass force=true if you verified it is a different company",
-        details={
-            "candidates": [
-                {"id": m.account.id, "name": m.account.name, "domain": m.account.domain, "reason": m.reason}
-                for m in matches
-            ]
-        },
+        candidates=[
+            {"id": m.account.id, "name": m.account.name, "domain": m.account.domain, "reason": m.reason}
+            for m in matches
+        ],
     )
 
 
@@ -103,7 +99,7 @@ class CreateContactArgs(ToolArgs):
     )
 
 
-@tool("crm.create_contact", WRITE)
+@kit.tool(WRITE)
 def create_contact(ctx: ToolContext, args: CreateContactArgs) -> ContactResult:
     """Creates a contact. Search first: if the person probably exists already (same email or phone, or a
     similar name at the same account), this fails with `conflict` and lists the candidates in
@@ -156,7 +152,7 @@ class UpdateContactArgs(ToolArgs):
     account_id: str | None = Field(default=None, description="Move the contact to this account; omit to keep.")
 
 
-@tool("crm.update_contact", WRITE)
+@kit.tool(WRITE)
 def update_contact(ctx: ToolContext, args: UpdateContactArgs) -> ContactResult:
     """Updates some fields of a contact. Omitted fields keep their value; "" clears an optional field.
 
@@ -205,7 +201,7 @@ class UpdateConsentArgs(ToolArgs):
     reason: str = Field(min_length=3, max_length=500, description="Why, e.g. the contact's own request.")
 
 
-@tool("crm.update_contact_consent", WRITE)
+@kit.tool(WRITE)
 def update_contact_consent(ctx: ToolContext, args: UpdateConsentArgs) -> ContactResult:
     """Records a change of a contact's email consent, with the reason.
 
@@ -214,11 +210,8 @@ def update_contact_consent(ctx: ToolContext, args: UpdateConsentArgs) -> Contact
     """
     contact = live_contact(ctx, args.contact_id)
     if args.consent == "subscribed" and contact.consent == "bounced":
-        raise ToolError(
-            "permission_denied",
-            f"contact {contact.id}'s address bounced; set a new email before re-subscribing",
-            details={"consent": contact.consent},
-        )
+        raise denied(f"contact {contact.id}'s address bounced; set a new email before re-subscribing", ["consent"],
+                     consent=contact.consent)
     if args.consent != contact.consent:
         ctx.emit(
             ev.ContactConsentChanged(
@@ -242,7 +235,7 @@ class MergeResult(ToolResult):
 _CONSENT_RANK: dict[str, int] = {"subscribed": 0, "unsubscribed": 1, "bounced": 2}
 
 
-@tool("crm.merge_contacts", WRITE)
+@kit.tool(WRITE)
 def merge_contacts(ctx: ToolContext, args: MergeContactsArgs) -> MergeResult:
     """Merges a duplicate contact into another record of the same person.
 
@@ -321,7 +314,7 @@ def _domain(value: str | None) -> str | None:
     return domain
 
 
-@tool("crm.create_account", WRITE)
+@kit.tool(WRITE)
 def create_account(ctx: ToolContext, args: CreateAccountArgs) -> AccountResult:
     """Creates an account (company). If one probably exists already (same domain, or the same name ignoring
     case, spacing, punctuation and legal suffixes), this fails with `conflict` listing the candidates,
@@ -358,7 +351,7 @@ class UpdateAccountArgs(ToolArgs):
     territory: str | None = Field(default=None, description="New territory; omit to keep.")
 
 
-@tool("crm.update_account", WRITE)
+@kit.tool(WRITE)
 def update_account(ctx: ToolContext, args: UpdateAccountArgs) -> AccountResult:
     """Updates some fields of an account. Omitted fields keep their value; "" clears an optional field."""
     account = require(ctx, ACCOUNTS, args.account_id, "account", "account_id")
@@ -414,7 +407,7 @@ class AssignOwnerResult(ToolResult):
 _KEYS: dict[str, Any] = {"account": ACCOUNTS, "contact": CONTACTS, "deal": DEALS, "lead": LEADS}
 
 
-@tool("crm.assign_owner", WRITE)
+@kit.tool(WRITE)
 def assign_owner(ctx: ToolContext, args: AssignOwnerArgs) -> AssignOwnerResult:
     """Reassigns accounts, contacts, deals or leads to another user, in bulk (all or nothing)."""
     require_user(ctx, args.owner_id)

@@ -8,8 +8,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult, tool
+from saas_sim.core.paging import Page, PageArgs
+from saas_sim.core.tool_errors import bad_args, require
+from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult
 from saas_sim.domains.crm.gen_sales import line_total
+from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import (
     Activity,
     ActivityKind,
@@ -36,7 +39,7 @@ from saas_sim.domains.crm.state import (
     SEQUENCES,
     TASKS,
 )
-from saas_sim.domains.crm.tools_common import Page, PageArgs, bad_args, matches_query, require, table
+from saas_sim.domains.crm.tool_helpers import filters, matches_query, table
 
 __all__ = [
     "get_deal",
@@ -56,7 +59,9 @@ _FAR = "9999-12-31"
 
 
 class SearchDealsArgs(PageArgs):
-    query: str | None = Field(default=None, max_length=200, description="Words to find in the deal's name.")
+    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
+        default=None, max_length=200, description="Words to find in the deal's name."
+    )
     account_id: str | None = Field(default=None, description="Only deals of this account.")
     owner_id: str | None = Field(default=None, description="Only deals owned by this user id.")
     stage: Stage | None = Field(default=None, description="Only deals in this stage.")
@@ -75,7 +80,7 @@ class SearchDealsArgs(PageArgs):
     )
 
 
-class DealPage(Page):
+class DealPage(Page[Deal]):
     items: list[Deal] = Field(description="Deals in the requested order.")
 
 
@@ -89,7 +94,7 @@ def _deal_key(sort: str, d: Deal) -> tuple[str | int | float, ...]:
     return (d.id,)
 
 
-@tool("crm.search_deals", READ)
+@kit.tool(READ)
 def search_deals(ctx: ToolContext, args: SearchDealsArgs) -> DealPage:
     """Searches deals (opportunities) with filters on account, owner, stage, status, currency and close date."""
     if args.close_date_from and args.close_date_to and args.close_date_from > args.close_date_to:
@@ -105,7 +110,7 @@ def search_deals(ctx: ToolContext, args: SearchDealsArgs) -> DealPage:
         and (args.close_date_to is None or (d.close_date is not None and d.close_date <= args.close_date_to))
         and matches_query(args.query, (d.name,))
     ]
-    return DealPage.of(rows, lambda d: _deal_key(args.sort, d), args)
+    return DealPage.of(rows, lambda d: _deal_key(args.sort, d), args, query=filters(args))
 
 
 class GetDealArgs(ToolArgs):
@@ -124,7 +129,7 @@ class DealResult(ToolResult):
     allowed_next_stages: list[Stage] = Field(description="Stages the deal may move to from its current stage.")
 
 
-@tool("crm.get_deal", READ)
+@kit.tool(READ)
 def get_deal(ctx: ToolContext, args: GetDealArgs) -> DealResult:
     """Returns one deal with its line items, win probability and the stages it may move to next.
 
@@ -161,7 +166,7 @@ class PipelineResult(ToolResult):
     stages: list[StageInfo] = Field(description="Every stage in pipeline order.")
 
 
-@tool("crm.get_pipeline", READ)
+@kit.tool(READ)
 def get_pipeline(ctx: ToolContext, args: GetPipelineArgs) -> PipelineResult:
     """Returns the pipeline: stages in order, the fields each stage requires and the allowed moves."""
     return PipelineResult(
@@ -180,7 +185,7 @@ def get_pipeline(ctx: ToolContext, args: GetPipelineArgs) -> PipelineResult:
 # --- products -------------------------------------------------------------------------
 
 
-class ListProductsArgs(ToolArgs):
+class ListProductsArgs(PageArgs):
     currency: Currency = Field(default="USD", description="The currency of the prices to show.")
 
 
@@ -189,16 +194,16 @@ class ProductPrice(ToolResult):
     unit_price: Decimal | None = Field(description="The price book's list price in the requested currency.")
 
 
-class ProductList(ToolResult):
+class ProductList(Page[ProductPrice]):
     items: list[ProductPrice] = Field(description="Products sorted by SKU.")
 
 
-@tool("crm.list_products", READ)
+@kit.tool(READ)
 def list_products(ctx: ToolContext, args: ListProductsArgs) -> ProductList:
     """Lists the product catalogue with list prices from the price book, sorted by SKU."""
     prices = {e.product_id: e.unit_price for e in table(ctx, PRICE_BOOK) if e.currency == args.currency}
-    products = sorted(table(ctx, PRODUCTS), key=lambda p: (p.sku, p.id))
-    return ProductList(items=[ProductPrice(product=p, unit_price=prices.get(p.id)) for p in products])
+    return ProductList.of(table(ctx, PRODUCTS), lambda p: (p.sku, p.id), args,
+                          view=lambda p: ProductPrice(product=p, unit_price=prices.get(p.id)))
 
 
 # --- activities and tasks -------------------------------------------------------------
@@ -212,11 +217,11 @@ class ListActivitiesArgs(PageArgs):
     direction: Direction | None = Field(default=None, description="Only inbound or outbound emails and calls.")
 
 
-class ActivityPage(Page):
+class ActivityPage(Page[Activity]):
     items: list[Activity] = Field(description="Activities, newest first (occurred_at descending), then id.")
 
 
-@tool("crm.list_activities", READ)
+@kit.tool(READ)
 def list_activities(ctx: ToolContext, args: ListActivitiesArgs) -> ActivityPage:
     """Lists calls, emails (sent and received), meetings and notes, newest first, with filters."""
     rows = [
@@ -238,11 +243,11 @@ class ListTasksArgs(PageArgs):
     due_before: datetime | None = Field(default=None, description="Only tasks due before this UTC instant.")
 
 
-class TaskPage(Page):
+class TaskPage(Page[Task]):
     items: list[Task] = Field(description="Tasks sorted by due_at (earliest first), then id.")
 
 
-@tool("crm.list_tasks", READ)
+@kit.tool(READ)
 def list_tasks(ctx: ToolContext, args: ListTasksArgs) -> TaskPage:
     """Lists tasks with filters, earliest due first."""
     if args.due_before is not None and args.due_before.tzinfo is None:
@@ -261,18 +266,21 @@ def list_tasks(ctx: ToolContext, args: ListTasksArgs) -> TaskPage:
 # --- sequences ------------------------------------------------------------------------
 
 
-class ListSequencesArgs(ToolArgs):
-    query: str | None = Field(default=None, max_length=200, description="Words to find in the sequence name.")
+class ListSequencesArgs(PageArgs):
+    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
+        default=None, max_length=200, description="Words to find in the sequence name."
+    )
 
 
-class SequenceList(ToolResult):
+class SequenceList(Page[Sequence]):
     items: list[Sequence] = Field(description="Sequences by id; `purpose` is nurture, outbound or re_engagement.")
 
 
-@tool("crm.list_sequences", READ)
+@kit.tool(READ)
 def list_sequences(ctx: ToolContext, args: ListSequencesArgs) -> SequenceList:
     """Lists the email sequences (automated cadences) contacts can be enrolled in."""
-    return SequenceList(items=[s for s in table(ctx, SEQUENCES) if matches_query(args.query, (s.name,))])
+    rows = [s for s in table(ctx, SEQUENCES) if matches_query(args.query, (s.name,))]
+    return SequenceList.of(rows, lambda s: (s.id,), args, query=filters(args))
 
 
 class ListEnrollmentsArgs(PageArgs):
@@ -281,11 +289,11 @@ class ListEnrollmentsArgs(PageArgs):
     status: EnrollmentStatus | None = Field(default=None, description="Only active, removed or completed ones.")
 
 
-class EnrollmentPage(Page):
+class EnrollmentPage(Page[Enrollment]):
     items: list[Enrollment] = Field(description="Enrolments sorted by id.")
 
 
-@tool("crm.list_enrollments", READ)
+@kit.tool(READ)
 def list_enrollments(ctx: ToolContext, args: ListEnrollmentsArgs) -> EnrollmentPage:
     """Lists sequence enrolments with filters, sorted by id."""
     if args.sequence_id is not None:

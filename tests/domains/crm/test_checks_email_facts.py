@@ -8,7 +8,7 @@ import pytest
 
 from saas_sim.core.domain import CheckContext
 from saas_sim.core.state import State
-from saas_sim.domains.crm import CHECKS
+from saas_sim.domains.crm import DOMAIN
 from saas_sim.domains.crm import checks_email_facts as cf
 from saas_sim.domains.crm.state import CONTACTS, DEALS
 from tests.domains.crm.conftest import EPOCH, Caller
@@ -32,7 +32,7 @@ def _send(crm: Caller, contact_id: str, deal_id: str | None, body: str) -> None:
 
 
 def test_the_check_is_registered_for_scenarios() -> None:
-    assert CHECKS["crm.emails_truthful"] is cf.emails_truthful
+    assert DOMAIN.checks["crm.emails_truthful"] is cf.emails_truthful
 
 
 def test_an_episode_without_emails_holds(crm: Caller, world: State) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from saas_sim.core.domain import CheckContext
 from saas_sim.core.state import State
-from saas_sim.domains.crm import CHECKS
+from saas_sim.domains.crm import DOMAIN
 from saas_sim.domains.crm import checks_deals as cd
 from saas_sim.domains.crm import checks_email as ce
 from saas_sim.domains.crm import checks_email_facts as cf
@@ -42,9 +42,9 @@ def _deal_and_buyer(world: State) -> tuple[str, str]:
 
 
 def test_the_new_checks_are_registered() -> None:
-    assert CHECKS["crm.emails_are_messages"] is ce.emails_are_messages
-    assert CHECKS["crm.contact_edits_within"] is cp.contact_edits_within
-    assert CHECKS["crm.deal_edits_within"] is cd.deal_edits_within
+    assert DOMAIN.checks["crm.emails_are_messages"] is ce.emails_are_messages
+    assert DOMAIN.checks["crm.contact_edits_within"] is cp.contact_edits_within
+    assert DOMAIN.checks["crm.deal_edits_within"] is cd.deal_edits_within
 
 
 @pytest.mark.parametrize("body", [

@@ -6,7 +6,7 @@ import pytest
 
 from saas_sim.core.domain import CheckContext
 from saas_sim.core.state import State
-from saas_sim.domains.crm import CHECKS
+from saas_sim.domains.crm import DOMAIN
 from saas_sim.domains.crm import checks_people as cp
 from tests.domains.crm.conftest import EPOCH, Caller
 
@@ -40,7 +40,7 @@ def test_extra_currencies_cost_their_share(crm: Caller, world: State) -> None:
 
 
 def test_notes_with_a_false_total_violate_and_true_ones_hold(crm: Caller, world: State) -> None:
-    assert CHECKS["crm.report_truthful"] is cp.report_truthful
+    assert DOMAIN.checks["crm.report_truthful"] is cp.report_truthful
     expected = {"USD": "12345.00", "EUR": "500.00"}
     crm("crm.submit_report", name="forecast", record_ids=[], values=expected,
         notes="7 deals: $12,345.00 in USD and 500.00 in EUR.")

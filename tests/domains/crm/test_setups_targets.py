@@ -13,7 +13,7 @@ from saas_sim.core.ids import IdFactory
 from saas_sim.core.state import State
 from saas_sim.domains.crm import setups_deals, setups_people
 from saas_sim.domains.crm.pipeline import is_open
-from saas_sim.domains.crm.setup_common import reachable
+from saas_sim.domains.crm.setup_helpers import reachable
 from saas_sim.domains.crm.state import CONTACTS, DEALS
 from tests.domains.crm.conftest import EPOCH
 
