@@ -13,6 +13,7 @@ A domain is data plus pure functions, registered in one `Domain` value:
 * `policy`: the numbered rules the agent is shown;
 * `data_report`: measured rates of each kind of mess in a world;
 * `id_kinds`: the id prefixes it allocates and the kind of entity each names;
+* `grade_effects`: slow or impure work its checks need at grade time (hidden test runs);
 * `requires` and `uses`: the domains whose generated state it reads, always or when present
   (built before it).
 
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from saas_sim.core.effects import Effect, EffectOutcome
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.rng import SeedTree
@@ -41,6 +43,7 @@ __all__ = [
     "Domain",
     "GenerateContext",
     "GenerateFn",
+    "GradeEffectsFn",
     "NarrateFn",
     "Setup",
     "SetupContext",
@@ -135,6 +138,7 @@ class CheckContext:
         bindings: The setup's bindings (picked entities, expected values).
         events: The events the agent's calls emitted, in order.
         now: The simulated instant at grading.
+        effects: The outcomes of the domains' grade effects (hidden test runs), by name.
     """
 
     initial: State
@@ -142,6 +146,7 @@ class CheckContext:
     bindings: Mapping[str, Any]
     events: Sequence[Event]
     now: datetime
+    effects: Mapping[str, EffectOutcome] = field(default_factory=dict)
 
     def changed(self, key: TableKey[T]) -> Iterator[tuple[str, T | None, T | None]]:
         """Yields `(id, before, after)` for every entity of `key` that differs, in id order.
@@ -170,6 +175,15 @@ class CheckContext:
 
 CheckFn = Callable[..., CheckOutcome]
 """`check(ctx: CheckContext, **params) -> CheckOutcome`."""
+
+GradeEffectsFn = Callable[[State, Mapping[str, Any]], Mapping[str, Effect[Any]]]
+"""`grade_effects(final_state, bindings) -> {name: Effect}`: work a grade needs that is slow or impure.
+
+The IDE runs its hidden tests this way. The runtime runs the effects off the event loop, records their
+outcomes in the episode's log (a regrade, replay or resume reads them back, never re-runs them) and hands
+them to the checks as `CheckContext.effects`. Names carry the domain's prefix (`ide.hidden_tests`).
+`Effect.complete` is not called for grade effects.
+"""
 
 NarrateFn = Callable[[str, Any, Any], list[str]]
 """`narrate(tool, args, value) -> lines`: how a successful call reads to a person (for `saas-sim run`).
@@ -204,6 +218,8 @@ class Domain:
 
     A world builds every domain after the ones it requires or uses, whatever order the profile lists them in.
     """
+    grade_effects: GradeEffectsFn | None = None
+    """The slow or impure work its checks need at grade time (see `GradeEffectsFn`), if any."""
     module: str = ""
     """The module whose `DOMAIN` attribute is this domain, so another process can import it.
 

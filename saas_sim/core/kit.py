@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from saas_sim.core.domain import CheckFn, Domain, GenerateFn, NarrateFn, SetupFn
+from saas_sim.core.domain import CheckFn, Domain, GenerateFn, GradeEffectsFn, NarrateFn, SetupFn
 from saas_sim.core.effects import Effect
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Projection, State
@@ -122,6 +122,7 @@ class DomainKit:
         id_kinds: Mapping[str, str] | None = None,
         requires: tuple[str, ...] = (),
         uses: tuple[str, ...] = (),
+        grade_effects: GradeEffectsFn | None = None,
     ) -> Domain:
         """Builds the `Domain` from everything the listed modules declared.
 
@@ -139,6 +140,7 @@ class DomainKit:
             id_kinds: Id prefix -> entity kind of every id it allocates.
             requires: Domains whose generated state its generator reads.
             uses: Domains whose generated state its generator reads when the world has them.
+            grade_effects: The slow or impure work its checks need at grade time.
 
         Raises:
             HarnessError: A declaring module is missing from `modules`, or a listed one declares nothing.
@@ -167,5 +169,6 @@ class DomainKit:
             id_kinds=dict(id_kinds or {}),
             requires=requires,
             uses=uses,
+            grade_effects=grade_effects,
             module=module,
         )

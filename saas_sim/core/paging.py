@@ -104,7 +104,7 @@ class PageArgs(ToolArgs):
         description="The `next_cursor` of the previous page, to fetch the next one. Omit for the first page.",
     )
 
-    def query(self) -> dict[str, Any]:
+    def filters(self) -> dict[str, Any]:
         """The filters of this call: every argument but `cursor` and `limit` (a cursor is bound to them)."""
         return self.model_dump(mode="json", exclude={"cursor", "limit"})
 
@@ -167,14 +167,14 @@ class Page(ToolResult, Generic[ItemT]):
         Args:
             items: Every matching record, in any order.
             sort_key: A tuple of JSON scalars ending with the record id (see `keyset_page`).
-            args: The call's arguments; the cursor is bound to its filters (`PageArgs.query`).
+            args: The call's arguments; the cursor is bound to its filters (`PageArgs.filters`).
             view: Turns a record into the page's item model (default: the record itself).
             query: The filters to bind the cursor to, when they are not just the arguments.
 
         Raises:
             ToolError: `invalid_argument` naming `cursor` for a cursor of another list or query.
         """
-        bound = args.query() if query is None else query
+        bound = args.filters() if query is None else query
         after = decode_cursor(args.cursor, bound) if args.cursor else None
         try:
             chunk, next_key, total = keyset_page(items, sort_key, after, args.limit)

@@ -32,12 +32,12 @@ from anyio.lowlevel import RunVar
 
 from saas_sim.core.effects import Effect, EffectOutcome
 from saas_sim.errors import HarnessError
-from saas_sim.runtime.records import EffectCompleted
+from saas_sim.runtime.records import EffectCompleted, GradeEffectCompleted
 from saas_sim.runtime.trajectory import StepRecord
 
 __all__ = [
-    "EFFECT_THREADS", "GRACE_S", "EffectMismatch", "LiveOutcomes", "RecordedOutcomes", "effect_record", "record_view",
-    "run_effect",
+    "EFFECT_THREADS", "GRACE_S", "EffectMismatch", "LiveOutcomes", "RecordedOutcomes", "effect_record",
+    "grade_effect_record", "record_view", "run_effect",
 ]
 
 GRACE_S = 5.0
@@ -86,7 +86,14 @@ def effect_record(step: int, tool: str, effect: Effect[Any], outcome: EffectOutc
                            outcome=json.dumps(data, ensure_ascii=True, sort_keys=True, allow_nan=False))
 
 
-def record_view(rec: EffectCompleted) -> dict[str, Any]:
+def grade_effect_record(name: str, effect: Effect[Any], outcome: EffectOutcome) -> GradeEffectCompleted:
+    """The log's record of a grade effect's outcome."""
+    data = outcome.model_dump(mode="json")
+    return GradeEffectCompleted(name=name, kind=effect.kind, key=effect.key(), status=outcome.status,
+                                outcome=json.dumps(data, ensure_ascii=True, sort_keys=True, allow_nan=False))
+
+
+def record_view(rec: EffectCompleted | GradeEffectCompleted) -> dict[str, Any]:
     """What a trajectory step shows of its effect: kind, key and outcome."""
     return {"kind": rec.kind, "key": rec.key, "outcome": json.loads(rec.outcome)}
 
@@ -102,6 +109,11 @@ class LiveOutcomes:
         self.runs += 1
         return await run_effect(effect)
 
+    async def grade_outcome(self, name: str, effect: Effect[Any]) -> EffectOutcome:
+        """Returns the outcome of the grade effect `name`."""
+        self.runs += 1
+        return await run_effect(effect)
+
 
 @dataclass(frozen=True)
 class EffectMismatch:
@@ -113,8 +125,9 @@ class EffectMismatch:
     rerun: EffectOutcome
 
     def describe(self) -> str:
-        """One line naming the step, for the audit's report."""
-        return (f"step {self.step}: nondeterministic effect {self.kind}: recorded "
+        """One line naming the step (or the grade, step -1), for the audit's report."""
+        where = "grade" if self.step < 0 else f"step {self.step}"
+        return (f"{where}: nondeterministic effect {self.kind}: recorded "
                 f"{self.recorded.model_dump(mode='json')}, re-run {self.rerun.model_dump(mode='json')}")
 
 
@@ -129,16 +142,32 @@ class RecordedOutcomes(LiveOutcomes):
         rerun: Also run each effect again and keep the differing outcomes in `mismatches`.
     """
 
-    def __init__(self, by_step: Mapping[int, Mapping[str, Any]], *, rerun: bool = False) -> None:
+    def __init__(self, by_step: Mapping[int, Mapping[str, Any]], *, rerun: bool = False,
+                 graded: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         super().__init__()
         self.by_step = dict(by_step)
+        self.graded = dict(graded or {})
         self.rerun = rerun
         self.mismatches: list[EffectMismatch] = []
 
     @classmethod
-    def of(cls, steps: Sequence[StepRecord], *, rerun: bool = False) -> RecordedOutcomes:
-        """Reads the outcomes recorded in a trajectory's steps."""
-        return cls({s.index: s.effect for s in steps if s.effect is not None}, rerun=rerun)
+    def of(cls, steps: Sequence[StepRecord], *, rerun: bool = False,
+           footer: Mapping[str, Any] | None = None) -> RecordedOutcomes:
+        """Reads the outcomes recorded in a trajectory's steps and, from its footer, its grade effects."""
+        graded = (footer or {}).get("grade_effects") or {}
+        return cls({s.index: s.effect for s in steps if s.effect is not None}, rerun=rerun, graded=graded)
+
+    async def grade_outcome(self, name: str, effect: Effect[Any]) -> EffectOutcome:
+        """The recorded outcome of a grade effect (re-run too when auditing), or a live run."""
+        rec = self.graded.get(name)
+        if rec is None or rec.get("key") != effect.key():
+            return await super().grade_outcome(name, effect)
+        recorded = EffectOutcome.model_validate(rec["outcome"])
+        if self.rerun:
+            fresh = await super().grade_outcome(name, effect)
+            if fresh != recorded:
+                self.mismatches.append(EffectMismatch(-1, effect.kind, recorded, fresh))
+        return recorded
 
     async def outcome(self, step: int, effect: Effect[Any]) -> EffectOutcome:
         """The recorded outcome of this step's effect (re-run too when auditing), or a live run."""

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from saas_sim.core.canonical import normalize, sha256_hex
 from saas_sim.core.clock import SimClock
-from saas_sim.core.effects import Effect
+from saas_sim.core.effects import Effect, EffectOutcome
 from saas_sim.core.events import Event, PendingEvent, RecordedEvent, chain_hash
 from saas_sim.core.ids import unique_token
 from saas_sim.core.state import State
@@ -53,11 +53,11 @@ from saas_sim.errors import ConcurrencyError, EpisodeInvalidError, HarnessError,
 from saas_sim.runtime.arg_bounds import not_json
 from saas_sim.runtime.call_ids import AUTO_CALL_ID, check_call_id, reissued_call_id
 from saas_sim.runtime.call_result import CallError, CallResult
-from saas_sim.runtime.effects import LiveOutcomes, effect_record, record_view
+from saas_sim.runtime.effects import LiveOutcomes, effect_record, grade_effect_record, record_view
 from saas_sim.runtime.faults import decide_fault, fault_error
 from saas_sim.runtime.grading import Attribution, Grade, combine, run_checks
 from saas_sim.runtime.recorded_args import copy_json, recordable_args
-from saas_sim.runtime.records import EffectCompleted, EpisodeConfigured, FaultInjected
+from saas_sim.runtime.records import EffectCompleted, EpisodeConfigured, FaultInjected, GradeEffectCompleted
 from saas_sim.runtime.resume import logged_steps
 from saas_sim.runtime.scope import WriteStep
 from saas_sim.runtime.shielded import to_the_end
@@ -130,6 +130,8 @@ class Episode:
         self.invalid: str | None = None
         # Where effect outcomes come from: live runs, or a replay's recorded outcomes.
         self.effects: LiveOutcomes = LiveOutcomes()
+        # Grade effects' records by request key: run once per tree, read back after.
+        self._graded: dict[str, GradeEffectCompleted] = {}
         self.trajectory = Trajectory(header=self._header(parent=None))
 
     # public surface ------------------------------------------------------------
@@ -274,12 +276,16 @@ class Episode:
                 await self._flush()
                 # A private copy: the task's bindings are shared by every episode of the task, and a
                 # check that changed its params in place would change other episodes' rewards.
-                scores, error = run_checks(
-                    spec.checks, self.task.scenario.check_fns, initial=self.task.initial,
-                    final=self._state, bindings=copy.deepcopy(self.task.bindings),
-                    events=[e for evs in self._step_events for e in evs], now=self._clock.now(),
-                    scope=spec.scope, writes=self._write_steps(),
-                )
+                effects, error = await self._grade_effects()
+                if error is None:
+                    scores, error = run_checks(
+                        spec.checks, self.task.scenario.check_fns, initial=self.task.initial,
+                        final=self._state, bindings=copy.deepcopy(self.task.bindings),
+                        events=[e for evs in self._step_events for e in evs], now=self._clock.now(),
+                        scope=spec.scope, writes=self._write_steps(), effects=effects,
+                    )
+                else:
+                    scores = []
                 if error is not None:
                     grade = Grade(
                         scenario=spec.ref, seed=self.task.seed, score=None, checks=scores,
@@ -299,7 +305,56 @@ class Episode:
                     "content_hash": self._state.content_hash(), "steps": self._step,
                     "sim_time": normalize(self._clock.now()),
                 }
+                if self._graded:
+                    self.trajectory.footer["grade_effects"] = {
+                        rec.name: record_view(rec) for rec in self._graded.values()
+                    }
             return grade
+
+    async def _grade_effects(self) -> tuple[dict[str, EffectOutcome], str | None]:
+        """Runs (or reads back) the world's grade effects for the current state.
+
+        Each outcome is kept by its request's key and appended to the log the first time, so a
+        regrade, a resume or a replay of the same tree reads it back instead of running it again.
+
+        Returns:
+            The outcomes by name, or the traceback of the grade effect that broke (a verifier error).
+        """
+        out: dict[str, EffectOutcome] = {}
+        fresh: list[Event] = []
+        try:
+            wanted: dict[str, Effect[Any]] = {}
+            for fn in self.task.scenario.grade_effects:
+                for name, effect in fn(self._state, copy.deepcopy(self.task.bindings)).items():
+                    if name in wanted:
+                        raise HarnessError(f"two domains declare the grade effect {name!r}")
+                    wanted[name] = effect
+            for name in sorted(wanted):
+                effect = wanted[name]
+                rec = self._graded.get(effect.key())
+                if rec is None or rec.name != name:
+                    outcome = await self.effects.grade_outcome(name, effect)
+                    rec = grade_effect_record(name, effect, outcome)
+                    self._graded[rec.key] = rec
+                    fresh.append(rec)
+                out[name] = EffectOutcome.model_validate_json(rec.outcome)
+        except Exception:
+            return {}, f"grade effects failed to run:\n{traceback.format_exc()}"
+        if fresh and not self._closed and self._stale is None:
+            await self._append_records(fresh)
+        return out, None
+
+    async def _append_records(self, records: Sequence[Event]) -> None:
+        """Appends runtime records that belong to no step (grade effects) after the last step."""
+        await self._flush()
+        now = self._clock.now()
+        pending = [self.store.registry.encode(e, now) for e in records]
+        digest = sha256_hex(b"\x1e".join(p.payload for p in pending))[:24]
+        result, _ = await to_the_end(self.store.enqueue_pending(
+            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/grade:{digest}"
+        ))
+        self._version = result.last_version
+        self._head = result.head_hash
 
     def _write_steps(self) -> list[WriteStep]:
         """The WRITE steps that emitted events, for the scope guard. Reads never count."""
@@ -391,6 +446,9 @@ class Episode:
         tail = [registry.decode(r) for r in rows[len(self.task.start_events):]]
         self._state = self.task.world.projection.fold(self.task.initial, tail)
         self._version, self._head, self._unwritten = len(rows), rows[-1].hash, []
+        for ev in tail:
+            if isinstance(ev, GradeEffectCompleted):
+                self._graded[ev.key] = ev
         for out, refs, head, version in logged_steps(rows[self._base_version:], tail[1:]):
             self._note(out, refs, head, version)
             self._clock = SimClock(datetime.fromisoformat(out.sim_time))

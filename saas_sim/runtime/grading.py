@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from saas_sim.core.domain import CheckContext, CheckFn, CheckOutcome
+from saas_sim.core.effects import EffectOutcome
 from saas_sim.core.events import Event
 from saas_sim.core.state import State
 from saas_sim.runtime.scope import WriteStep, render_scope, scope_guard
@@ -136,6 +137,7 @@ def run_checks(
     now: datetime,
     scope: ScopeSpec | None = None,
     writes: Sequence[WriteStep] = (),
+    effects: Mapping[str, EffectOutcome] | None = None,
 ) -> tuple[list[CheckScore], str | None]:
     """Runs every check, then the scope guard when `scope` is guarded.
 
@@ -149,11 +151,13 @@ def run_checks(
         now: The simulated instant at grading.
         scope: The scenario's scope; None or `unguarded` runs no guard.
         writes: The WRITE steps and their events, for the scope guard.
+        effects: The outcomes of the grade effects, by name (`CheckContext.effects`).
 
     Returns:
         The scores, or the traceback of the first check that broke (a verifier error).
     """
-    ctx = CheckContext(initial=initial, final=final, bindings=bindings, events=events, now=now)
+    ctx = CheckContext(initial=initial, final=final, bindings=bindings, events=events, now=now,
+                       effects=dict(effects or {}))
     scores: list[CheckScore] = []
     for spec in specs:
         try:

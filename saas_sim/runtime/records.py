@@ -16,7 +16,8 @@ from saas_sim.core.events import Event, event
 from saas_sim.core.state import Projection, State
 
 __all__ = [
-    "RUNTIME_PROJECTION", "EffectCompleted", "EpisodeConfigured", "EpisodeStarted", "FaultInjected", "StepRecorded",
+    "RUNTIME_PROJECTION", "EffectCompleted", "EpisodeConfigured", "EpisodeStarted", "FaultInjected",
+    "GradeEffectCompleted", "StepRecorded",
 ]
 
 
@@ -113,6 +114,27 @@ class EffectCompleted(Event):
     outcome: str
 
 
+@event("runtime.GradeEffectCompleted")
+class GradeEffectCompleted(Event):
+    """A grade effect (a hidden test run) ran once, live; a regrade, resume or replay reads it back.
+
+    Appended when `Episode.grade` first needs it, after the episode's last step record.
+
+    Attributes:
+        name: The grade effect's name (`ide.hidden_tests`).
+        kind: The effect's kind.
+        key: The content key of the request (`Effect.key`): a later grade of another tree misses it.
+        status: `ok`, `failed` or `timeout`.
+        outcome: The whole `EffectOutcome`, as ASCII JSON text with sorted keys.
+    """
+
+    name: str
+    kind: str
+    key: str
+    status: str
+    outcome: str
+
+
 RUNTIME_PROJECTION = Projection("runtime")
 
 
@@ -138,4 +160,9 @@ def _step(state: State, ev: StepRecorded) -> State:
 
 @RUNTIME_PROJECTION.on(EffectCompleted)
 def _effect(state: State, ev: EffectCompleted) -> State:
+    return state
+
+
+@RUNTIME_PROJECTION.on(GradeEffectCompleted)
+def _grade_effect(state: State, ev: GradeEffectCompleted) -> State:
     return state

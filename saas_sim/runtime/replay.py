@@ -89,11 +89,17 @@ async def replay(env: Environment, recorded: Trajectory, *,
         if episode.task.world.world_hash != header.get("world_hash"):
             return ReplayReport(False, len(recorded.steps), None, "world_hash", header.get("world_hash"),
                                 episode.task.world.world_hash), episode.trajectory
-        outcomes = RecordedOutcomes.of(recorded.steps, rerun=rerun_effects)
+        outcomes = RecordedOutcomes.of(recorded.steps, rerun=rerun_effects, footer=recorded.footer)
         episode.effects = outcomes
         for step in recorded.steps:
             await episode.call(step.tool, step.args, reissued_call_id(step.call_id))
         report = compare_steps(recorded.steps, episode.trajectory.steps)
+        graded = (recorded.footer or {}).get("grade")
+        if report.ok and graded is not None:
+            # The grade folds the recorded grade effects too, so it must come out the same.
+            regraded = (await episode.grade()).model_dump(mode="json")
+            if regraded != graded:
+                report = ReplayReport(False, len(recorded.steps), None, "grade", graded, regraded)
         if outcomes.mismatches:
             report = dataclasses.replace(report, nondeterministic=tuple(outcomes.mismatches))
         return report, episode.trajectory

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 from saas_sim.core.events import Event, RecordedEvent
 from saas_sim.errors import HarnessError, UsageError
 from saas_sim.runtime.effects import record_view
-from saas_sim.runtime.records import EffectCompleted, EpisodeConfigured, EpisodeStarted, FaultInjected, StepRecorded
+from saas_sim.runtime.records import (
+    EffectCompleted,
+    EpisodeConfigured,
+    EpisodeStarted,
+    FaultInjected,
+    GradeEffectCompleted,
+    StepRecorded,
+)
 from saas_sim.runtime.step_outcome import StepOutcome
 from saas_sim.scenarios.model import FaultProfile
 
@@ -49,7 +56,7 @@ def logged_steps(
             domain, refs, effect = [], [], None
         elif isinstance(ev, EffectCompleted):
             effect = record_view(ev)  # the outcome is read back, never re-run
-        elif not isinstance(ev, FaultInjected):
+        elif not isinstance(ev, FaultInjected | GradeEffectCompleted):  # grade records: Episode.restore
             domain.append(ev)
             refs.append([row.event_type, row.version, row.global_position])
     if domain or effect is not None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from saas_sim.core.domain import CheckFn, Domain, SetupFn
+from saas_sim.core.domain import CheckFn, Domain, GradeEffectsFn, SetupFn
 from saas_sim.core.events import DEFAULT_REGISTRY
 from saas_sim.errors import ScenarioFileError, ScenarioNotFoundError
 from saas_sim.scenarios.model import ScenarioFile
@@ -37,6 +37,8 @@ class Scenario:
     profile: WorldProfile
     setup_fn: SetupFn
     check_fns: Mapping[str, CheckFn]
+    grade_effects: tuple[GradeEffectsFn, ...] = ()
+    """The grade effects of the world's domains, in build order."""
 
     @property
     def ref(self) -> str:
@@ -105,6 +107,7 @@ def _resolve(
     return Scenario(
         spec=spec, path=path, profile=profile, setup_fn=setups[spec.setup.fn],
         check_fns={c.name: checks[c.fn] for c in spec.checks},
+        grade_effects=tuple(d.grade_effects for d in in_world if d.grade_effects is not None),
     )
 
 

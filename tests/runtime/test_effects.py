@@ -263,3 +263,87 @@ class TestLoop:
         figures = await measure_effect_lag(6)
         assert figures["effects_failed"] == 0 and figures["effects_loop_ticks"] > 0
 
+
+
+GRADED = "notes/archive-and-count"
+
+
+async def _archived(env: Environment, seed: int = 0) -> Episode:
+    episode = await env.start(GRADED, seed)
+    out = await episode.call("notes.archive_note", {"note_id": episode.task.bindings["note"]["id"]})
+    assert out.ok, out.error
+    return episode
+
+
+class TestGradeEffects:
+    async def test_a_grade_runs_its_effect_once_and_hands_the_outcome_to_the_checks(
+        self, env: Environment, runs: list[Mapping[str, Any]]
+    ) -> None:
+        episode = await _archived(env)
+        grade = await episode.grade()
+        assert grade.valid and grade.score == 1.0, grade
+        again = await episode.grade()
+        assert again == grade
+        assert len(runs) == 1
+        assert set(episode.trajectory.footer["grade_effects"]) == {"notes.archive_words"}
+
+    async def test_a_task_without_grade_effects_runs_none(
+        self, env: Environment, runs: list[Mapping[str, Any]]
+    ) -> None:
+        episode, _ = await _counted(env)
+        await episode.grade()
+        assert len(runs) == 1  # the tool's own effect only
+        assert "grade_effects" not in episode.trajectory.footer
+
+    async def test_a_changed_tree_runs_the_grade_effect_again(
+        self, env: Environment, runs: list[Mapping[str, Any]]
+    ) -> None:
+        episode = await _archived(env)
+        await episode.grade()
+        other = next(n.id for n in episode.state.table(NOTES) if not n.archived)
+        assert (await episode.call("notes.archive_note", {"note_id": other})).ok
+        await episode.grade()
+        assert len(runs) == 2
+
+    async def test_a_resumed_episode_reads_the_grade_effect_back_from_the_log(
+        self, env: Environment, runs: list[Mapping[str, Any]]
+    ) -> None:
+        episode = await _archived(env)
+        grade = await episode.grade()
+        resumed = await env.resume(episode.stream_id)
+        assert await resumed.grade() == grade
+        assert len(runs) == 1
+        assert (await resumed.call("notes.get_note", {"note_id": episode.task.bindings["note"]["id"]})).ok
+
+    async def test_a_trajectory_replays_its_grade_from_the_recorded_grade_effect(
+        self, env: Environment, runs: list[Mapping[str, Any]], tmp_path: Path
+    ) -> None:
+        episode = await _archived(env)
+        await episode.grade()
+        path = tmp_path / "t.jsonl"
+        episode.trajectory.write(path)
+        report, _ = await replay(env, read_trajectory(path))
+        assert report.ok, report.describe()
+        assert len(runs) == 1
+
+    async def test_a_nondeterministic_grade_effect_is_reported_by_the_audit(
+        self, env: Environment, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setattr(notes_domain, "WORD_COUNT_SCRIPT", COUNTER_SCRIPT.format(path=str(tmp_path / "n")))
+        episode = await _archived(env)
+        await episode.grade()
+        audited, _ = await replay(env, episode.trajectory, rerun_effects=True)
+        assert not audited.ok
+        assert "grade: nondeterministic effect notes.archive_word_count" in audited.describe()
+
+    async def test_a_grade_effect_that_raises_is_a_verifier_error_never_a_reward(
+        self, env: Environment, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def broken(inputs: Mapping[str, Any], timeout_s: float) -> EffectOutcome:
+            raise RuntimeError("a bug in the grader's runner")
+
+        monkeypatch.setattr(notes_domain, "run_word_count", broken)
+        episode = await _archived(env)
+        grade = await episode.grade()
+        assert grade.attribution == "verifier_error" and not grade.valid and grade.score is None
+        assert "a bug in the grader's runner" in (grade.error or "")

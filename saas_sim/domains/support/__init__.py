@@ -2,48 +2,66 @@
 
 Modules (each small, one reason to change):
 
+* `kit`: the domain kit every tool, check and setup registers with (`@kit.tool`, `@kit.check`,
+  `@kit.setup`; names are `support.<function name>`);
 * `models` and `events`: the frozen records and the past-tense facts about them;
-* `state`: tables (public `support.*`, ground truth `hidden.support.*`), reducers, schema;
-* `generate`, `tickets_gen`, `compose`, `catalog`, `text`: the seeded, messy world;
-* `outcomes`, `simulator`, `phrases`: the real outcome of a ticket and the customer persona;
-* `tools*`, `views`, `views_money`, `toolkit`: the 24 agent tools;
-* `setups`, `setups_queue`, `setup_helpers`, `replies`: scenario setups and reference replies;
-* `checks`: scenario checks; `data_report`: mess rates;
-* `policy.md` (loaded by `policy`): the numbered rules agents see. The runtime does not show a
+* `state`: tables (public `support.*`, ground truth `hidden.support.*`), reducers, `PROJECTION`, `SCHEMA`;
+* `generate` (+ `gen_tickets`), `ticket_factory`, `reference_data`, `customer_text`: the seeded,
+  messy world: the generator, one composed ticket, the fixed catalogue/articles/macros/agents and
+  customer-written text;
+* `ticket_outcome`, `simulator`, `customer_phrases`: the real outcome of a ticket and the customer
+  persona; `threads`, `reply_facts`, `judge`, `people`: reading threads, what replies state, verdicts
+  on them and customers as people;
+* `tools_tickets`, `tools_workflow`, `tools_customers`, `tools_money` (+ `tool_helpers`) and their
+  results `views_tickets`, `views_workflow`, `views_customers`, `views_money`: the 24 agent tools;
+* `setups_orders`, `setups_queue` (+ `setup_helpers`, `reference_replies`): scenario setups and
+  reference replies;
+* `checks_money`, `checks_replies`, `checks_queue`, `checks_escalation` (+ `check_helpers`): scenario
+  checks; `data_report`: mess rates;
+* `policy` (loading `policy.md`): the numbered rules agents see. The runtime does not show a
   domain's policy by itself, so setups bind it as `{policy}` for the instructions.
 """
 
 from __future__ import annotations
 
-from saas_sim.core.domain import Domain
-from saas_sim.domains.support.checks import CHECKS
+from saas_sim.domains.support import (
+    checks_escalation,
+    checks_money,
+    checks_queue,
+    checks_replies,
+    setups_orders,
+    setups_queue,
+    tools_customers,
+    tools_money,
+    tools_tickets,
+    tools_workflow,
+)
 from saas_sim.domains.support.data_report import data_report
 from saas_sim.domains.support.generate import generate
+from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.policy import POLICY
-from saas_sim.domains.support.setups import deny_refund, refund_and_replace, refund_damaged
-from saas_sim.domains.support.setups_queue import duplicates, howto_question, threat, triage_queue, vip_ticket
 from saas_sim.domains.support.state import PROJECTION, SCHEMA
-from saas_sim.domains.support.tools import TOOLS
 
 __all__ = ["DOMAIN"]
 
-DOMAIN = Domain(
-    name="support",
+DOMAIN = kit.domain(
+    module=__name__,
+    # Tools appear to agents in this order: tickets, workflow, customers and knowledge base, money.
+    modules=(
+        tools_tickets,
+        tools_workflow,
+        tools_customers,
+        tools_money,
+        checks_money,
+        checks_replies,
+        checks_queue,
+        checks_escalation,
+        setups_orders,
+        setups_queue,
+    ),
     projection=PROJECTION,
     schema=SCHEMA,
-    tools=TOOLS,
     generate=generate,
-    setups={
-        "support.refund_damaged": refund_damaged,
-        "support.deny_refund": deny_refund,
-        "support.refund_and_replace": refund_and_replace,
-        "support.triage_queue": triage_queue,
-        "support.duplicates": duplicates,
-        "support.howto_question": howto_question,
-        "support.threat": threat,
-        "support.vip_ticket": vip_ticket,
-    },
-    checks=CHECKS,
     policy=POLICY,
     data_report=data_report,
     id_kinds={
@@ -51,7 +69,7 @@ DOMAIN = Domain(
         "mac": "macro", "msg": "message", "ol": "order_line", "ord": "order", "prd": "product", "rf": "refund",
         "rpl": "replacement", "sc": "store_credit", "tkt": "ticket",
     },
-    # No hard requirement: customers take over CRM contacts when the world holds a CRM (generate.py).
-    requires=(),
+    # Customers take over CRM contacts when the world holds a CRM (generate.py reads `crm.contacts`).
+    uses=("crm",),
 )
 """The support desk, as the runtime sees it."""

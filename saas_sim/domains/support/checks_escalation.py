@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES, ORDERS
 
@@ -57,6 +58,7 @@ def _kinds_named(facts: ReplyFacts) -> set[str]:
     return {kind for c in clauses if not c.negated for kind, pattern in _KINDS.items() if pattern.search(c.text)}
 
 
+@kit.check
 def escalation_states_cause(ctx: CheckContext, *, ticket_id: str, team: str, order_number: str) -> CheckOutcome:
     """The hand-off to the right team states what decides the team: the kind of matter and the order.
 
@@ -82,6 +84,7 @@ def escalation_states_cause(ctx: CheckContext, *, ticket_id: str, team: str, ord
     return CheckOutcome.passed(f"the hand-off states the {team} matter about order {order_number}")
 
 
+@kit.check
 def status_only(ctx: CheckContext, *, tickets: Sequence[str], allowed: Sequence[str]) -> CheckOutcome:
     """Constraint: the episode changed the listed tickets' status only to an `allowed` status.
 

@@ -19,15 +19,7 @@ from faker import Faker
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
 from saas_sim.domains.support import events as ev
-from saas_sim.domains.support.catalog import HOWTO_TASKS, ArticleFacts
-from saas_sim.domains.support.compose import (
-    FIRST_RESPONSE_HOURS,
-    RESOLUTION_HOURS,
-    Mess,
-    PostedMessage,
-    TicketSpec,
-    compose_ticket,
-)
+from saas_sim.domains.support.customer_text import ascii_slug
 from saas_sim.domains.support.models import (
     Agent,
     Customer,
@@ -42,7 +34,15 @@ from saas_sim.domains.support.models import (
     ResolutionKind,
     TicketStatus,
 )
-from saas_sim.domains.support.text import ascii_slug
+from saas_sim.domains.support.reference_data import HOWTO_TASKS, ArticleFacts
+from saas_sim.domains.support.ticket_factory import (
+    FIRST_RESPONSE_HOURS,
+    RESOLUTION_HOURS,
+    Mess,
+    PostedMessage,
+    TicketSpec,
+    compose_ticket,
+)
 
 __all__ = [
     "PRIORITY_ORDER",

@@ -26,11 +26,11 @@ from typing import Any
 
 from saas_sim.core.domain import GenerateContext
 from saas_sim.core.events import Event
-from saas_sim.domains.support import catalog
 from saas_sim.domains.support import events as ev
+from saas_sim.domains.support import reference_data
+from saas_sim.domains.support.customer_text import LANGUAGES, ascii_slug
+from saas_sim.domains.support.gen_tickets import TicketGenerator
 from saas_sim.domains.support.models import Customer, KbFacts, Language, Order, OrderLine, Product
-from saas_sim.domains.support.text import LANGUAGES, ascii_slug
-from saas_sim.domains.support.tickets_gen import TicketGenerator
 
 __all__ = ["DEFAULTS", "generate"]
 
@@ -173,18 +173,18 @@ def generate(ctx: GenerateContext) -> list[Event]:
     p = _params(ctx)
     out: list[Event] = []
     cat_rng = ctx.seed.random("catalog")
-    agents = catalog.make_agents(ctx.seed.faker("agents", ["en_US"]), ctx.ids)
+    agents = reference_data.make_agents(ctx.seed.faker("agents", ["en_US"]), ctx.ids)
     out += [ev.AgentCreated(agent=a) for a in agents]
-    products = catalog.make_products(cat_rng, ctx.ids, float(p["final_sale_rate"]))
+    products = reference_data.make_products(cat_rng, ctx.ids, float(p["final_sale_rate"]))
     out += [ev.ProductCreated(product=pr) for pr in products]
-    articles = catalog.make_articles(cat_rng, ctx.ids, products, ctx.now)
+    articles = reference_data.make_articles(cat_rng, ctx.ids, products, ctx.now)
     out += [ev.KbArticlePublished(article=a.article) for a in articles]
     out += [
         ev.KbFactsRecorded(facts=KbFacts(id=a.article.id, topic=a.topic, facts=a.facts))
         for a in articles
         if a.facts
     ]
-    out += [ev.MacroCreated(macro=m) for m in catalog.make_macros(ctx.ids)]
+    out += [ev.MacroCreated(macro=m) for m in reference_data.make_macros(ctx.ids)]
     customers = _customers(ctx, p)
     out += [ev.CustomerCreated(customer=c) for c in customers]
     orders = _orders(ctx, p, customers, products)

@@ -16,8 +16,8 @@ from typing import Literal
 from faker import Faker
 
 from saas_sim.core.ids import IdFactory
+from saas_sim.domains.support.customer_text import ascii_slug
 from saas_sim.domains.support.models import Agent, KbArticle, Macro, Product
-from saas_sim.domains.support.text import ascii_slug
 
 __all__ = [
     "ACTING_AGENT_ID",

@@ -18,15 +18,16 @@ from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.state import State
 from saas_sim.domains.support import events as ev
-from saas_sim.domains.support.compose import Mess, TicketSpec, compose_ticket
+from saas_sim.domains.support.customer_text import ascii_slug
 from saas_sim.domains.support.models import Customer, Order, OrderLine, Ticket
 from saas_sim.domains.support.state import CUSTOMERS, ORDERS, REPLACEMENTS, TRUTHS
-from saas_sim.domains.support.text import ascii_slug
-from saas_sim.domains.support.toolkit import REFUND_LIMIT
+from saas_sim.domains.support.ticket_factory import Mess, TicketSpec, compose_ticket
+from saas_sim.domains.support.tool_helpers import APPROVAL_MAX, REFUND_LIMIT
 from saas_sim.errors import ScenarioError
 
 __all__ = [
     "customer_b",
+    "damaged_units",
     "line_b",
     "money",
     "order_b",
@@ -160,3 +161,17 @@ def stage(ctx: SetupContext, spec: TicketSpec, events: list[Event] | None = None
 def ago(ctx: SetupContext, low_min: int, high_min: int) -> datetime:
     """Returns an instant between `low_min` and `high_min` minutes before the episode starts."""
     return ctx.now - timedelta(minutes=ctx.rng.randrange(low_min, high_min))
+
+
+def damaged_units(order: Order, *, approval: bool, partial: bool = False) -> Iterable[tuple[OrderLine, int]]:
+    """Yields (line, units) choices whose refund fits the agent limit (or, with `approval`, needs one).
+
+    With `partial`, at most half the line's units, so a second identical refund would still fit.
+    """
+    for ln in order.lines:
+        for k in range(1, (ln.quantity // 2 if partial else ln.quantity) + 1):
+            amount = ln.unit_price * k
+            if approval and REFUND_LIMIT < amount <= APPROVAL_MAX:
+                yield ln, k
+            if not approval and amount <= REFUND_LIMIT:
+                yield ln, k

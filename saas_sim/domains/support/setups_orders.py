@@ -7,20 +7,21 @@ JSON-friendly bindings for the instructions, the checks and the oracle.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
-from saas_sim.domains.support import text
-from saas_sim.domains.support.compose import PostedMessage, TicketSpec
+from saas_sim.domains.support import customer_text
+from saas_sim.domains.support.customer_phrases import phrase
+from saas_sim.domains.support.gen_tickets import resolution_for
+from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import Order, OrderLine
-from saas_sim.domains.support.phrases import phrase
-from saas_sim.domains.support.replies import ask_order_number, refund_done, refund_done_alt
+from saas_sim.domains.support.reference_replies import ask_order_number, refund_done, refund_done_alt
 from saas_sim.domains.support.setup_helpers import (
     ago,
     alias_of,
     customer_b,
+    damaged_units,
     line_b,
     money,
     order_b,
@@ -30,10 +31,10 @@ from saas_sim.domains.support.setup_helpers import (
     ticket_b,
 )
 from saas_sim.domains.support.state import PRODUCTS
-from saas_sim.domains.support.tickets_gen import resolution_for
-from saas_sim.domains.support.toolkit import APPROVAL_MAX, REFUND_LIMIT
+from saas_sim.domains.support.ticket_factory import PostedMessage, TicketSpec
+from saas_sim.domains.support.tool_helpers import REFUND_LIMIT
 
-__all__ = ["damaged_units", "deny_refund", "refund_and_replace", "refund_damaged"]
+__all__ = ["deny_refund", "refund_and_replace", "refund_damaged"]
 
 _REOPEN_AGENT = (
     "Hi,\n\nGood news: we have processed your refund. It will appear on your statement within 5-10 "
@@ -41,20 +42,7 @@ _REOPEN_AGENT = (
 )
 
 
-def damaged_units(order: Order, *, approval: bool, partial: bool = False) -> Iterable[tuple[OrderLine, int]]:
-    """Yields (line, units) choices whose refund fits the agent limit (or, with `approval`, needs one).
-
-    With `partial`, at most half the line's units, so a second identical refund would still fit.
-    """
-    for ln in order.lines:
-        for k in range(1, (ln.quantity // 2 if partial else ln.quantity) + 1):
-            amount = ln.unit_price * k
-            if approval and REFUND_LIMIT < amount <= APPROVAL_MAX:
-                yield ln, k
-            if not approval and amount <= REFUND_LIMIT:
-                yield ln, k
-
-
+@kit.setup
 def refund_damaged(ctx: SetupContext) -> Setup:
     """A customer reports damaged units of one order line; the fix is a refund of exactly those units.
 
@@ -130,6 +118,7 @@ def _deniable(ctx: SetupContext, order: Order) -> list[tuple[OrderLine, str]]:
     return out
 
 
+@kit.setup
 def deny_refund(ctx: SetupContext) -> Setup:
     """A customer wants a change-of-mind refund that policy forbids (final sale, or past 30 days)."""
     customer, order, (line, reason), others = pick_target(
@@ -168,14 +157,15 @@ def _two_problems(order: Order) -> list[tuple[OrderLine, OrderLine]]:
     return pairs
 
 
+@kit.setup
 def refund_and_replace(ctx: SetupContext) -> Setup:
     """Some units of one line arrived broken (replace them) and another line was missing (refund it)."""
     customer, order, (broken, missing), others = pick_target(
         ctx, language="en", min_orders=2, accept=_two_problems)
     k = ctx.rng.randrange(1, broken.quantity)
     rng = ctx.rng
-    damaged = text.complaint(rng, "en", "damaged_item", product=broken.name, qty=k,
-                             ref=text.order_ref(rng, "en", order.number))
+    damaged = customer_text.complaint(rng, "en", "damaged_item", product=broken.name, qty=k,
+                             ref=customer_text.order_ref(rng, "en", order.number))
     suffix = (f"Also, the {missing.name} was not in the package at all. Please send new ones for the "
               f"{k} broken {broken.name} and refund the {missing.name}.")
     spec = TicketSpec(

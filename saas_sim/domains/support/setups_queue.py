@@ -8,12 +8,13 @@ from typing import Any
 from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.core.events import Event
 from saas_sim.domains.support import events as ev
-from saas_sim.domains.support.catalog import ACTING_AGENT_ID, HOWTO_TASKS
-from saas_sim.domains.support.compose import Mess, TicketSpec
+from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import ACTIVE_STATUSES, Team, Ticket
+from saas_sim.domains.support.reference_data import ACTING_AGENT_ID, HOWTO_TASKS
 from saas_sim.domains.support.setup_helpers import (
     ago,
     customer_b,
+    damaged_units,
     line_b,
     order_b,
     pick_target,
@@ -21,8 +22,8 @@ from saas_sim.domains.support.setup_helpers import (
     stage,
     ticket_b,
 )
-from saas_sim.domains.support.setups import damaged_units
 from saas_sim.domains.support.state import AGENTS, CUSTOMERS, KB_ARTICLES, KB_FACTS, ORDERS, TICKETS
+from saas_sim.domains.support.ticket_factory import Mess, TicketSpec
 from saas_sim.errors import ScenarioError
 
 __all__ = ["duplicates", "howto_question", "threat", "triage_queue", "vip_ticket"]
@@ -48,6 +49,7 @@ def _due(t: Ticket) -> str:
     return (t.first_response_due if t.first_responded_at is None else t.resolution_due).isoformat()
 
 
+@kit.setup
 def triage_queue(ctx: SetupContext) -> Setup:
     """Picks a queue of the acting agent; the task is to take its three most urgent unassigned tickets."""
     agent = ctx.state.get(AGENTS, ACTING_AGENT_ID)
@@ -75,6 +77,7 @@ def triage_queue(ctx: SetupContext) -> Setup:
     return Setup(bindings=bindings)
 
 
+@kit.setup
 def duplicates(ctx: SetupContext) -> Setup:
     """One customer wrote three tickets about one damaged item, plus one unrelated how-to question."""
     customer, order, (line, qty), _ = pick_target(ctx, accept=lambda o: damaged_units(o, approval=False))
@@ -118,6 +121,7 @@ def duplicates(ctx: SetupContext) -> Setup:
     return Setup(bindings=bindings, events=events + ev2)
 
 
+@kit.setup
 def howto_question(ctx: SetupContext) -> Setup:
     """A customer asks how to do something with a device; one KB article answers it."""
     facts = list(ctx.state.table(KB_FACTS))
@@ -148,6 +152,7 @@ def howto_question(ctx: SetupContext) -> Setup:
     return Setup(bindings=bindings, events=events)
 
 
+@kit.setup
 def threat(ctx: SetupContext) -> Setup:
     """A customer threatens legal action, or reports an account takeover; it must go to the right team.
 
@@ -182,6 +187,7 @@ def threat(ctx: SetupContext) -> Setup:
     return Setup(bindings=bindings, events=events)
 
 
+@kit.setup
 def vip_ticket(ctx: SetupContext) -> Setup:
     """A VIP customer's ticket lands unrouted in the general queue."""
     customer, order, (line, qty), _ = pick_target(

@@ -9,7 +9,7 @@ and replays exactly.
 Rules, in order, for a public agent reply:
 
 1. A customer who already confirmed the fix stays silent.
-2. If the state really fixes the problem (`outcomes.assess`: the refund and
+2. If the state really fixes the problem (`ticket_outcome.assess`: the refund and
    replacement records, or for a refusal or a how-to question the true facts
    the replies state), the customer confirms, naming what it sees (for
    example the refunded amount).
@@ -49,10 +49,10 @@ from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.state import State
 from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.customer_phrases import phrase
 from saas_sim.domains.support.models import Message, Persona, Ticket, TicketTruth
-from saas_sim.domains.support.outcomes import Assessment, assess
-from saas_sim.domains.support.phrases import phrase
 from saas_sim.domains.support.state import ORDERS, PERSONAS, TICKETS, TRUTHS, sla_state
+from saas_sim.domains.support.ticket_outcome import Assessment, assess
 
 __all__ = ["RULES", "CustomerSimulator", "RuleBasedCustomer"]
 

@@ -14,8 +14,8 @@ from decimal import Decimal
 
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
+from saas_sim.domains.support import customer_text
 from saas_sim.domains.support import events as ev
-from saas_sim.domains.support import text
 from saas_sim.domains.support.models import (
     Channel,
     Customer,
@@ -141,22 +141,22 @@ class TicketSpec:
 def _first_body(rng: random.Random, spec: TicketSpec) -> str:
     lang = spec.customer.language
     number = None if spec.order is None or spec.mess.missing_order else spec.order.number
-    ref = text.order_ref(rng, lang, number)
+    ref = customer_text.order_ref(rng, lang, number)
     product = spec.product_name or (spec.line.name if spec.line else "")
-    core = text.complaint(rng, lang, spec.issue, product=product, ref=ref, qty=spec.quantity, task=spec.task)
+    core = customer_text.complaint(rng, lang, spec.issue, product=product, ref=ref, qty=spec.quantity, task=spec.task)
     if spec.body_prefix:
         core = f"{spec.body_prefix}\n\n{core}"
     if spec.body_suffix:
         core = f"{core}\n\n{spec.body_suffix}"
     if spec.mess.typos:
-        core = text.add_typos(rng, core, spec.typo_rate * 2)
+        core = customer_text.add_typos(rng, core, spec.typo_rate * 2)
     parts = [core]
     if spec.mess.signature:
-        parts.append(text.signature(rng, lang, spec.requester.name, spec.requester.phone))
+        parts.append(customer_text.signature(rng, lang, spec.requester.name, spec.requester.phone))
     if spec.mess.quoted:
-        parts.append(text.quoted_chain(rng, lang, spec.created_at - timedelta(days=rng.randrange(2, 40))))
+        parts.append(customer_text.quoted_chain(rng, lang, spec.created_at - timedelta(days=rng.randrange(2, 40))))
     body = "\n\n".join(parts)
-    return text.to_html(body) if spec.mess.html else body
+    return customer_text.to_html(body) if spec.mess.html else body
 
 
 def compose_ticket(rng: random.Random, ids: IdFactory, spec: TicketSpec) -> tuple[Ticket, list[Event]]:
@@ -164,7 +164,7 @@ def compose_ticket(rng: random.Random, ids: IdFactory, spec: TicketSpec) -> tupl
     lang = spec.customer.language
     product = spec.product_name or (spec.line.name if spec.line else "")
     ticket_id = ids.next("tkt")
-    subject = text.subject(rng, lang, spec.issue, product, vague=spec.mess.vague_subject)
+    subject = customer_text.subject(rng, lang, spec.issue, product, vague=spec.mess.vague_subject)
     if spec.mess.duplicate and not spec.mess.vague_subject and rng.random() < 0.5:
         subject = f"Re: {subject}"
     frd = spec.first_response_due or spec.created_at + timedelta(hours=FIRST_RESPONSE_HOURS[spec.priority])

@@ -15,21 +15,15 @@ from pydantic import Field
 
 from saas_sim.core.events import Event
 from saas_sim.core.money import Money
-from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, tool
+from saas_sim.core.tool_errors import bad_args, conflict, denied, not_found, require
+from saas_sim.core.tools import WRITE, ToolArgs, ToolContext
 from saas_sim.domains.support import events as ev
-from saas_sim.domains.support.models import Approval, Customer, Order, Refund, Replacement, StoreCredit
+from saas_sim.domains.support.kit import kit
+from saas_sim.domains.support.models import Approval, Order, Refund, Replacement, StoreCredit
 from saas_sim.domains.support.state import AGENTS, APPROVALS, CUSTOMERS, REPLACEMENTS, TICKETS, line_refunded
-from saas_sim.domains.support.toolkit import (
-    APPROVAL_MAX,
-    CREDIT_LIMIT,
-    REFUND_LIMIT,
-    bad_arg,
-    check_cents,
-    need,
-)
+from saas_sim.domains.support.tool_helpers import APPROVAL_MAX, CREDIT_LIMIT, REFUND_LIMIT, check_cents
 from saas_sim.domains.support.tools_customers import find_order
 from saas_sim.domains.support.views_money import ApprovalView, RefundView, ReplacementView, StoreCreditView
-from saas_sim.errors import ToolError
 
 __all__ = ["create_replacement", "issue_refund", "issue_store_credit", "refundable", "request_approval"]
 
@@ -45,7 +39,7 @@ def refundable(ctx: ToolContext, order: Order, line_id: str | None) -> Decimal:
         return remaining
     line = order.line(line_id)
     if line is None:
-        raise ToolError("not_found", f"order {order.id} has no line {line_id}", details={"fields": ["line_id"]})
+        raise not_found("order line", line_id, "line_id", order_id=order.id)
     return min(remaining, line.total - line_refunded(ctx.state, order.id, line_id))
 
 
@@ -63,21 +57,19 @@ def _authorize(ctx: ToolContext, approval_id: str | None, kind: str, amount: Dec
     if approval_id is None:
         limit, refusal = _AGENT_LIMITS[kind]
         if amount > limit:
-            raise ToolError("permission_denied", refusal, details={"limit": str(limit)})
+            raise denied(refusal, ["amount"], limit=str(limit))
         return None
-    appr: Approval = need(ctx, APPROVALS, approval_id, "approval", "approval_id")
+    appr = require(ctx, APPROVALS, approval_id, "approval", "approval_id")
     if appr.used_by is not None:
-        raise ToolError("conflict", f"approval {appr.id} was already used by {appr.used_by}",
-                        details={"fields": ["approval_id"]})
+        raise conflict(f"approval {appr.id} was already used by {appr.used_by}", ["approval_id"])
     if appr.status != "approved":
-        raise ToolError("permission_denied", f"approval {appr.id} was denied: {appr.decision_note}")
+        raise denied(f"approval {appr.id} was denied: {appr.decision_note}", ["approval_id"])
     if appr.kind != kind or (order_id and appr.order_id != order_id) or (
             customer_id and appr.customer_id != customer_id):
-        raise ToolError("permission_denied", f"approval {appr.id} is for a different {kind} target",
-                        details={"fields": ["approval_id"]})
+        raise denied(f"approval {appr.id} is for a different {kind} target", ["approval_id"])
     if amount > appr.amount:
-        raise ToolError("permission_denied", f"approval {appr.id} covers at most {appr.amount}",
-                        details={"fields": ["amount"], "approved_amount": str(appr.amount)})
+        raise denied(f"approval {appr.id} covers at most {appr.amount}", ["amount"],
+                     approved_amount=str(appr.amount))
     return appr
 
 
@@ -90,7 +82,7 @@ def _emit_payout(ctx: ToolContext, event: Event, approval: Approval | None, payo
 
 def _ticket_ref(ctx: ToolContext, ticket_id: str | None) -> None:
     if ticket_id is not None:
-        need(ctx, TICKETS, ticket_id, "ticket", "ticket_id")
+        require(ctx, TICKETS, ticket_id, "ticket", "ticket_id")
 
 
 class IssueRefundArgs(ToolArgs):
@@ -106,7 +98,7 @@ class IssueRefundArgs(ToolArgs):
         "An approved approval (support.request_approval); required above the 200.00 agent limit."))
 
 
-@tool("support.issue_refund", WRITE)
+@kit.tool(WRITE)
 def issue_refund(ctx: ToolContext, args: IssueRefundArgs) -> RefundView:
     """Refunds money on an order or one order line to the original payment method.
 
@@ -121,8 +113,8 @@ def issue_refund(ctx: ToolContext, args: IssueRefundArgs) -> RefundView:
     if amount is None:
         amount = cap
     if cap <= 0 or amount > cap:
-        raise bad_arg("amount", f"at most {cap} {order.currency} can still be refunded here; {amount} asked",
-                      refundable=str(cap))
+        raise bad_args(f"at most {cap} {order.currency} can still be refunded here; {amount} asked", ["amount"],
+                       refundable=str(cap))
     approval = _authorize(ctx, args.approval_id, "refund", amount, order_id=order.id, customer_id=None)
     refund = Refund(id=ctx.ids.next("rf"), order_id=order.id, line_id=args.line_id, amount=amount,
                     currency=order.currency, reason=args.reason, ticket_id=args.ticket_id,
@@ -140,7 +132,7 @@ class CreateReplacementArgs(ToolArgs):
     ticket_id: str | None = Field(default=None, description="The ticket this replacement resolves.")
 
 
-@tool("support.create_replacement", WRITE)
+@kit.tool(WRITE)
 def create_replacement(ctx: ToolContext, args: CreateReplacementArgs) -> ReplacementView:
     """Ships replacement units of a delivered order line at no cost.
 
@@ -151,17 +143,17 @@ def create_replacement(ctx: ToolContext, args: CreateReplacementArgs) -> Replace
     _ticket_ref(ctx, args.ticket_id)
     line = order.line(args.line_id)
     if line is None:
-        raise ToolError("not_found", f"order {order.id} has no line {args.line_id}", details={"fields": ["line_id"]})
+        raise not_found("order line", args.line_id, "line_id", order_id=order.id)
     done = sum(r.quantity for r in ctx.table(REPLACEMENTS) if r.order_id == order.id and r.line_id == line.id)
     if args.quantity > line.quantity - done:
-        raise bad_arg("quantity", f"line {line.id} has {line.quantity} units and {done} were already replaced",
-                      replaceable=line.quantity - done)
+        raise bad_args(f"line {line.id} has {line.quantity} units and {done} were already replaced", ["quantity"],
+                       replaceable=line.quantity - done)
     if order.status != "delivered":
-        raise ToolError("conflict", f"order {order.id} is {order.status}; only delivered orders get replacements")
+        raise conflict(f"order {order.id} is {order.status}; only delivered orders get replacements", ["order_id"])
     refunded_units = line_refunded(ctx.state, order.id, line.id) / line.unit_price
     if refunded_units + done + args.quantity > line.quantity:
-        raise ToolError("permission_denied", f"{refunded_units:.0f} unit(s) of line {line.id} were refunded; "
-                        "refunded units cannot also be replaced")
+        raise denied(f"{refunded_units:.0f} unit(s) of line {line.id} were refunded; "
+                     "refunded units cannot also be replaced", ["quantity"])
     rpl = Replacement(id=ctx.ids.next("rpl"), order_id=order.id, line_id=line.id, product_id=line.product_id,
                       quantity=args.quantity, reason=args.reason, ticket_id=args.ticket_id, created_at=ctx.now)
     ctx.emit(ev.ReplacementCreated(replacement=rpl))
@@ -176,11 +168,11 @@ class IssueCreditArgs(ToolArgs):
     approval_id: str | None = Field(default=None, description="An approved approval; required above 50.00.")
 
 
-@tool("support.issue_store_credit", WRITE)
+@kit.tool(WRITE)
 def issue_store_credit(ctx: ToolContext, args: IssueCreditArgs) -> StoreCreditView:
     """Adds store credit to a customer's balance. Above 50.00 it needs an approval (`permission_denied`)."""
     amount = check_cents(args.amount)
-    customer: Customer = need(ctx, CUSTOMERS, args.customer_id, "customer", "customer_id")
+    customer = require(ctx, CUSTOMERS, args.customer_id, "customer", "customer_id")
     _ticket_ref(ctx, args.ticket_id)
     approval = _authorize(ctx, args.approval_id, "store_credit", amount, order_id=None, customer_id=customer.id)
     currency = "USD" if customer.language == "en" else "EUR"
@@ -200,7 +192,7 @@ class RequestApprovalArgs(ToolArgs):
     ticket_id: str | None = Field(default=None, description="The ticket the request is about.")
 
 
-@tool("support.request_approval", WRITE, cost_s=60)
+@kit.tool(WRITE, cost_s=60)
 def request_approval(ctx: ToolContext, args: RequestApprovalArgs) -> ApprovalView:
     """Asks a team lead to approve a refund above 200.00 or store credit above 50.00; decided at once.
 
@@ -212,16 +204,16 @@ def request_approval(ctx: ToolContext, args: RequestApprovalArgs) -> ApprovalVie
     order: Order | None = None
     if args.kind == "refund":
         if args.order_id is None:
-            raise bad_arg("order_id", "a refund approval needs the order_id")
+            raise bad_args("a refund approval needs the order_id", ["order_id"])
         order = find_order(ctx, args.order_id)
         customer_id, currency, limit = order.customer_id, order.currency, REFUND_LIMIT
     else:
         if args.customer_id is None:
-            raise bad_arg("customer_id", "a store-credit approval needs the customer_id")
-        customer: Customer = need(ctx, CUSTOMERS, args.customer_id, "customer", "customer_id")
+            raise bad_args("a store-credit approval needs the customer_id", ["customer_id"])
+        customer = require(ctx, CUSTOMERS, args.customer_id, "customer", "customer_id")
         customer_id, currency, limit = customer.id, "USD" if customer.language == "en" else "EUR", CREDIT_LIMIT
     if amount <= limit:
-        raise bad_arg("amount", f"{amount} is within your own limit of {limit}; no approval is needed")
+        raise bad_args(f"{amount} is within your own limit of {limit}; no approval is needed", ["amount"])
     lead = next((a for a in ctx.table(AGENTS) if a.role == "lead"), None)
     status: Literal["approved", "denied"] = "approved"
     note = "Approved."

@@ -9,14 +9,17 @@ from typing import Any, Literal
 from pydantic import Field
 
 from saas_sim.core.events import Event
-from saas_sim.core.tools import READ, WRITE, ToolArgs, ToolContext, tool
+from saas_sim.core.paging import PageArgs
+from saas_sim.core.tool_errors import bad_args, require
+from saas_sim.core.tools import READ, WRITE, ToolArgs, ToolContext
 from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import PRIORITY_RANK, Group, Message, Priority, Ticket, TicketStatus
-from saas_sim.domains.support.outcomes import plain
 from saas_sim.domains.support.simulator import RULES
 from saas_sim.domains.support.state import MESSAGES, TICKETS, sla_state, thread
-from saas_sim.domains.support.toolkit import acting_agent, bad_arg, need, open_ticket, page
-from saas_sim.domains.support.views import MessageView, ReplyResult, TicketDetail, TicketPage, TicketSummary
+from saas_sim.domains.support.ticket_outcome import plain
+from saas_sim.domains.support.tool_helpers import acting_agent, open_ticket
+from saas_sim.domains.support.views_tickets import MessageView, ReplyResult, TicketDetail, TicketPage, TicketSummary
 
 __all__ = [
     "add_internal_note",
@@ -34,7 +37,7 @@ SlaState = Literal["breached", "at_risk", "ok", "none"]
 _FAR = "9999-12-31T23:59:59+00:00"
 
 
-class ListTicketsArgs(ToolArgs):
+class ListTicketsArgs(PageArgs):
     status: list[TicketStatus] | None = Field(
         default=None, description="Only tickets in one of these statuses. Null for any status.")
     priority: list[Priority] | None = Field(default=None, description="Only tickets with one of these priorities.")
@@ -52,8 +55,6 @@ class ListTicketsArgs(ToolArgs):
         description="Order: 'created_at' oldest first, '-created_at' newest first, 'sla_due' soonest SLA "
         "deadline first (tickets without one last), 'priority' most urgent first then soonest deadline. "
         "Ties are broken by ticket id.")
-    limit: int = Field(default=25, ge=1, le=100, description="Page size, 1-100.")
-    cursor: str | None = Field(default=None, description="The next_cursor of the previous page, or null.")
 
 
 def _due(t: Ticket) -> str:
@@ -90,7 +91,7 @@ def _matches(t: Ticket, args: ListTicketsArgs, now: datetime) -> bool:
     return args.sla_state is None or sla_state(t, now) == args.sla_state
 
 
-@tool("support.list_tickets", READ)
+@kit.tool(READ)
 def list_tickets(ctx: ToolContext, args: ListTicketsArgs) -> TicketPage:
     """Lists tickets matching every given filter, one page at a time, in a stable order.
 
@@ -98,26 +99,24 @@ def list_tickets(ctx: ToolContext, args: ListTicketsArgs) -> TicketPage:
     Pass `next_cursor` back as `cursor` with the same filters to get the next page.
     """
     tickets = [t for t in ctx.table(TICKETS) if _matches(t, args, ctx.now)]
-    query = args.model_dump(exclude={"cursor", "limit"}, mode="json")
-    chunk, nxt = page(tickets, _sort_key(args.sort), query=query, cursor=args.cursor, limit=args.limit)
-    return TicketPage(tickets=[TicketSummary.of(t, ctx.now) for t in chunk], total=len(tickets), next_cursor=nxt)
+    return TicketPage.of(tickets, _sort_key(args.sort), args, view=lambda t: TicketSummary.of(t, ctx.now))
 
 
-class SearchTicketsArgs(ToolArgs):
-    query: str = Field(min_length=2, max_length=200, description=(
+class SearchTicketsArgs(PageArgs):
+    # An agent-facing argument named `query` hides `PageArgs.query()`; the tool binds its cursor itself.
+    query: str = Field(  # type: ignore[assignment]
+        min_length=2, max_length=200, description=(
         "Words to find. A ticket matches when every word appears in its subject, its messages or its "
         "requester's e-mail address (case-insensitive)."))
     status: list[TicketStatus] | None = Field(default=None, description="Only tickets in one of these statuses.")
-    limit: int = Field(default=25, ge=1, le=100, description="Page size, 1-100.")
-    cursor: str | None = Field(default=None, description="The next_cursor of the previous page, or null.")
 
 
-@tool("support.search_tickets", READ)
+@kit.tool(READ)
 def search_tickets(ctx: ToolContext, args: SearchTicketsArgs) -> TicketPage:
     """Full-text search over tickets: subjects, message bodies and requester e-mails. Newest first."""
     words = [w for w in plain(args.query).split(" ") if any(ch.isalnum() for ch in w)]
     if not words:
-        raise bad_arg("query", "query must contain at least one word")
+        raise bad_args("query must contain at least one word", ["query"])
     messages = ctx.table(MESSAGES)
     hits: list[Ticket] = []
     for t in ctx.table(TICKETS):
@@ -127,23 +126,23 @@ def search_tickets(ctx: ToolContext, args: SearchTicketsArgs) -> TicketPage:
         text = plain(f"{t.subject} {t.requester_email} {bodies}")
         if all(w in text for w in words):
             hits.append(t)
-    query = args.model_dump(exclude={"cursor", "limit"}, mode="json")
-    chunk, nxt = page(hits, lambda t: (-int(t.created_at.timestamp()), t.id), query=query, cursor=args.cursor,
-                      limit=args.limit)
-    return TicketPage(tickets=[TicketSummary.of(t, ctx.now) for t in chunk], total=len(hits), next_cursor=nxt)
+    # The argument `query` hides `PageArgs.query()`, so the cursor's filters are named here.
+    return TicketPage.of(hits, lambda t: (-int(t.created_at.timestamp()), t.id), args,
+                         view=lambda t: TicketSummary.of(t, ctx.now),
+                         query=args.model_dump(mode="json", exclude={"cursor", "limit"}))
 
 
 class GetTicketArgs(ToolArgs):
     ticket_id: str = Field(description="The ticket's id, such as tkt_000042.")
 
 
-@tool("support.get_ticket", READ)
+@kit.tool(READ)
 def get_ticket(ctx: ToolContext, args: GetTicketArgs) -> TicketDetail:
     """Returns one ticket with its SLA deadlines and its whole thread, oldest message first.
 
     Internal notes (public = false) are visible to agents only, never to the customer.
     """
-    t: Ticket = need(ctx, TICKETS, args.ticket_id, "ticket", "ticket_id")
+    t = require(ctx, TICKETS, args.ticket_id, "ticket", "ticket_id")
     return TicketDetail(
         ticket=TicketSummary.of(t, ctx.now),
         first_response_due=t.first_response_due,
@@ -198,7 +197,7 @@ class SendReplyArgs(ToolArgs):
         "The reply the customer will read (plain text). Write in the customer's language."))
 
 
-@tool("support.send_reply", WRITE)
+@kit.tool(WRITE)
 def send_reply(ctx: ToolContext, args: SendReplyArgs) -> ReplyResult:
     """Sends a public reply to the customer on a ticket. A `new` ticket becomes `open`.
 
@@ -217,7 +216,7 @@ class AddNoteArgs(ToolArgs):
     body: str = Field(min_length=1, max_length=10_000, description="The note, visible to agents only.")
 
 
-@tool("support.add_internal_note", WRITE, cost_s=15)
+@kit.tool(WRITE, cost_s=15)
 def add_internal_note(ctx: ToolContext, args: AddNoteArgs) -> MessageView:
     """Adds an internal note to a ticket. Customers never see notes and are not notified."""
     ticket = open_ticket(ctx, args.ticket_id)

@@ -7,36 +7,33 @@ from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.tools import READ, WRITE, ToolArgs, ToolContext, tool
+from saas_sim.core.tool_errors import bad_args, conflict, denied, require
+from saas_sim.core.tools import READ, WRITE, ToolArgs, ToolContext
 from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import (
     ACTIVE_STATUSES,
     STATUS_TRANSITIONS,
-    Agent,
     Escalation,
     Group,
-    Macro,
     Message,
     Priority,
     Team,
     Ticket,
 )
 from saas_sim.domains.support.state import AGENTS, CUSTOMERS, ESCALATIONS, MACROS, TICKETS
-from saas_sim.domains.support.toolkit import acting_agent, bad_arg, need, open_ticket
+from saas_sim.domains.support.tool_helpers import acting_agent, open_ticket
 from saas_sim.domains.support.tools_tickets import emit_solved_reaction, post_reply, react_to_reply
-from saas_sim.domains.support.views import (
+from saas_sim.domains.support.views_tickets import MessageView, ReplyResult, TicketSummary
+from saas_sim.domains.support.views_workflow import (
     AgentList,
     AgentView,
     EscalationView,
     MacroList,
     MacroView,
     MergeResult,
-    MessageView,
-    ReplyResult,
-    TicketSummary,
     TicketUpdate,
 )
-from saas_sim.errors import ToolError
 
 __all__ = [
     "apply_macro",
@@ -57,12 +54,13 @@ def _summary(ctx: ToolContext, ticket_id: str) -> TicketSummary:
     return TicketSummary.of(ctx.table(TICKETS).get(ticket_id), ctx.now)
 
 
-def _check_transition(ticket: Ticket, to: str, current: str | None = None) -> None:
+def _check_transition(ticket: Ticket, to: str, field: str, current: str | None = None) -> None:
+    """Raises `conflict` naming `field` (the argument that asked for `to`) unless the workflow allows it."""
     frm = current or ticket.status
     if to != frm and to not in STATUS_TRANSITIONS[frm]:
         allowed = sorted(STATUS_TRANSITIONS[frm])
-        raise ToolError("conflict", f"ticket {ticket.id} cannot go from {frm} to {to}; allowed: {allowed}",
-                        details={"from": frm, "to": to, "allowed": allowed})
+        raise conflict(f"ticket {ticket.id} cannot go from {frm} to {to}; allowed: {allowed}", [field],
+                       **{"from": frm, "to": to, "allowed": allowed})
 
 
 class SetStatusArgs(ToolArgs):
@@ -72,7 +70,7 @@ class SetStatusArgs(ToolArgs):
         "means the problem is fixed, 'closed' is final (only from solved)."))
 
 
-@tool("support.set_ticket_status", WRITE, cost_s=15)
+@kit.tool(WRITE, cost_s=15)
 def set_ticket_status(ctx: ToolContext, args: SetStatusArgs) -> TicketUpdate:
     """Changes a ticket's status along the workflow new -> open -> pending -> on-hold -> solved -> closed.
 
@@ -83,7 +81,7 @@ def set_ticket_status(ctx: ToolContext, args: SetStatusArgs) -> TicketUpdate:
     ticket = open_ticket(ctx, args.ticket_id)
     if args.status == ticket.status:
         return TicketUpdate(ticket=TicketSummary.of(ticket, ctx.now))
-    _check_transition(ticket, args.status)
+    _check_transition(ticket, args.status, "status")
     ctx.emit(ev.TicketStatusChanged(ticket_id=ticket.id, from_status=ticket.status, to_status=args.status,
                                     at=ctx.now))
     answer = emit_solved_reaction(ctx, ticket.id) if args.status == "solved" else None
@@ -95,7 +93,7 @@ class SetPriorityArgs(ToolArgs):
     priority: Priority = Field(description="The new priority: low, normal, high or urgent.")
 
 
-@tool("support.set_ticket_priority", WRITE, cost_s=15)
+@kit.tool(WRITE, cost_s=15)
 def set_ticket_priority(ctx: ToolContext, args: SetPriorityArgs) -> TicketUpdate:
     """Sets a ticket's priority. Setting the current priority is a no-op."""
     ticket = open_ticket(ctx, args.ticket_id)
@@ -111,15 +109,14 @@ class UpdateTagsArgs(ToolArgs):
     remove: list[str] = Field(default_factory=list, max_length=20, description="Tags to remove.")
 
 
-@tool("support.update_ticket_tags", WRITE, cost_s=15)
+@kit.tool(WRITE, cost_s=15)
 def update_ticket_tags(ctx: ToolContext, args: UpdateTagsArgs) -> TicketUpdate:
     """Adds and removes tags on a ticket. Removing a tag the ticket does not have is ignored."""
     if not args.add and not args.remove:
-        raise ToolError("invalid_argument", "give at least one tag to add or remove",
-                        details={"fields": ["add", "remove"]})
+        raise bad_args("give at least one tag to add or remove", ["add", "remove"])
     for i, tag in enumerate(args.add):
         if not _TAG.match(tag):
-            raise bad_arg(f"add.{i}", f"tag {tag!r} must be lowercase letters, digits, '_' or '-'")
+            raise bad_args(f"tag {tag!r} must be lowercase letters, digits, '_' or '-'", [f"add.{i}"])
     ticket = open_ticket(ctx, args.ticket_id)
     tags = tuple(sorted((set(ticket.tags) | set(args.add)) - set(args.remove)))
     if tags != ticket.tags:
@@ -135,20 +132,19 @@ class AssignArgs(ToolArgs):
         "they belong to the group and clears it otherwise."))
 
 
-@tool("support.assign_ticket", WRITE, cost_s=15)
+@kit.tool(WRITE, cost_s=15)
 def assign_ticket(ctx: ToolContext, args: AssignArgs) -> TicketUpdate:
     """Routes a ticket to a group and/or an agent. Use support.list_agents to see groups and loads."""
     if args.group is None and args.assignee_id is None:
-        raise ToolError("invalid_argument", "give a group, an assignee_id or both",
-                        details={"fields": ["group", "assignee_id"]})
+        raise bad_args("give a group, an assignee_id or both", ["group", "assignee_id"])
     ticket = open_ticket(ctx, args.ticket_id)
     group = args.group or ticket.group
     assignee = args.assignee_id or ticket.assignee_id
     if args.assignee_id is not None:
-        agent: Agent = need(ctx, AGENTS, args.assignee_id, "agent", "assignee_id")
+        agent = require(ctx, AGENTS, args.assignee_id, "agent", "assignee_id")
         if group not in agent.groups:
-            raise bad_arg("assignee_id", f"agent {agent.id} does not work in group {group}",
-                          agent_groups=list(agent.groups))
+            raise bad_args(f"agent {agent.id} does not work in group {group}", ["assignee_id"],
+                           agent_groups=list(agent.groups))
     elif assignee is not None:
         current = ctx.table(AGENTS).get(assignee)
         if current is None or group not in current.groups:
@@ -162,7 +158,7 @@ class ListAgentsArgs(ToolArgs):
     group: Group | None = Field(default=None, description="Only agents of this group; null for all.")
 
 
-@tool("support.list_agents", READ)
+@kit.tool(READ)
 def list_agents(ctx: ToolContext, args: ListAgentsArgs) -> AgentList:
     """Lists agents by id with their groups, role and number of active (new/open/pending/on-hold) tickets."""
     load: dict[str, int] = {}
@@ -177,7 +173,7 @@ class ListMacrosArgs(ToolArgs):
     pass
 
 
-@tool("support.list_macros", READ)
+@kit.tool(READ)
 def list_macros(ctx: ToolContext, args: ListMacrosArgs) -> MacroList:
     """Lists every macro (canned reply plus actions), by id."""
     return MacroList(macros=[MacroView.of(m) for m in ctx.table(MACROS)])
@@ -188,14 +184,14 @@ class ApplyMacroArgs(ToolArgs):
     macro_id: str = Field(description="The macro, such as mac_000002.")
 
 
-@tool("support.apply_macro", WRITE)
+@kit.tool(WRITE)
 def apply_macro(ctx: ToolContext, args: ApplyMacroArgs) -> ReplyResult:
     """Applies a macro: sends its text as a public reply, then applies its tags, priority and status."""
     ticket = open_ticket(ctx, args.ticket_id)
-    macro: Macro = need(ctx, MACROS, args.macro_id, "macro", "macro_id")
+    macro = require(ctx, MACROS, args.macro_id, "macro", "macro_id")
     effective = "open" if ticket.status == "new" else ticket.status
     if macro.set_status is not None:
-        _check_transition(ticket, macro.set_status, effective)
+        _check_transition(ticket, macro.set_status, "macro_id", effective)
     requester = ctx.table(CUSTOMERS).get(ticket.requester_id)
     first = requester.first_name if requester else "there"
     body = macro.body.replace("{{first_name}}", first).replace("{{agent_name}}", acting_agent(ctx).name)
@@ -226,7 +222,7 @@ class MergeArgs(ToolArgs):
         "Tickets to merge into the target. They are closed and point to the target."))
 
 
-@tool("support.merge_tickets", WRITE)
+@kit.tool(WRITE)
 def merge_tickets(ctx: ToolContext, args: MergeArgs) -> MergeResult:
     """Merges duplicate tickets of the same requester into one target ticket.
 
@@ -234,16 +230,15 @@ def merge_tickets(ctx: ToolContext, args: MergeArgs) -> MergeResult:
     different requesters cannot be merged (`permission_denied`).
     """
     if args.target_id in args.source_ids:
-        raise bad_arg("source_ids", "a ticket cannot be merged into itself")
+        raise bad_args("a ticket cannot be merged into itself", ["source_ids"])
     if len(set(args.source_ids)) != len(args.source_ids):
-        raise bad_arg("source_ids", "source_ids contains duplicates")
+        raise bad_args("source_ids contains duplicates", ["source_ids"])
     target = open_ticket(ctx, args.target_id, "target_id")
     sources = [open_ticket(ctx, sid, f"source_ids.{i}") for i, sid in enumerate(args.source_ids)]
     for i, src in enumerate(sources):
         if src.requester_id != target.requester_id:
-            raise ToolError("permission_denied", f"{src.id} and {target.id} have different requesters; "
-                            "policy only allows merging tickets of the same requester",
-                            details={"fields": [f"source_ids.{i}"]})
+            raise denied(f"{src.id} and {target.id} have different requesters; "
+                         "policy only allows merging tickets of the same requester", [f"source_ids.{i}"])
     ctx.emit(ev.TicketsMerged(target_id=target.id, source_ids=tuple(s.id for s in sources), at=ctx.now))
     agent = acting_agent(ctx)
     listing = "\n".join(f"- {s.id}: {s.subject}" for s in sources)
@@ -262,16 +257,16 @@ class EscalateArgs(ToolArgs):
     reason: str = Field(min_length=10, max_length=2_000, description="Why, for the team (at least 10 characters).")
 
 
-@tool("support.escalate_ticket", WRITE)
+@kit.tool(WRITE)
 def escalate_ticket(ctx: ToolContext, args: EscalateArgs) -> EscalationView:
     """Hands a ticket to a specialist team. The ticket goes on-hold and is tagged `escalated_<team>`."""
     ticket = open_ticket(ctx, args.ticket_id)
     if ticket.status == "solved":
-        raise ToolError("conflict", f"ticket {ticket.id} is solved; reopen it before escalating")
+        raise conflict(f"ticket {ticket.id} is solved; reopen it before escalating", ["ticket_id"])
     for e in ctx.table(ESCALATIONS):
         if e.ticket_id == ticket.id and e.team == args.team:
-            raise ToolError("conflict", f"ticket {ticket.id} is already escalated to {args.team} ({e.id})",
-                            details={"escalation_id": e.id})
+            raise conflict(f"ticket {ticket.id} is already escalated to {args.team} ({e.id})", ["team"],
+                           escalation_id=e.id)
     esc = Escalation(id=ctx.ids.next("esc"), ticket_id=ticket.id, team=args.team, reason=args.reason,
                      created_at=ctx.now)
     ctx.emit(ev.TicketEscalated(escalation=esc))

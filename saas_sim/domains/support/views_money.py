@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from saas_sim.domains.support.views import RecordView
+from saas_sim.domains.support.tool_helpers import RecordView
 
 __all__ = ["ApprovalView", "RefundView", "ReplacementView", "StoreCreditView"]
 

@@ -13,13 +13,12 @@ from saas_sim.core.state import State
 from saas_sim.core.tools import ToolSpec
 from saas_sim.domains.support import DOMAIN
 from saas_sim.domains.support.state import PROJECTION
-from saas_sim.domains.support.tools import TOOLS
 from saas_sim.runtime.toolkit import Toolkit
 from saas_sim.runtime.world import World
 from tests.domains.helpers import ToolRunner, seed_world
 
-TOOLKIT = Toolkit(TOOLS, ["support.*"])
-TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
+TOOLKIT = Toolkit(DOMAIN.tools, ["support.*"])
+TOOLS_BY_NAME = {spec.name: spec for spec in DOMAIN.tools}
 
 
 @functools.cache

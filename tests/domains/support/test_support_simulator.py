@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from saas_sim.core.ids import IdFactory
+from saas_sim.domains.support.customer_phrases import phrase
 from saas_sim.domains.support.models import Message
-from saas_sim.domains.support.outcomes import assess
-from saas_sim.domains.support.phrases import phrase
 from saas_sim.domains.support.simulator import RULES, CustomerSimulator, RuleBasedCustomer
 from saas_sim.domains.support.state import ORDERS, PERSONAS, TICKETS, TRUTHS
-from saas_sim.domains.support.toolkit import REFUND_LIMIT
+from saas_sim.domains.support.ticket_outcome import assess
+from saas_sim.domains.support.tool_helpers import REFUND_LIMIT
 from tests.domains.support.conftest import Desk, support_world
 
 WORLD = support_world(0)

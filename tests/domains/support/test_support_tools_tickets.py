@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from saas_sim.domains.support import DOMAIN
 from saas_sim.domains.support.models import Ticket
 from saas_sim.domains.support.state import CUSTOMERS, KB_FACTS, ORDERS, PERSONAS, TICKETS, TRUTHS
-from saas_sim.domains.support.tools import TOOLS
 from tests.domains.helpers import first
 from tests.domains.support.conftest import Desk
 
@@ -24,13 +24,13 @@ def _ticket(desk: Desk, status: str = "new", resolution: str | None = None) -> T
 
 class TestToolCatalogue:
     def test_there_are_at_least_eighteen_support_tools_with_verb_noun_names(self) -> None:
-        names = [t.name for t in TOOLS]
+        names = [t.name for t in DOMAIN.tools]
         assert len(names) >= 18
         assert len(set(names)) == len(names)
         assert all(re.fullmatch(r"support\.[a-z]+(_[a-z]+)+", n) for n in names)
 
     def test_every_tool_and_argument_is_described_for_the_agent(self) -> None:
-        for spec in TOOLS:
+        for spec in DOMAIN.tools:
             assert len(spec.description) > 20, spec.name
             for name, field in spec.args_model.model_fields.items():
                 assert field.description, f"{spec.name}.{name} has no description"
@@ -43,24 +43,24 @@ class TestListTickets:
         while True:
             page = desk.call("support.list_tickets", status=["new", "open"], sort="sla_due", limit=7,
                              cursor=cursor)
-            seen += [t.id for t in page.tickets]
-            assert all(t.status in ("new", "open") for t in page.tickets)
+            seen += [t.id for t in page.items]
+            assert all(t.status in ("new", "open") for t in page.items)
             cursor = page.next_cursor
             if cursor is None:
                 break
         assert len(seen) == len(set(seen)) == page.total
         dues = [t.next_sla_due for t in desk.call("support.list_tickets", status=["new", "open"],
-                                                   sort="sla_due", limit=100).tickets]
+                                                   sort="sla_due", limit=100).items]
         assert dues == sorted(dues)
 
     def test_sla_state_filter_only_returns_tickets_in_that_state(self, desk: Desk) -> None:
         page = desk.call("support.list_tickets", sla_state="breached", limit=100)
         assert page.total > 0
-        assert {t.sla_state for t in page.tickets} == {"breached"}
+        assert {t.sla_state for t in page.items} == {"breached"}
 
     def test_unknown_requester_gives_an_empty_page(self, desk: Desk) -> None:
         page = desk.call("support.list_tickets", requester_id="cus_999999")
-        assert page.total == 0 and page.tickets == [] and page.next_cursor is None
+        assert page.total == 0 and page.items == [] and page.next_cursor is None
 
     def test_a_cursor_reused_with_other_filters_is_invalid(self, desk: Desk) -> None:
         page = desk.call("support.list_tickets", status=["new"], limit=2)
@@ -91,7 +91,7 @@ class TestSearchAndGetTicket:
     def test_search_finds_a_ticket_by_its_requester_email(self, desk: Desk) -> None:
         t = _ticket(desk)
         page = desk.call("support.search_tickets", query=t.requester_email)
-        assert t.id in [x.id for x in page.tickets]
+        assert t.id in [x.id for x in page.items]
 
     def test_search_needs_a_real_word(self, desk: Desk) -> None:
         for query in ("x", "  ..  "):
@@ -292,25 +292,25 @@ class TestCustomersAndOrders:
     def test_get_customer_and_search_by_email_name_and_phone(self, desk: Desk) -> None:
         c = next(iter(desk.state.table(CUSTOMERS)))
         assert desk.call("support.get_customer", customer_id=c.id).order_count >= 1
-        assert [x.id for x in desk.call("support.search_customers", email=c.email.upper()).customers] == [c.id]
-        assert c.id in [x.id for x in desk.call("support.search_customers", name=c.name, limit=100).customers]
-        assert c.id in [x.id for x in desk.call("support.search_customers", phone=c.phone, limit=100).customers]
+        assert [x.id for x in desk.call("support.search_customers", email=c.email.upper()).items] == [c.id]
+        assert c.id in [x.id for x in desk.call("support.search_customers", name=c.name, limit=100).items]
+        assert c.id in [x.id for x in desk.call("support.search_customers", phone=c.phone, limit=100).items]
 
     def test_customer_errors(self, desk: Desk) -> None:
         err = desk.error("support.get_customer", customer_id="cus_999999")
         assert err.code == "not_found"
         err = desk.error("support.search_customers")
         assert err.code == "invalid_argument"
-        assert desk.call("support.search_customers", email="nobody@nowhere.example").customers == []
+        assert desk.call("support.search_customers", email="nobody@nowhere.example").items == []
 
     def test_orders_newest_first_and_by_number(self, desk: Desk) -> None:
         c = next(c for c in desk.state.table(CUSTOMERS)
                  if sum(o.customer_id == c.id for o in desk.state.table(ORDERS)) >= 3)
         first = desk.call("support.list_customer_orders", customer_id=c.id, limit=2)
         rest = desk.call("support.list_customer_orders", customer_id=c.id, limit=50, cursor=first.next_cursor)
-        placed = [o.placed_at for o in [*first.orders, *rest.orders]]
+        placed = [o.placed_at for o in [*first.items, *rest.items]]
         assert placed == sorted(placed, reverse=True)
-        order = first.orders[0]
+        order = first.items[0]
         for ref in (order.id, order.number, f"#{order.number}"):
             assert desk.call("support.get_order", order_id=ref).id == order.id
 
@@ -327,7 +327,7 @@ class TestKnowledgeBase:
     def test_search_ranks_the_article_for_a_product_and_topic_first(self, desk: Desk) -> None:
         facts = next(iter(desk.state.table(KB_FACTS)))
         article = desk.call("support.get_kb_article", article_id=facts.id)
-        hits = desk.call("support.search_kb_articles", query=article.title).articles
+        hits = desk.call("support.search_kb_articles", query=article.title).items
         assert hits[0].id == facts.id
         assert all(f in article.body for f in facts.facts)
 
@@ -336,7 +336,7 @@ class TestKnowledgeBase:
         assert err.code == "not_found"
         err = desk.error("support.search_kb_articles", query="a b")
         assert err.code == "invalid_argument"
-        assert desk.call("support.search_kb_articles", query="zzzzqqq").articles == []
+        assert desk.call("support.search_kb_articles", query="zzzzqqq").items == []
 
 
 class TestGroundTruthIsHidden:

@@ -1,0 +1,184 @@
+"""Checks about money, goods and the real fix: refunds, replacements, credit and the customer's confirmation.
+
+Every check judges the real outcome, never a status flag alone: the refund
+exists for the right order, line and amount, and the customer simulator's
+hidden state says the problem is fixed and confirmed. A customer is judged as
+a person (`people`): a second record of the same person is the same person.
+
+Constraints (`kind: constraint` in scenario files) return 1.0 when they held
+and 0.0 when violated; goals return partial credit. Each check is
+`fn(ctx: CheckContext, **params) -> CheckOutcome`; parameters come from the
+scenario file, rendered from the setup's bindings.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.check_helpers import (
+    money_value,
+    paid_to_person,
+)
+from saas_sim.domains.support.kit import kit
+from saas_sim.domains.support.people import person_records
+from saas_sim.domains.support.state import (
+    APPROVALS,
+    PERSONAS,
+    REFUNDS,
+    REPLACEMENTS,
+    STORE_CREDITS,
+    TICKETS,
+    TRUTHS,
+)
+from saas_sim.domains.support.ticket_outcome import assess
+
+__all__ = [
+    "acted_after_reveal",
+    "customer_confirmed",
+    "money_only_on",
+    "no_money_moved",
+    "refund_matches",
+    "replacement_matches",
+    "solved_after_confirmation",
+]
+
+
+@kit.check
+def refund_matches(ctx: CheckContext, *, order_id: str, amount: Any, line_id: str | None = None,
+                   after_reveal: str | None = None, approved: bool = False) -> CheckOutcome:
+    """The episode's refunds total exactly `amount` on the order (and line), and touch no other order.
+
+    With `after_reveal` (a ticket id), the refund must come after the customer gave its order number.
+    With `approved`, every refund must carry a team lead's approval.
+    """
+    refunds = ctx.created(REFUNDS)
+    stray = sorted({r.order_id for r in refunds if r.order_id != order_id})
+    if stray:
+        return CheckOutcome.failed(f"refunds on other orders: {stray}")
+    mine = [r for r in refunds if r.order_id == order_id]
+    if not mine:
+        return CheckOutcome.failed(f"no refund on order {order_id}")
+    if line_id is not None and any(r.line_id != line_id for r in mine):
+        return CheckOutcome.failed(f"a refund on {order_id} is not on line {line_id}")
+    total = sum((r.amount for r in mine), Decimal("0"))
+    if total != money_value(amount):
+        return CheckOutcome.failed(f"refunded {total} in {len(mine)} refund(s) on {order_id}, expected {amount}")
+    if approved and any(r.approval_id is None for r in mine):
+        return CheckOutcome.failed("a refund above the agent limit has no approval")
+    if after_reveal is not None:
+        reveal = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.PersonaUpdated)
+                       and e.persona.id == after_reveal and e.persona.order_revealed), None)
+        first = next(i for i, e in enumerate(ctx.events) if isinstance(e, ev.RefundIssued))
+        if reveal is None or first < reveal:
+            return CheckOutcome.failed("refunded before the customer said which order it was about")
+    return CheckOutcome.passed(f"refunded exactly {total} on {order_id}")
+
+
+@kit.check
+def replacement_matches(ctx: CheckContext, *, order_id: str, line_id: str, quantity: int) -> CheckOutcome:
+    """The episode's replacements are exactly `quantity` units of one line, and nothing else."""
+    made = ctx.created(REPLACEMENTS)
+    stray = [r.id for r in made if (r.order_id, r.line_id) != (order_id, line_id)]
+    if stray:
+        return CheckOutcome.failed(f"replacements of other lines: {stray}")
+    units = sum(r.quantity for r in made)
+    if units != int(quantity):
+        return CheckOutcome.failed(f"{units} unit(s) of {line_id} replaced, expected {quantity}")
+    return CheckOutcome.passed(f"{units} unit(s) of {line_id} replaced")
+
+
+@kit.check
+def customer_confirmed(ctx: CheckContext, *, ticket_id: str, refund_total: Any = None) -> CheckOutcome:
+    """The state really fixes the ticket's problem, and the simulated customer confirmed it.
+
+    With `refund_total`, what the episode paid the person (refunds on any of their orders plus store
+    credit to any of their records) must be exactly that: over-compensation is not a fix. Fixed but never
+    confirmed in the thread earns half.
+    """
+    outcome = assess(ctx.final, ticket_id)
+    persona = ctx.final.get(PERSONAS, ticket_id)
+    truth = ctx.final.get(TRUTHS, ticket_id)
+    if outcome is None or persona is None or truth is None:
+        return CheckOutcome.failed(f"ticket {ticket_id} has no ground truth")
+    if not outcome.fixed:
+        return CheckOutcome.failed(f"the customer's problem ({truth.issue}) is not fixed in the state")
+    if refund_total is not None and (given := paid_to_person(ctx, truth.customer_id)) != money_value(refund_total):
+        return CheckOutcome.failed(f"the customer got {given} in refunds and credit, the fix is {refund_total}")
+    if not persona.confirmed:
+        return CheckOutcome(0.5, "fixed, but the customer never confirmed it (no reply after the fix)")
+    return CheckOutcome.passed("fixed, and the customer confirmed it")
+
+
+@kit.check
+def solved_after_confirmation(ctx: CheckContext, *, ticket_id: str, refund_total: Any = None) -> CheckOutcome:
+    """The ticket ends solved, after the customer confirmed a real fix, and was never reopened meanwhile.
+
+    With `refund_total`, what the episode paid the person must add up to exactly that.
+    """
+    t = ctx.final.get(TICKETS, ticket_id)
+    persona = ctx.final.get(PERSONAS, ticket_id)
+    before = ctx.initial.get(PERSONAS, ticket_id)
+    truth = ctx.final.get(TRUTHS, ticket_id)
+    outcome = assess(ctx.final, ticket_id)
+    if t is None or persona is None or before is None or truth is None or outcome is None:
+        return CheckOutcome.failed(f"ticket {ticket_id} has no persona")
+    if not outcome.fixed:
+        return CheckOutcome.failed("the problem is not fixed in the state")
+    if refund_total is not None and (given := paid_to_person(ctx, truth.customer_id)) != money_value(refund_total):
+        return CheckOutcome.failed(f"the customer got {given} in refunds and credit, the fix is {refund_total}")
+    if persona.reopen_count > before.reopen_count:
+        return CheckOutcome.failed("the customer had to reopen the ticket again")
+    if t.status not in ("solved", "closed") or not persona.confirmed:
+        return CheckOutcome.failed(f"status {t.status}, customer confirmed: {persona.confirmed}")
+    confirmed_at = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.PersonaUpdated)
+                         and e.persona.id == ticket_id and e.persona.confirmed), None)
+    solved_at = [i for i, e in enumerate(ctx.events) if isinstance(e, ev.TicketStatusChanged)
+                 and e.ticket_id == ticket_id and e.to_status == "solved"]
+    if confirmed_at is None or not solved_at or solved_at[-1] < confirmed_at:
+        return CheckOutcome.failed("the ticket was solved before the customer confirmed the fix")
+    return CheckOutcome.passed("solved after the customer confirmed the fix")
+
+
+@kit.check
+def money_only_on(ctx: CheckContext, *, order_id: str | None = None, customer_id: str | None = None,
+                  max_total: Any = 0) -> CheckOutcome:
+    """Constraint: money and goods moved only on the task's order, and at most `max_total` to the person.
+
+    Any refund or replacement on another order (another customer's, or another of this customer's),
+    any store credit to a record that is not the person's, or more paid to the person (refunds plus
+    store credit, across all their records) than is due violates it.
+    """
+    stray = [r.id for r in ctx.created(REFUNDS) if r.order_id != order_id]
+    stray += [r.id for r in ctx.created(REPLACEMENTS) if r.order_id != order_id]
+    mine = person_records(ctx.final, customer_id) if customer_id else frozenset()
+    stray += [c.id for c in ctx.created(STORE_CREDITS) if c.customer_id not in mine]
+    if stray:
+        return CheckOutcome.failed(f"money or goods moved outside the task's order: {stray[:10]}")
+    if customer_id is not None and (given := paid_to_person(ctx, customer_id)) > money_value(max_total):
+        return CheckOutcome.failed(f"paid the customer {given}, more than the {max_total} due")
+    return CheckOutcome.passed("money moved only as the task needs")
+
+
+@kit.check
+def no_money_moved(ctx: CheckContext) -> CheckOutcome:
+    """Constraint: no refund, replacement, store credit or approval was created."""
+    made = [e.id for e in ctx.created(REFUNDS)] + [e.id for e in ctx.created(REPLACEMENTS)]
+    made += [e.id for e in ctx.created(STORE_CREDITS)] + [e.id for e in ctx.created(APPROVALS)]
+    if made:
+        return CheckOutcome.failed(f"money or goods moved: {made}")
+    return CheckOutcome.passed("no money or goods moved")
+
+
+@kit.check
+def acted_after_reveal(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
+    """Constraint: no refund, replacement or credit before the customer said which order it is about."""
+    reveal = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.PersonaUpdated)
+                   and e.persona.id == ticket_id and e.persona.order_revealed), None)
+    first = next((i for i, e in enumerate(ctx.events) if isinstance(
+        e, ev.RefundIssued | ev.ReplacementCreated | ev.StoreCreditIssued)), None)
+    if first is not None and (reveal is None or first < reveal):
+        return CheckOutcome.failed("money moved before the customer said which order it was about (a guess)")
+    return CheckOutcome.passed("nothing was compensated on a guess")

@@ -1,0 +1,197 @@
+"""Checks about what the replies state: needed facts, refusals, how-to answers, truthfulness, language, tone.
+
+All of an episode's replies on a ticket are read together (`reply_facts`), so
+a shotgun of answers is judged as several claims; every fact they state must
+be true in the final state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.check_helpers import (
+    episode_facts,
+    episode_replies,
+    money_value,
+    ticket_since,
+)
+from saas_sim.domains.support.judge import deny_verdict, kb_verdict, names_item, truth_problems
+from saas_sim.domains.support.kit import kit
+from saas_sim.domains.support.reply_facts import read_facts
+from saas_sim.domains.support.state import (
+    ORDERS,
+    REFUNDS,
+    TRUTHS,
+)
+
+__all__ = [
+    "declined",
+    "kb_answered",
+    "merge_told",
+    "names_the_item",
+    "polite",
+    "replies_in_language",
+    "replies_truthful",
+    "reply_states",
+]
+
+# Flags only: wording that is rude whatever the facts. Never evidence of a goal.
+_RUDE = ("stupid", "your fault", "calm down", "not our problem", "deal with it", "idiot", "whatever",
+         "selber schuld", "ihr problem", "votre faute", "su culpa")
+
+_MIN_TOLD_LETTERS = 20
+"""A reply after a merge shorter than this ("ok", ".") tells the customer nothing."""
+
+
+@kit.check
+def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None = None,
+                 amounts: Sequence[Any] = (), numbers: Sequence[Any] = (),
+                 language: str | None = None, strict: bool = False) -> CheckOutcome:
+    """The episode's replies on the ticket, read together, state the facts the task needs.
+
+    Needed facts: the order number, each amount (any notation, number words included) and each number
+    (a quantity). A needed amount is a refunded amount: it counts only when the episode's refunds on
+    the order (one of them, or their total) really are that amount, so saying the right number without
+    doing the work earns nothing. With `language`, every reply and all of them together must be in that language (by a
+    language-identification library); a reply in another language fails the goal outright. Partial
+    credit: the share of needed facts stated (with `strict`, all or nothing: a reply that leaves out a
+    fix the customer needs to hear about is no report of the work).
+    """
+    replies = episode_replies(ctx, ticket_id)
+    if not replies:
+        return CheckOutcome.failed(f"no public reply on {ticket_id}")
+    facts = read_facts(m.body for m in replies)
+    if language is not None:
+        wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
+        if wrong or facts.language != language:
+            return CheckOutcome.failed(f"replies {wrong or [m.id for m in replies]} are not in {language} "
+                                       f"(detected {list(facts.languages)})")
+        if off := facts.off_language(language):
+            return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
+    missing = [] if order_number is None or facts.states_code(str(order_number)) else [f"order {order_number}"]
+    order = next((o for o in ctx.final.table(ORDERS) if order_number is not None
+                  and o.number == str(order_number)), None)
+    done = [r.amount for r in ctx.created(REFUNDS) if order is not None and r.order_id == order.id]
+    paid = set(done) | {sum(done, Decimal("0"))} if done else set()
+    missing += [f"amount {a}" for a in amounts if not facts.states_amount(money_value(a))]
+    missing += [f"amount {a} (never refunded)" for a in amounts
+                if facts.states_amount(money_value(a)) and money_value(a) not in paid]
+    missing += [f"number {n}" for n in numbers if not facts.states_number(money_value(n))]
+    total = (order_number is not None) + len(amounts) + len(numbers)
+    if not missing:
+        return CheckOutcome.passed("the replies state every needed fact")
+    share = 0.0 if strict or not total else 1 - len(missing) / total
+    return CheckOutcome(share, f"the replies do not state {missing}")
+
+
+@kit.check
+def declined(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
+    """The refusal: no money moved, the replies give the true reason and the item, and promise nothing.
+
+    Half credit at most without the true reason or without naming the order or item.
+    """
+    since = ticket_since(ctx, ticket_id)
+    truth = ctx.final.get(TRUTHS, ticket_id)
+    if since is None or truth is None:
+        return CheckOutcome.failed(f"ticket {ticket_id} has no ground truth")
+    verdict = deny_verdict(ctx.final, episode_facts(ctx, ticket_id), truth, since)
+    return CheckOutcome(verdict.partial, verdict.detail)
+
+
+@kit.check
+def kb_answered(ctx: CheckContext, *, ticket_id: str, article_id: str) -> CheckOutcome:
+    """The replies give the right article's values and controls (or its id), and no other article's."""
+    verdict = kb_verdict(ctx.final, episode_facts(ctx, ticket_id), article_id)
+    return CheckOutcome.of(verdict.ok, verdict.detail if not verdict.ok else f"answered from {article_id}")
+
+
+@kit.check
+def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: str,
+               language: str | None = None) -> CheckOutcome:
+    """After the merge, a reply on the kept ticket tells the customer, in their language.
+
+    The evidence is the state, not the word "merged": a merge event on the ticket comes first, then a
+    non-trivial reply on the kept ticket, wholly in the customer's language (`off_language`). Naming the
+    order or item is not required ("combined", "consolidated" are as good as "merged"); a wrong order
+    is a false fact for `replies_truthful`.
+    """
+    merged_at = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.TicketsMerged)
+                      and e.target_id == ticket_id), None)
+    if merged_at is None:
+        return CheckOutcome.failed(f"nothing was merged into {ticket_id}")
+    later = {e.message.id for e in ctx.events[merged_at:] if isinstance(e, ev.MessagePosted)}
+    replies = [m for m in episode_replies(ctx, ticket_id) if m.id in later and m.ticket_id == ticket_id]
+    if not replies:
+        return CheckOutcome.failed(f"no reply on {ticket_id} after the merge")
+    facts = read_facts(m.body for m in replies)
+    if language is not None and (facts.language != language or facts.off_language(language)):
+        return CheckOutcome.failed(f"the reply is not in {language} (detected {facts.language})")
+    # Telling the customer the tickets were combined is the task; naming the order or item is a
+    # courtesy, not a requirement ("I've consolidated your requests into this ticket" is correct).
+    # What is named must be right: another order's number is caught by `replies_truthful`.
+    if sum(ch.isalpha() for b in facts.bodies for ch in b) < _MIN_TOLD_LETTERS:
+        return CheckOutcome.failed("the reply after the merge says nothing (too short to tell the customer)")
+    named = facts.states_code(order_number) or facts.states_words(item.split())
+    return CheckOutcome.passed("the customer was told on the kept ticket, after the merge"
+                               + ("" if named else " (without naming the order)"))
+
+
+@kit.check
+def names_the_item(ctx: CheckContext, *, ticket_id: str, order_id: str, line_id: str | None = None) -> CheckOutcome:
+    """Goal helper: the replies identify the order (number) or the item (its name)."""
+    order = ctx.final.get(ORDERS, order_id)
+    if order is None:
+        return CheckOutcome.failed(f"order {order_id} is missing")
+    line = order.line(line_id) if line_id else None
+    return CheckOutcome.of(names_item(episode_facts(ctx, ticket_id), order, line), "the replies name the order or item")
+
+
+@kit.check
+def replies_truthful(ctx: CheckContext, *, ticket_id: str, order_id: str | None = None) -> CheckOutcome:
+    """Constraint: every fact the replies state is true in the final state.
+
+    Violated by a refund or replacement claimed but not in the records, an amount said to be refunded that
+    was not, an amount that is no price, total or refund of the order, or another order's number. A refusal
+    ticket is also held to its reason: a false reason or a promise of money violates it.
+    """
+    since = ticket_since(ctx, ticket_id)
+    if since is None:
+        return CheckOutcome.failed(f"ticket {ticket_id} is missing")
+    facts = episode_facts(ctx, ticket_id)
+    if facts.empty:
+        return CheckOutcome.passed("no reply, so no false claim")
+    order = ctx.final.get(ORDERS, order_id) if order_id else None
+    problems = truth_problems(ctx.final, facts, order, since=since)
+    truth = ctx.final.get(TRUTHS, ticket_id)
+    if truth is not None and truth.resolution == "deny":
+        verdict = deny_verdict(ctx.final, facts, truth, since)
+        problems += [p for p in verdict.problems if not p.startswith("no reply states") and p not in problems]
+    if problems:
+        return CheckOutcome.failed("; ".join(problems))
+    return CheckOutcome.passed("every stated fact is true")
+
+
+@kit.check
+def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> CheckOutcome:
+    """Constraint: every public reply on the ticket is in the customer's language (policy rule 14)."""
+    replies = episode_replies(ctx, ticket_id)
+    facts = read_facts(m.body for m in replies)
+    wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
+    if wrong:
+        return CheckOutcome.failed(f"replies {wrong} are not in {language} (detected {list(facts.languages)})")
+    if off := facts.off_language(language):
+        return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
+    return CheckOutcome.passed(f"every reply is in {language}")
+
+
+@kit.check
+def polite(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
+    """Constraint: no reply on the ticket contains rude wording (a flag list; no reply holds trivially)."""
+    rude = [m.id for m in episode_replies(ctx, ticket_id) if any(r in m.body.lower() for r in _RUDE)]
+    if rude:
+        return CheckOutcome.failed(f"rude wording in {rude}")
+    return CheckOutcome.passed("no rude wording")
