@@ -9,6 +9,7 @@ Modules:
 * `people_identity`: records grouped into real people and companies, for the checks;
 * `generate` (`gen_people`, `gen_sales`, `reference_data`): the seeded world generator and its fixed data;
 * `tools_<resource>`: the agent-facing tools, `crm.<verb>_<noun>`, reads first; `tool_helpers`: what they share;
+* `views_<resource>`: the result models of `tools_<resource>`;
 * `setups_<topic>` (`setup_helpers`), `checks_<topic>` (`check_helpers`): scenario setups and checks;
   `text_claims`, `email_substance`: what the checks read in the agent's free text;
 * `data_report`: measured rates of each kind of mess; `policy` (`policy.md`): the rules agents see.

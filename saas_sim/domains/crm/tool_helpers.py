@@ -1,4 +1,4 @@
-"""Helpers shared by the CRM tools: typed table access, live records, text cleaning and free-text search.
+"""Helpers shared by the CRM tools: typed table access, live records, duplicate conflicts, text and search.
 
 Paging and the agent-facing errors are core conventions (`saas_sim.core.paging`,
 `saas_sim.core.tool_errors`); this module holds only what is the CRM's own.
@@ -7,20 +7,20 @@ Paging and the agent-facing errors are core conventions (`saas_sim.core.paging`,
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
-from saas_sim.core.paging import PageArgs
 from saas_sim.core.state import Entity, Table, TableKey
 from saas_sim.core.tool_errors import conflict, not_found, require
 from saas_sim.core.tools import ToolContext
-from saas_sim.domains.crm.matching import fold
+from saas_sim.domains.crm.matching import ContactMatch, fold
 from saas_sim.domains.crm.models import Contact
 from saas_sim.domains.crm.state import CONTACTS, USERS
+from saas_sim.errors import ToolError
 
 __all__ = [
     "Query",
     "clean",
-    "filters",
+    "contact_conflict",
     "live_contact",
     "matches_query",
     "require_user",
@@ -33,16 +33,6 @@ T = TypeVar("T", bound=Entity)
 def table(ctx: ToolContext, key: TableKey[T]) -> Table[T]:
     """Returns a visible table, typed."""
     return cast(Table[T], ctx.table(key))
-
-
-def filters(args: PageArgs) -> dict[str, Any]:
-    """Returns the filters a page's cursor is bound to (`PageArgs.query`), for args with a `query` field.
-
-    A search tool's free-text argument is called `query`, a name agents already know, and
-    that field shadows the `PageArgs.query()` method on the instance; calling it through
-    the class keeps the core binding.
-    """
-    return PageArgs.query(args)
 
 
 def live_contact(ctx: ToolContext, contact_id: str, field: str = "contact_id", *,
@@ -63,6 +53,24 @@ def require_user(ctx: ToolContext, user_id: str, field: str = "owner_id") -> Non
     user = table(ctx, USERS).get(user_id)
     if user is None or not user.active:
         raise not_found("user", user_id, field)
+
+
+def contact_conflict(matches: list[ContactMatch]) -> ToolError:
+    """Returns the `conflict` error listing probable duplicate contacts (the call as a whole is refused)."""
+    return conflict(
+        f"{len(matches)} existing contact(s) look like the same person; update one of them, "
+        "or pass force=true if you verified this is a different person",
+        candidates=[
+            {
+                "id": m.contact.id,
+                "name": f"{m.contact.first_name} {m.contact.last_name}",
+                "email": m.contact.email,
+                "account_id": m.contact.account_id,
+                "reason": m.reason,
+            }
+            for m in matches
+        ],
+    )
 
 
 def clean(value: str | None) -> str | None:

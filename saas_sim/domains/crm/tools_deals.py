@@ -10,22 +10,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from saas_sim.core.money import Money, to_cents
 from saas_sim.core.tool_errors import bad_args, conflict, require
-from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult
+from saas_sim.core.tools import WRITE, ToolArgs, ToolContext
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import account_candidates, contact_candidates
-from saas_sim.domains.crm.models import Account, Contact, Deal, Lead, LineItem, Stage
+from saas_sim.domains.crm.models import Account, Contact, Deal, LineItem, Stage
 from saas_sim.domains.crm.pipeline import allowed_moves, missing_fields
 from saas_sim.domains.crm.reference_data import TERRITORIES
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, DEALS, LEADS, PRICE_BOOK, PRODUCTS, USERS, patched
-from saas_sim.domains.crm.tool_helpers import clean, live_contact, require_user, table
-from saas_sim.domains.crm.tools_records import contact_conflict
+from saas_sim.domains.crm.tool_helpers import clean, contact_conflict, live_contact, require_user, table
+from saas_sim.domains.crm.views_deals import ConvertResult, DealResult, LineItemsResult
 
 __all__ = ["convert_lead", "create_deal", "set_line_items", "update_deal", "update_deal_stage"]
-
-class DealResult(ToolResult):
-    deal: Deal
 
 
 def _money(value: Decimal | None, field: str) -> Decimal | None:
@@ -66,13 +63,6 @@ class ConvertLeadArgs(ToolArgs):
     territory: str | None = Field(default=None, description="Territory of a new account (default: the owner's).")
     owner_id: str | None = Field(default=None, description="Owner of new records; default: the lead's owner.")
     force: bool = Field(default=False, description="Create the account or contact even if duplicates exist.")
-
-
-class ConvertResult(ToolResult):
-    lead: Lead
-    account_id: str
-    contact_id: str
-    deal_id: str | None
 
 
 @kit.tool(WRITE)
@@ -295,12 +285,6 @@ class SetLineItemsArgs(ToolArgs):
     deal_id: str = Field(description="The deal whose line items are replaced.")
     items: list[LineItemInput] = Field(max_length=50, description="The complete new list of line items.")
     update_amount: bool = Field(default=False, description="Also set the deal's amount to the new line total.")
-
-
-class LineItemsResult(ToolResult):
-    deal: Deal
-    line_items: list[LineItem]
-    line_total: Decimal = Field(description="The sum of the new line totals.")
 
 
 @kit.tool(WRITE)

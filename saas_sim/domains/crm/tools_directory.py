@@ -6,14 +6,23 @@ from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.paging import Page, PageArgs
+from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import require
-from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult
+from saas_sim.core.tools import READ, ToolArgs, ToolContext
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold, phone_digits
-from saas_sim.domains.crm.models import Account, Consent, Contact, Lead, LeadSource, LeadStatus, User
+from saas_sim.domains.crm.models import Consent, LeadSource, LeadStatus
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, LEADS, USERS
-from saas_sim.domains.crm.tool_helpers import Query, filters, table
+from saas_sim.domains.crm.tool_helpers import Query, table
+from saas_sim.domains.crm.views_directory import (
+    AccountPage,
+    AccountResult,
+    ContactPage,
+    ContactResult,
+    LeadPage,
+    LeadResult,
+    UserPage,
+)
 
 __all__ = [
     "get_account",
@@ -34,10 +43,6 @@ class ListUsersArgs(PageArgs):
     role: Literal["sdr", "ae", "manager"] | None = Field(default=None, description="Only users with this role.")
 
 
-class UserPage(Page[User]):
-    items: list[User] = Field(description="Users, sorted by id.")
-
-
 @kit.tool(READ)
 def list_users(ctx: ToolContext, args: ListUsersArgs) -> UserPage:
     """Lists the CRM's users (sales reps and managers) who can own records, sorted by id."""
@@ -52,7 +57,7 @@ def list_users(ctx: ToolContext, args: ListUsersArgs) -> UserPage:
 
 
 class SearchAccountsArgs(PageArgs):
-    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
+    query: str | None = Field(
         default=None,
         max_length=200,
         description="Words to find in the name, domain or city (case- and accent-insensitive; all words must match).",
@@ -60,10 +65,6 @@ class SearchAccountsArgs(PageArgs):
     territory: str | None = Field(default=None, description="Only accounts in this territory, e.g. NA-East.")
     owner_id: str | None = Field(default=None, description="Only accounts owned by this user id.")
     industry: str | None = Field(default=None, description="Only accounts in this industry (exact, case-insensitive).")
-
-
-class AccountPage(Page[Account]):
-    items: list[Account] = Field(description="Accounts, sorted by name (case-insensitive) then id.")
 
 
 @kit.tool(READ)
@@ -78,15 +79,11 @@ def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
         and (industry is None or fold(a.industry or "") == industry)
         and query(a.name, a.domain, a.city)
     ]
-    return AccountPage.of(rows, lambda a: (fold(a.name), a.id), args, query=filters(args))
+    return AccountPage.of(rows, lambda a: (fold(a.name), a.id), args)
 
 
 class GetAccountArgs(ToolArgs):
     account_id: str = Field(description="The account's id, such as acc_000042.", max_length=64)
-
-
-class AccountResult(ToolResult):
-    account: Account
 
 
 @kit.tool(READ)
@@ -99,7 +96,7 @@ def get_account(ctx: ToolContext, args: GetAccountArgs) -> AccountResult:
 
 
 class SearchContactsArgs(PageArgs):
-    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
+    query: str | None = Field(
         default=None,
         max_length=200,
         description=(
@@ -111,10 +108,6 @@ class SearchContactsArgs(PageArgs):
     owner_id: str | None = Field(default=None, description="Only contacts owned by this user id.")
     consent: Consent | None = Field(default=None, description="Only contacts with this email consent.")
     include_merged: bool = Field(default=False, description="Also return contacts merged into another record.")
-
-
-class ContactPage(Page[Contact]):
-    items: list[Contact] = Field(description="Contacts, sorted by last name, first name (case-insensitive), then id.")
 
 
 @kit.tool(READ)
@@ -133,16 +126,11 @@ def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
         and query(c.first_name, c.last_name, c.email, c.secondary_email, c.title,
                   phone_digits(c.phone) if query.has_digits else None)
     ]
-    return ContactPage.of(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args, query=filters(args))
+    return ContactPage.of(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args)
 
 
 class GetContactArgs(ToolArgs):
     contact_id: str = Field(description="The contact's id, such as ct_000042.", max_length=64)
-
-
-class ContactResult(ToolResult):
-    contact: Contact
-    account_name: str | None = Field(description="The name of the contact's account, if any.")
 
 
 @kit.tool(READ)
@@ -157,16 +145,12 @@ def get_contact(ctx: ToolContext, args: GetContactArgs) -> ContactResult:
 
 
 class SearchLeadsArgs(PageArgs):
-    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
+    query: str | None = Field(
         default=None, max_length=200, description="Words to find in the lead's name, email or company."
     )
     status: LeadStatus | None = Field(default=None, description="Only leads with this status.")
     source: LeadSource | None = Field(default=None, description="Only leads from this source.")
     owner_id: str | None = Field(default=None, description="Only leads owned by this user id.")
-
-
-class LeadPage(Page[Lead]):
-    items: list[Lead] = Field(description="Leads, newest first (created_at descending), then id.")
 
 
 @kit.tool(READ)
@@ -180,15 +164,11 @@ def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
         and (args.owner_id is None or ld.owner_id == args.owner_id)
         and query(ld.first_name, ld.last_name, ld.email, ld.company)
     ]
-    return LeadPage.of(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args, query=filters(args))
+    return LeadPage.of(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args)
 
 
 class GetLeadArgs(ToolArgs):
     lead_id: str = Field(description="The lead's id, such as ld_000042.", max_length=64)
-
-
-class LeadResult(ToolResult):
-    lead: Lead
 
 
 @kit.tool(READ)

@@ -8,12 +8,13 @@ from typing import Literal
 from pydantic import Field
 
 from saas_sim.core.tool_errors import bad_args, conflict, denied, not_found, require
-from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult
+from saas_sim.core.tools import WRITE, ToolArgs, ToolContext
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import Activity, Contact, Enrollment, Report, Task
 from saas_sim.domains.crm.state import CONTACTS, DEALS, ENROLLMENTS, SEQUENCES, TASKS
 from saas_sim.domains.crm.tool_helpers import clean, live_contact, require_user, table
+from saas_sim.domains.crm.views_engage import ActivityResult, EnrollResult, RemoveResult, ReportResult, TaskResult
 
 __all__ = [
     "complete_task",
@@ -31,10 +32,6 @@ def _aware(value: datetime, field: str) -> datetime:
     if value.tzinfo is None:
         raise bad_args(f"{field} needs a timezone, e.g. 2026-03-04T15:00:00Z", [field])
     return value
-
-
-class ActivityResult(ToolResult):
-    activity: Activity
 
 
 # --- activities and email -------------------------------------------------------------
@@ -118,10 +115,6 @@ def send_email(ctx: ToolContext, args: SendEmailArgs) -> ActivityResult:
 # --- tasks ----------------------------------------------------------------------------
 
 
-class TaskResult(ToolResult):
-    task: Task
-
-
 class CreateTaskArgs(ToolArgs):
     subject: str = Field(min_length=1, max_length=200, description="What to do.")
     due_at: datetime = Field(description="When it is due, as a UTC instant like 2026-03-04T15:00:00Z.")
@@ -193,11 +186,6 @@ class EnrollArgs(ToolArgs):
     contact_ids: list[str] = Field(min_length=1, max_length=200, description="Contacts to enrol (1-200).")
 
 
-class EnrollResult(ToolResult):
-    enrollments: list[Enrollment] = Field(description="New enrolments; the first step's email went out now.")
-    already_enrolled: list[str] = Field(description="Contacts already actively enrolled, left as they were.")
-
-
 @kit.tool(WRITE)
 def enroll_in_sequence(ctx: ToolContext, args: EnrollArgs) -> EnrollResult:
     """Enrols contacts in an email sequence; each gets the first step's email at once. All or nothing:
@@ -244,10 +232,6 @@ class RemoveArgs(ToolArgs):
     reason: str = Field(default="removed by rep", min_length=3, max_length=300, description="Why.")
 
 
-class RemoveResult(ToolResult):
-    enrollment: Enrollment
-
-
 @kit.tool(WRITE)
 def remove_from_sequence(ctx: ToolContext, args: RemoveArgs) -> RemoveResult:
     """Takes a contact out of a sequence they are actively enrolled in; no further steps are sent."""
@@ -273,10 +257,6 @@ class SubmitReportArgs(ToolArgs):
         description="Named values of the answer, e.g. {\"USD\": \"125000.00\"}. Amounts as decimal strings.",
     )
     notes: str | None = Field(default=None, max_length=5000, description="Anything worth adding.")
-
-
-class ReportResult(ToolResult):
-    report: Report
 
 
 @kit.tool(WRITE)

@@ -8,21 +8,21 @@ from pydantic import Field
 
 from saas_sim.core.identity import normalize_email
 from saas_sim.core.tool_errors import bad_args, conflict, denied, require
-from saas_sim.core.tools import WRITE, ToolArgs, ToolContext, ToolResult
+from saas_sim.core.tools import WRITE, ToolArgs, ToolContext
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.kit import kit
-from saas_sim.domains.crm.matching import AccountMatch, ContactMatch, account_candidates, contact_candidates
+from saas_sim.domains.crm.matching import AccountMatch, account_candidates, contact_candidates
 from saas_sim.domains.crm.models import Account, Consent, Contact
 from saas_sim.domains.crm.pipeline import is_open
 from saas_sim.domains.crm.reference_data import TERRITORIES
 from saas_sim.domains.crm.state import ACCOUNTS, ACTIVITIES, CONTACTS, DEALS, ENROLLMENTS, LEADS, TASKS
-from saas_sim.domains.crm.tool_helpers import clean, live_contact, require_user, table
+from saas_sim.domains.crm.tool_helpers import clean, contact_conflict, live_contact, require_user, table
+from saas_sim.domains.crm.views_records import AccountResult, AssignOwnerResult, ContactResult, MergeResult
 from saas_sim.errors import ToolError
 
 __all__ = [
     "assign_owner",
     "check_email",
-    "contact_conflict",
     "create_account",
     "create_contact",
     "merge_contacts",
@@ -49,24 +49,6 @@ def check_email(value: str | None, field: str) -> str | None:
     return email
 
 
-def contact_conflict(matches: list[ContactMatch]) -> ToolError:
-    """Returns the `conflict` error listing probable duplicate contacts (the call as a whole is refused)."""
-    return conflict(
-        f"{len(matches)} existing contact(s) look like the same person; update one of them, "
-        "or pass force=true if you verified this is a different person",
-        candidates=[
-            {
-                "id": m.contact.id,
-                "name": f"{m.contact.first_name} {m.contact.last_name}",
-                "email": m.contact.email,
-                "account_id": m.contact.account_id,
-                "reason": m.reason,
-            }
-            for m in matches
-        ],
-    )
-
-
 def _account_conflict(matches: list[AccountMatch]) -> ToolError:
     return conflict(
         f"{len(matches)} existing account(s) look like the same company; use one of them, "
@@ -76,10 +58,6 @@ def _account_conflict(matches: list[AccountMatch]) -> ToolError:
             for m in matches
         ],
     )
-
-
-class ContactResult(ToolResult):
-    contact: Contact
 
 
 # --- contacts -------------------------------------------------------------------------
@@ -227,11 +205,6 @@ class MergeContactsArgs(ToolArgs):
     loser_id: str = Field(description="The duplicate record that is merged away.")
 
 
-class MergeResult(ToolResult):
-    contact: Contact = Field(description="The surviving contact after the merge.")
-    moved: dict[str, int] = Field(description="How many activities, tasks, deals and enrolments moved over.")
-
-
 _CONSENT_RANK: dict[str, int] = {"subscribed": 0, "unsubscribed": 1, "bounced": 2}
 
 
@@ -280,10 +253,6 @@ def merge_contacts(ctx: ToolContext, args: MergeContactsArgs) -> MergeResult:
 
 
 # --- accounts -------------------------------------------------------------------------
-
-
-class AccountResult(ToolResult):
-    account: Account
 
 
 class CreateAccountArgs(ToolArgs):
@@ -397,11 +366,6 @@ class AssignOwnerArgs(ToolArgs):
             "Closed deals and deals owned by anyone else never move."
         ),
     )
-
-
-class AssignOwnerResult(ToolResult):
-    changed: list[str] = Field(description="Ids whose owner changed, in order (deals moved along included).")
-    unchanged: list[str] = Field(description="Ids that already had this owner.")
 
 
 _KEYS: dict[str, Any] = {"account": ACCOUNTS, "contact": CONTACTS, "deal": DEALS, "lead": LEADS}

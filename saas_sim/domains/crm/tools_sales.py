@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.paging import Page, PageArgs
+from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import bad_args, require
-from saas_sim.core.tools import READ, ToolArgs, ToolContext, ToolResult
+from saas_sim.core.tools import READ, ToolArgs, ToolContext
 from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import (
-    Activity,
     ActivityKind,
     Currency,
     Deal,
     Direction,
-    Enrollment,
     EnrollmentStatus,
-    LineItem,
-    Product,
-    Sequence,
     Stage,
-    Task,
     TaskStatus,
 )
 from saas_sim.domains.crm.pipeline import PROBABILITY, REQUIRED_FIELDS, STAGES, allowed_moves, is_open
@@ -39,7 +32,20 @@ from saas_sim.domains.crm.state import (
     SEQUENCES,
     TASKS,
 )
-from saas_sim.domains.crm.tool_helpers import filters, matches_query, table
+from saas_sim.domains.crm.tool_helpers import matches_query, table
+from saas_sim.domains.crm.views_sales import (
+    ActivityPage,
+    DealPage,
+    DealResult,
+    EnrollmentPage,
+    LineItemView,
+    PipelineResult,
+    ProductList,
+    ProductPrice,
+    SequenceList,
+    StageInfo,
+    TaskPage,
+)
 
 __all__ = [
     "get_deal",
@@ -59,7 +65,7 @@ _FAR = "9999-12-31"
 
 
 class SearchDealsArgs(PageArgs):
-    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
+    query: str | None = Field(
         default=None, max_length=200, description="Words to find in the deal's name."
     )
     account_id: str | None = Field(default=None, description="Only deals of this account.")
@@ -78,10 +84,6 @@ class SearchDealsArgs(PageArgs):
             "last_activity (least recently touched first). Ties break by id."
         ),
     )
-
-
-class DealPage(Page[Deal]):
-    items: list[Deal] = Field(description="Deals in the requested order.")
 
 
 def _deal_key(sort: str, d: Deal) -> tuple[str | int | float, ...]:
@@ -110,23 +112,11 @@ def search_deals(ctx: ToolContext, args: SearchDealsArgs) -> DealPage:
         and (args.close_date_to is None or (d.close_date is not None and d.close_date <= args.close_date_to))
         and matches_query(args.query, (d.name,))
     ]
-    return DealPage.of(rows, lambda d: _deal_key(args.sort, d), args, query=filters(args))
+    return DealPage.of(rows, lambda d: _deal_key(args.sort, d), args)
 
 
 class GetDealArgs(ToolArgs):
     deal_id: str = Field(description="The deal's id, such as dl_000042.", max_length=64)
-
-
-class LineItemView(ToolResult):
-    line_item: LineItem
-    line_total: Decimal = Field(description="quantity * unit_price * (1 - discount_pct/100), rounded to cents.")
-
-
-class DealResult(ToolResult):
-    deal: Deal
-    probability: int = Field(description="The stage's default win probability, in percent.")
-    line_items: list[LineItemView] = Field(description="The deal's line items, in order.")
-    allowed_next_stages: list[Stage] = Field(description="Stages the deal may move to from its current stage.")
 
 
 @kit.tool(READ)
@@ -155,17 +145,6 @@ class GetPipelineArgs(ToolArgs):
     pass
 
 
-class StageInfo(ToolResult):
-    stage: Stage
-    probability: int
-    required_fields: list[str]
-    allowed_next_stages: list[Stage]
-
-
-class PipelineResult(ToolResult):
-    stages: list[StageInfo] = Field(description="Every stage in pipeline order.")
-
-
 @kit.tool(READ)
 def get_pipeline(ctx: ToolContext, args: GetPipelineArgs) -> PipelineResult:
     """Returns the pipeline: stages in order, the fields each stage requires and the allowed moves."""
@@ -189,15 +168,6 @@ class ListProductsArgs(PageArgs):
     currency: Currency = Field(default="USD", description="The currency of the prices to show.")
 
 
-class ProductPrice(ToolResult):
-    product: Product
-    unit_price: Decimal | None = Field(description="The price book's list price in the requested currency.")
-
-
-class ProductList(Page[ProductPrice]):
-    items: list[ProductPrice] = Field(description="Products sorted by SKU.")
-
-
 @kit.tool(READ)
 def list_products(ctx: ToolContext, args: ListProductsArgs) -> ProductList:
     """Lists the product catalogue with list prices from the price book, sorted by SKU."""
@@ -215,10 +185,6 @@ class ListActivitiesArgs(PageArgs):
     account_id: str | None = Field(default=None, description="Only activities linked to this account.")
     kind: ActivityKind | None = Field(default=None, description="Only calls, emails, meetings or notes.")
     direction: Direction | None = Field(default=None, description="Only inbound or outbound emails and calls.")
-
-
-class ActivityPage(Page[Activity]):
-    items: list[Activity] = Field(description="Activities, newest first (occurred_at descending), then id.")
 
 
 @kit.tool(READ)
@@ -243,10 +209,6 @@ class ListTasksArgs(PageArgs):
     due_before: datetime | None = Field(default=None, description="Only tasks due before this UTC instant.")
 
 
-class TaskPage(Page[Task]):
-    items: list[Task] = Field(description="Tasks sorted by due_at (earliest first), then id.")
-
-
 @kit.tool(READ)
 def list_tasks(ctx: ToolContext, args: ListTasksArgs) -> TaskPage:
     """Lists tasks with filters, earliest due first."""
@@ -267,30 +229,22 @@ def list_tasks(ctx: ToolContext, args: ListTasksArgs) -> TaskPage:
 
 
 class ListSequencesArgs(PageArgs):
-    query: str | None = Field(  # type: ignore[assignment]  # shadows PageArgs.query(): see tool_helpers.filters
+    query: str | None = Field(
         default=None, max_length=200, description="Words to find in the sequence name."
     )
-
-
-class SequenceList(Page[Sequence]):
-    items: list[Sequence] = Field(description="Sequences by id; `purpose` is nurture, outbound or re_engagement.")
 
 
 @kit.tool(READ)
 def list_sequences(ctx: ToolContext, args: ListSequencesArgs) -> SequenceList:
     """Lists the email sequences (automated cadences) contacts can be enrolled in."""
     rows = [s for s in table(ctx, SEQUENCES) if matches_query(args.query, (s.name,))]
-    return SequenceList.of(rows, lambda s: (s.id,), args, query=filters(args))
+    return SequenceList.of(rows, lambda s: (s.id,), args)
 
 
 class ListEnrollmentsArgs(PageArgs):
     contact_id: str | None = Field(default=None, description="Only enrolments of this contact.")
     sequence_id: str | None = Field(default=None, description="Only enrolments in this sequence.")
     status: EnrollmentStatus | None = Field(default=None, description="Only active, removed or completed ones.")
-
-
-class EnrollmentPage(Page[Enrollment]):
-    items: list[Enrollment] = Field(description="Enrolments sorted by id.")
 
 
 @kit.tool(READ)

@@ -14,6 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from saas_sim.core.state import State
+from saas_sim.core.tool_errors import ERROR_DETAIL_KEYS
 from saas_sim.domains.crm import DOMAIN
 from saas_sim.domains.crm.models import Contact
 from saas_sim.domains.crm.state import CONTACTS, PRODUCTS, SEQUENCES, USERS
@@ -148,9 +149,13 @@ def test_tables_cover_every_tool() -> None:
 
 @pytest.mark.parametrize("name", sorted(NOT_FOUND))
 def test_unknown_record_is_not_found(world: State, name: str) -> None:
-    err = Caller(world).error(name, **NOT_FOUND[name](world))
+    args = NOT_FOUND[name](world)
+    err = Caller(world).error(name, **args)
     assert err.code == "not_found"
     assert not err.retryable
+    assert ERROR_DETAIL_KEYS["not_found"] <= set(err.details)
+    assert f"'{err.details['id']}'" in repr(args), err.details  # the id the agent passed, not a derived one
+    assert len(err.details["fields"]) == 1 and err.details["fields"][0].split(".")[0] in args, err.details
 
 
 @pytest.mark.parametrize("name", sorted(EMPTY_ON_UNKNOWN_FILTER))

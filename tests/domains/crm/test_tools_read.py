@@ -5,6 +5,9 @@ from __future__ import annotations
 import random
 from datetime import date
 
+import pytest
+
+from saas_sim.core.paging import DEFAULT_PAGE_SIZE, Page, PageArgs
 from saas_sim.core.state import State
 from saas_sim.core.tools import READ, ToolContext
 from saas_sim.domains.crm import DOMAIN
@@ -27,6 +30,27 @@ def test_read_tools_emit_nothing(world: State) -> None:
     spec.handler(ctx, spec.args_model.model_validate({"query": "a"}))
     assert ctx.events == []
     assert ctx.state is world
+
+
+LIST_TOOLS = sorted(t.name for t in DOMAIN.tools if t.name.split(".")[1].startswith(("list_", "search_")))
+
+
+@pytest.mark.parametrize("name", LIST_TOOLS)
+def test_every_list_and_search_tool_pages_by_the_core_convention(crm: Caller, name: str) -> None:
+    spec = SPECS[name]
+    assert issubclass(spec.args_model, PageArgs) and issubclass(spec.result_model, Page), name
+    page = crm(name)
+    assert page.total >= len(page.items)
+    assert len(page.items) <= DEFAULT_PAGE_SIZE
+    assert (page.next_cursor is None) == (page.total <= DEFAULT_PAGE_SIZE)
+
+
+def test_a_cursor_only_continues_the_query_it_came_from(crm: Caller) -> None:
+    first = crm("crm.search_contacts", limit=5)
+    assert first.next_cursor is not None
+    assert crm("crm.search_contacts", limit=9, cursor=first.next_cursor).items  # limit is not a filter
+    err = crm.error("crm.search_contacts", query="a", limit=5, cursor=first.next_cursor)
+    assert (err.code, err.details["fields"]) == ("invalid_argument", ["cursor"])
 
 
 def test_list_users_filters_by_role(crm: Caller) -> None:
