@@ -30,6 +30,7 @@ import typing as _typing
 
 from saas_sim._version import __version__ as __version__
 from saas_sim.core.batching import AppendResult as AppendResult
+from saas_sim.core.conventions import CONVENTIONS as CONVENTIONS
 from saas_sim.core.domain import CheckContext as CheckContext
 from saas_sim.core.domain import CheckOutcome as CheckOutcome
 from saas_sim.core.domain import Domain as Domain
@@ -41,6 +42,9 @@ from saas_sim.core.events import EventRegistry as EventRegistry
 from saas_sim.core.events import RecordedEvent as RecordedEvent
 from saas_sim.core.events import event as event
 from saas_sim.core.events import upcaster as upcaster
+from saas_sim.core.kit import DomainKit as DomainKit
+from saas_sim.core.paging import Page as Page
+from saas_sim.core.paging import PageArgs as PageArgs
 from saas_sim.core.state import Entity as Entity
 from saas_sim.core.state import Projection as Projection
 from saas_sim.core.state import State as State
@@ -72,6 +76,7 @@ if _typing.TYPE_CHECKING:
     from saas_sim.runtime.grading import Violation as Violation
 
 __all__ = [
+    "CONVENTIONS",
     "READ",
     "WRITE",
     "AppendResult",
@@ -80,6 +85,7 @@ __all__ = [
     "CheckOutcome",
     "CheckScore",
     "Domain",
+    "DomainKit",
     "Entity",
     "Environment",
     "Episode",
@@ -89,6 +95,8 @@ __all__ = [
     "GenerateContext",
     "Grade",
     "HarnessError",
+    "Page",
+    "PageArgs",
     "Projection",
     "RecordedEvent",
     "SaasSimError",

@@ -91,6 +91,14 @@ def scenarios(pattern: Annotated[str, typer.Argument(help="Glob over scenario id
     _run(go)
 
 
+@app.command()
+def conventions() -> None:
+    """Prints how every product's tools page, fail and retry (Markdown, for agents and developers)."""
+    from saas_sim.core.conventions import CONVENTIONS
+
+    typer.echo(CONVENTIONS, nl=False)
+
+
 def _print_fitted(table: Table, *, keep: tuple[str, ...], wrap: tuple[str, ...] = (),
                   drop_first: tuple[str, ...] = (), hint: str = "widen the terminal") -> None:
     """Prints a table whose ids are never cut: other columns wrap, or are dropped (and named) to fit."""

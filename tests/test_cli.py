@@ -151,3 +151,11 @@ def test_run_plays_a_declared_alternative_by_name(monkeypatch: pytest.MonkeyPatc
     assert "score 1.000" in result.output
     unknown = runner.invoke(app, ["run", "notes/follow-up-note", "--agent", "alt:nope"])
     assert unknown.exit_code == 2 and "without_reading" in unknown.output
+
+
+def test_conventions_prints_the_agent_facing_convention() -> None:
+    from saas_sim.core.conventions import CONVENTIONS
+
+    result = CliRunner().invoke(app, ["conventions"])
+    assert result.exit_code == 0
+    assert result.output == CONVENTIONS and "next_cursor" in result.output

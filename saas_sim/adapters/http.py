@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Body, Depends, FastAPI, Query, Request, Response, status
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 
 from saas_sim.adapters._http_models import (
     CallRequest,
@@ -52,6 +52,7 @@ from saas_sim.adapters._http_models import (
 )
 from saas_sim.adapters._registry import ApiError, EpisodeRegistry
 from saas_sim.core.canonical import normalize
+from saas_sim.core.conventions import CONVENTIONS
 from saas_sim.errors import (
     EpisodeInvalidError,
     HarnessError,
@@ -114,13 +115,15 @@ def create_app(env: Environment, *, max_episodes: int = 10_000) -> FastAPI:
         lifespan=_lifespan,
     )
     app.state.env = env
-    app.state.episodes = EpisodeRegistry(max_episodes)
+    app.state.episodes = EpisodeRegistry(max_episodes, resume=env.resume)
     app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]  # starlette types it loosely
     app.add_exception_handler(SaasSimError, _harness_error)  # type: ignore[arg-type]
     # uvicorn accepts connections only after the lifespan has opened the environment, so any
     # answer here means ready. `/healthz` stays for clients written against it.
     app.add_api_route("/health", health, methods=["GET"], tags=["server"])
     app.add_api_route("/healthz", health, methods=["GET"], tags=["server"], include_in_schema=False)
+    app.add_api_route("/conventions", conventions, methods=["GET"], tags=["server"],
+                      response_class=PlainTextResponse)
     app.add_api_route("/scenarios", list_scenarios, methods=["GET"], tags=["scenarios"], responses=_errors(404))
     app.add_api_route("/episodes", start_episode, methods=["POST"], tags=["episodes"],
                       status_code=status.HTTP_201_CREATED, responses=_errors(404, 429, 500))
@@ -183,6 +186,11 @@ async def health(episodes: Episodes) -> Health:
     return Health(episodes=len(episodes), max_episodes=episodes.max_episodes)
 
 
+async def conventions() -> PlainTextResponse:
+    """How every product's tools page, fail and retry (Markdown): text to put in front of an agent."""
+    return PlainTextResponse(CONVENTIONS, media_type="text/markdown; charset=utf-8")
+
+
 async def list_scenarios(
     env: Env, pattern: Annotated[str, Query(description="A glob over scenario ids.")] = "*"
 ) -> list[ScenarioInfo]:
@@ -205,9 +213,9 @@ async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes,
     except ScenarioNotFoundError as exc:
         raise ApiError(404, "scenario_not_found", str(exc)) from None
 
-    async def start() -> Episode:
+    async def start(stream_id: str) -> Episode:
         try:
-            return await env.start(scenario, body.seed, faults=body.faults)
+            return await env.start(scenario, body.seed, faults=body.faults, stream_id=stream_id)
         except UsageError as exc:
             raise _invalid("seed", body.seed, str(exc)) from None
         except ScenarioError as exc:  # the scenario cannot be set up for this seed: a bug, not the caller's
@@ -221,7 +229,7 @@ async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes,
 
 async def get_episode(episode_id: str, episodes: Episodes) -> EpisodeStatus:
     """Returns where an episode stands."""
-    episode = episodes.get(episode_id)
+    episode = await episodes.get(episode_id)
     return EpisodeStatus(
         episode_id=episode_id, scenario=episode.task.scenario.ref, seed=episode.task.seed, steps=episode.steps,
         done=episode.done, truncated=episode.truncated, valid=episode.invalid is None,
@@ -234,12 +242,12 @@ async def get_tools(
     flavor: Annotated[Literal["openai", "anthropic", "mcp"], Query(description="The schema format.")] = "openai",
 ) -> ToolSchemas:
     """Returns the episode's allowed tools in one provider's format."""
-    return ToolSchemas(flavor=flavor, tools=episodes.get(episode_id).tool_schemas(flavor))
+    return ToolSchemas(flavor=flavor, tools=(await episodes.get(episode_id)).tool_schemas(flavor))
 
 
 async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> Observation:
     """Calls a tool and returns what the agent observes (a tool error is an observation: 200, ok false)."""
-    episode = episodes.get(episode_id)
+    episode = await episodes.get(episode_id)
     try:
         result = await episode.call(body.tool, body.arguments, call_id=body.call_id)
     except ReservedCallIdError as exc:  # the runtime is the one place that knows the rule
@@ -260,19 +268,19 @@ async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> O
 
 async def grade_episode(episode_id: str, episodes: Episodes) -> Grade:
     """Grades the episode's current state: the check vector, the scalar score and the attribution."""
-    return await episodes.get(episode_id).grade()
+    return await (await episodes.get(episode_id)).grade()
 
 
 async def fork_episode(
     episode_id: str, episodes: Episodes, response: Response, body: Annotated[ForkRequest | None, Body()] = None
 ) -> EpisodeCreated:
     """Forks the episode as it was after `at_step` calls (default: now) into a new, independent episode."""
-    parent = episodes.get(episode_id)
+    parent = await episodes.get(episode_id)
     at_step = None if body is None else body.at_step
 
-    async def start() -> Episode:
+    async def start(stream_id: str) -> Episode:
         try:
-            return await parent.fork(at_step)
+            return await parent.fork(at_step, stream_id=stream_id)
         except UsageError as exc:
             raise _invalid("at_step", at_step, str(exc)) from None
         except HarnessError as exc:  # the parent turned invalid meanwhile
@@ -285,14 +293,21 @@ async def fork_episode(
 
 async def get_trajectory(episode_id: str, episodes: Episodes) -> Response:
     """Returns the trajectory as JSONL: a header, one line per step, and the grade once graded."""
-    return Response(episodes.get(episode_id).trajectory.dumps(), media_type=f"{NDJSON}; charset=utf-8")
+    return Response((await episodes.get(episode_id)).trajectory.dumps(), media_type=f"{NDJSON}; charset=utf-8")
 
 
 async def delete_episode(episode_id: str, episodes: Episodes) -> Response:
     """Closes the episode and forgets it. Deleting a closed episode again is a no-op."""
+    if episode_id not in episodes:
+        # Held by no process now: resume it only to end it, so no replica can resume it later.
+        try:
+            await episodes.get(episode_id)
+        except ApiError as exc:
+            if exc.status != 409:
+                raise
     episode = episodes.pop(episode_id)
     if episode is not None:
-        await episode.close()
+        await episode.close(end=True)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -57,7 +57,13 @@ from saas_sim.runtime.effects import LiveOutcomes, effect_record, grade_effect_r
 from saas_sim.runtime.faults import decide_fault, fault_error
 from saas_sim.runtime.grading import Attribution, Grade, combine, run_checks
 from saas_sim.runtime.recorded_args import copy_json, recordable_args
-from saas_sim.runtime.records import EffectCompleted, EpisodeConfigured, FaultInjected, GradeEffectCompleted
+from saas_sim.runtime.records import (
+    EffectCompleted,
+    EpisodeConfigured,
+    EpisodeEnded,
+    FaultInjected,
+    GradeEffectCompleted,
+)
 from saas_sim.runtime.resume import logged_steps
 from saas_sim.runtime.scope import WriteStep
 from saas_sim.runtime.shielded import to_the_end
@@ -364,7 +370,7 @@ class Episode:
             if events and self.toolkit.spec(rec.tool).kind is ToolKind.WRITE
         ]
 
-    async def fork(self, at_step: int | None = None) -> Episode:
+    async def fork(self, at_step: int | None = None, *, stream_id: str | None = None) -> Episode:
         """Returns an independent copy of this episode as it was after `at_step` calls.
 
         The copy gets a new stream holding the same first events, so replaying
@@ -379,7 +385,7 @@ class Episode:
             k = self._step if at_step is None else at_step
             if not 0 <= k <= self._step:
                 raise UsageError(f"cannot fork at step {k}: the episode has {self._step} steps")
-            child = Episode(self.task, self.store, self.toolkit, self.faults)
+            child = Episode(self.task, self.store, self.toolkit, self.faults, stream_id=stream_id)
             version = self._step_versions[k - 1] if k else self._base_version
             if k == self._step:
                 child._state = self._state
@@ -418,13 +424,20 @@ class Episode:
             state = self.task.world.projection.fold(self.task.world.state, events)
             return state.content_hash()
 
-    async def close(self) -> None:
-        """Writes any pending start events and closes the episode. Idempotent."""
+    async def close(self, *, end: bool = False) -> None:
+        """Writes any pending start events and closes the episode. Idempotent.
+
+        Args:
+            end: Also record in the log that the episode ended for good, so no process can
+                resume it (`Environment.resume` refuses it). A plain close leaves it resumable.
+        """
         async with self._lock:
             if self._closed:
                 return
             if self.invalid is None and self._stale is None:
                 await self._flush()
+                if end:
+                    await self._append_records([EpisodeEnded()])
             self._closed = True
 
     def restore(self, rows: Sequence[RecordedEvent]) -> None:

@@ -16,8 +16,14 @@ from saas_sim.core.events import Event, event
 from saas_sim.core.state import Projection, State
 
 __all__ = [
-    "RUNTIME_PROJECTION", "EffectCompleted", "EpisodeConfigured", "EpisodeStarted", "FaultInjected",
-    "GradeEffectCompleted", "StepRecorded",
+    "RUNTIME_PROJECTION",
+    "EffectCompleted",
+    "EpisodeConfigured",
+    "EpisodeEnded",
+    "EpisodeStarted",
+    "FaultInjected",
+    "GradeEffectCompleted",
+    "StepRecorded",
 ]
 
 
@@ -135,6 +141,11 @@ class GradeEffectCompleted(Event):
     outcome: str
 
 
+@event("runtime.EpisodeEnded")
+class EpisodeEnded(Event):
+    """The episode's owner ended it for good (an HTTP DELETE): it can no longer be resumed."""
+
+
 RUNTIME_PROJECTION = Projection("runtime")
 
 
@@ -165,4 +176,9 @@ def _effect(state: State, ev: EffectCompleted) -> State:
 
 @RUNTIME_PROJECTION.on(GradeEffectCompleted)
 def _grade_effect(state: State, ev: GradeEffectCompleted) -> State:
+    return state
+
+
+@RUNTIME_PROJECTION.on(EpisodeEnded)
+def _ended(state: State, ev: EpisodeEnded) -> State:
     return state

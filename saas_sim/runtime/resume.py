@@ -20,6 +20,7 @@ from saas_sim.runtime.effects import record_view
 from saas_sim.runtime.records import (
     EffectCompleted,
     EpisodeConfigured,
+    EpisodeEnded,
     EpisodeStarted,
     FaultInjected,
     GradeEffectCompleted,
@@ -56,7 +57,7 @@ def logged_steps(
             domain, refs, effect = [], [], None
         elif isinstance(ev, EffectCompleted):
             effect = record_view(ev)  # the outcome is read back, never re-run
-        elif not isinstance(ev, FaultInjected | GradeEffectCompleted):  # grade records: Episode.restore
+        elif not isinstance(ev, FaultInjected | GradeEffectCompleted | EpisodeEnded):  # see Episode.restore
             domain.append(ev)
             refs.append([row.event_type, row.version, row.global_position])
     if domain or effect is not None:
@@ -87,6 +88,8 @@ async def resume_episode(env: Environment, stream_id: str) -> Episode:
     if not isinstance(configured, EpisodeConfigured):
         raise HarnessError(f"stream {stream_id!r} has no episode configuration after its first {n} events")
     faults = None if configured.faults is None else FaultProfile.model_validate(configured.faults)
+    if rows[-1].event_type == EpisodeEnded.event_type:
+        raise UsageError(f"episode stream {stream_id!r} was ended; it cannot be resumed")
     episode = Episode(task, env.store, env.toolkit(task.scenario), faults, stream_id=stream_id)
     episode.restore(rows)
     return episode

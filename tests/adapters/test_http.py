@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -51,7 +52,8 @@ class TestDiscovery:
     async def test_openapi_documents_every_endpoint_and_body(self, client: httpx.AsyncClient) -> None:
         spec = (await client.get("/openapi.json")).json()
         assert set(spec["paths"]) == {
-            "/health", "/scenarios", "/episodes", "/episodes/{episode_id}", "/episodes/{episode_id}/tools",
+            "/health", "/conventions", "/scenarios", "/episodes", "/episodes/{episode_id}",
+            "/episodes/{episode_id}/tools",
             "/episodes/{episode_id}/calls", "/episodes/{episode_id}/grade", "/episodes/{episode_id}/fork",
             "/episodes/{episode_id}/trajectory",
         }
@@ -128,7 +130,7 @@ class TestCalls:
         assert set(body) == {"ok", "error", "call_id", "step"}
         assert body["ok"] is False
         assert body["error"] == {"code": "not_found", "message": "note nt_999999 does not exist",
-                                 "retryable": False, "details": {}}
+                                 "retryable": False, "details": {"id": "nt_999999", "fields": ["note_id"]}}
 
     @pytest.mark.parametrize(("tool", "arguments", "code"), [
         ("notes.create_note", {"title": 5}, "invalid_argument"),
@@ -390,3 +392,60 @@ class TestLifespan:
             ep = (await start(ca))["episode_id"]
             async with serve(b) as cb:
                 assert (await cb.get(f"/episodes/{ep}")).status_code == 404
+
+
+class TestConventions:
+    async def test_the_convention_text_is_served_for_agents(self, client: httpx.AsyncClient) -> None:
+        r = await client.get("/conventions")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/markdown")
+        assert "`{items, next_cursor, total}`" in r.text and "`not_found`" in r.text
+
+
+class TestEpisodesOutliveTheServer:
+    """An episode id is its stream: a new server over the same store continues it (issue 10 section 4)."""
+
+    @staticmethod
+    def _env(tmp_path: Path) -> Environment:
+        return notes_env(f"sqlite+aiosqlite:///{tmp_path / 'events.db'}")
+
+    async def test_a_restarted_server_resumes_an_episode_it_never_held(self, tmp_path: Path) -> None:
+        async with self._env(tmp_path) as env, serve(create_app(env)) as client:
+            created = await start(client)
+            eid = created["episode_id"]
+            note = created["bindings"]["note"]["id"] if "bindings" in created else None
+            first = await call(client, eid, "notes.list_notes", {"limit": 2}, call_id="c1")
+            assert first.status_code == 200 and first.json()["ok"], first.text
+        async with self._env(tmp_path) as env, serve(create_app(env)) as client:
+            status = await client.get(f"/episodes/{eid}")
+            assert status.status_code == 200, status.text
+            assert status.json()["steps"] == 1
+            again = await call(client, eid, "notes.list_notes", {"limit": 2}, call_id="c1")
+            # The call-id memo lives in the log: the retry answers the first result without redoing it.
+            assert again.json()["value"] == first.json()["value"] and again.json()["call_id"] == "c1"
+            nxt = await call(client, eid, "notes.get_note", {"note_id": note or "nt_000001"})
+            assert nxt.json()["ok"] and nxt.json()["step"] == 2
+            assert (await client.post(f"/episodes/{eid}/grade")).status_code == 200
+
+    async def test_concurrent_first_requests_resume_the_episode_once(self, tmp_path: Path) -> None:
+        async with self._env(tmp_path) as env, serve(create_app(env)) as client:
+            eid = (await start(client))["episode_id"]
+        async with self._env(tmp_path) as env, serve(create_app(env)) as client:
+            answers = await asyncio.gather(*(client.get(f"/episodes/{eid}") for _ in range(8)))
+            assert {a.status_code for a in answers} == {200}
+            assert (await client.get("/health")).json()["episodes"] == 1
+
+    async def test_a_deleted_episode_stays_gone_after_a_restart(self, tmp_path: Path) -> None:
+        async with self._env(tmp_path) as env, serve(create_app(env)) as client:
+            eid = (await start(client))["episode_id"]
+            assert (await client.delete(f"/episodes/{eid}")).status_code == 204
+        async with self._env(tmp_path) as env, serve(create_app(env)) as client:
+            r = await client.get(f"/episodes/{eid}")
+            assert r.status_code == 409 and r.json()["error"]["code"] == "episode_closed"
+            with pytest.raises(UsageError, match="was ended"):
+                await env.resume(f"http:{eid}")
+
+    async def test_an_id_no_store_holds_is_not_found(self, tmp_path: Path) -> None:
+        async with self._env(tmp_path) as env, serve(create_app(env)) as client:
+            for eid in ("ep_0123456789ab", "ep_nothex", "../etc"):
+                r = await client.get(f"/episodes/{eid}")
+                assert r.status_code == 404, (eid, r.text)

@@ -81,7 +81,7 @@ async def test_a_tool_error_is_an_error_result_with_the_structured_error(episode
         unknown = await client.call_tool("notes__teleport", {})
     assert missing.is_error is True
     assert missing.structured_content == {"code": "not_found", "message": "note nt_999999 does not exist",
-                                          "retryable": False, "details": {}}
+                                          "retryable": False, "details": {"id": "nt_999999", "fields": ["note_id"]}}
     text = missing.content[0]
     assert isinstance(text, types.TextContent) and json.loads(text.text) == missing.structured_content
     assert invalid.is_error and invalid.structured_content["code"] == "invalid_argument"
