@@ -1,0 +1,139 @@
+"""Helpers the IDE's tools share: argument paths, files that must exist, line splitting and numbering,
+the syntax check of Python writes, and globs.
+
+Paging and the agent-facing errors are core conventions (`saas_sim.core.paging`,
+`saas_sim.core.tool_errors`); the tree's limits live in `workspace.TreeWriter`.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterable
+
+from saas_sim.core.tool_errors import bad_args, conflict, not_found
+from saas_sim.core.tools import ToolContext
+from saas_sim.domains.ide.models import FileEntry
+from saas_sim.domains.ide.paths import normalize_path
+from saas_sim.domains.ide.state import BLOBS, FILES
+from saas_sim.domains.ide.task_model import matches_any
+from saas_sim.domains.ide.workspace import TreeWriter, is_dir
+from saas_sim.errors import HarnessError
+
+__all__ = [
+    "MAX_LINE_CHARS",
+    "SYNTAX_CONTEXT_LINES",
+    "arg_path",
+    "check_python",
+    "commit",
+    "cut_line",
+    "glob_matches",
+    "number_lines",
+    "require_file",
+    "split_lines",
+    "text_of",
+]
+
+MAX_LINE_CHARS = 2_000
+"""Longer lines are cut when shown (minified or generated code)."""
+SYNTAX_CONTEXT_LINES = 3
+"""Lines shown on each side of a syntax error."""
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def arg_path(raw: str, field: str = "path", *, allow_root: bool = False) -> str:
+    """Returns the normalized tree path of an argument, or `invalid_argument` naming `field`."""
+    return normalize_path(raw, field, allow_root=allow_root)
+
+
+def require_file(ctx: ToolContext, path: str, field: str = "path") -> FileEntry:
+    """Returns the file at `path`: `not_found` naming `field`, or `invalid_argument` when it is a folder."""
+    entry: FileEntry | None = ctx.table(FILES).get(path)
+    if entry is None:
+        if is_dir(ctx.table(FILES), path):
+            raise bad_args(f"{path} is a folder, not a file; use ide.list_dir", [field])
+        raise not_found("file", path, field)
+    return entry
+
+
+def text_of(ctx: ToolContext, entry: FileEntry) -> str:
+    """Returns the text of a file entry."""
+    blob = ctx.table(BLOBS).get(entry.blob)
+    if blob is None:
+        raise HarnessError(f"file {entry.id} names blob {entry.blob}, which was never stored")
+    text: str = blob.text
+    return text
+
+
+def split_lines(text: str) -> list[str]:
+    """Splits a text into lines with their endings, as Python numbers them (`\\n`, `\\r\\n` or `\\r`).
+
+    Unlike `str.splitlines`, form feeds, `\\x1c` and `\\u2028` do not end a line, so the numbers
+    agree with tracebacks, syntax errors and pytest.
+    """
+    return _LINE.findall(text)
+
+
+def cut_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
+    """Returns a line without its ending, cut at `limit` characters with a marker saying how much was left out."""
+    line = line.rstrip("\r\n")
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]}... [{len(line) - limit} more characters]"
+
+
+def number_lines(lines: Iterable[str], start: int) -> str:
+    """Returns lines numbered from `start`, one per row as `cat -n` shows them (`<number>\\t<line>`)."""
+    return "".join(f"{n:>6}\t{cut_line(line)}\n" for n, line in enumerate(lines, start))
+
+
+def check_python(path: str, text: str, field: str = "content") -> None:
+    """Refuses a `.py` text that does not compile, naming the error and showing the lines around it.
+
+    Compiling (not only parsing) also catches errors Python reports after the parse, such as
+    `return` outside a function. Other files are not checked.
+
+    Raises:
+        ToolError: `invalid_argument` naming `field`, with `line` and `error` details.
+    """
+    if not path.endswith(".py"):
+        return
+    try:
+        with warnings.catch_warnings():
+            # Invalid escape sequences and the like warn; they are the code's business, not an error.
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = exc.lineno or 0
+        lines = split_lines(text)
+        lo, hi = max(1, line - SYNTAX_CONTEXT_LINES), min(len(lines), line + SYNTAX_CONTEXT_LINES)
+        around = number_lines(lines[lo - 1 : hi], lo) if line else ""
+        where = f" at line {line}" + (f", column {exc.offset}" if exc.offset else "") if line else ""
+        raise bad_args(
+            f"the new text of {path} is not valid Python ({exc.msg}{where}); nothing was written.\n{around}",
+            [field], line=line, error=exc.msg,
+        ) from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        # Nesting deep enough to exhaust the compiler's stack is refused like a syntax error.
+        raise bad_args(f"the new text of {path} cannot be compiled ({type(exc).__name__}); nothing was written",
+                       [field], line=0, error=type(exc).__name__) from None
+
+
+def glob_matches(path: str, pattern: str) -> bool:
+    """Whether a path matches a glob: fnmatch, case-sensitive, `*` also crosses `/`.
+
+    A pattern without `/` also matches a file's name in any folder (`conftest.py`).
+    The same rule as the task's protected and allowed paths (`task_model.matches_any`).
+    """
+    if matches_any(path, (pattern,)):
+        return True
+    return "/" not in pattern and matches_any(path.rsplit("/", 1)[-1], (pattern,))
+
+
+def commit(ctx: ToolContext, writer: TreeWriter) -> None:
+    """Emits a writer's queued events, in order."""
+    if not writer.events:
+        raise conflict("the call changes nothing")
+    for event in writer.events:
+        ctx.emit(event)
