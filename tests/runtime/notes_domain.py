@@ -348,9 +348,15 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
                                   complete=lambda _ctx, outcome: outcome, timeout_s=WORD_COUNT_TIMEOUT_S)}
 
 
-# 9. Policy (policy.py + policy.md) and display (narrate) ---------------------------------------------
+# 9. Policy (policy.py + policy.md), data report (data_report.py) and display (narrate) -------------
 
 POLICY = "1. Archive only what you are asked to."
+
+
+def data_report(state: State) -> dict[str, Any]:
+    """Measured mess: the share of notes whose body is empty."""
+    notes = list(state.table(NOTES))
+    return {"notes": len(notes), "empty_body_rate": sum(not n.body for n in notes) / len(notes) if notes else 0.0}
 
 
 def narrate(tool: str, args: object, value: object) -> list[str]:
@@ -368,6 +374,7 @@ DOMAIN = kit.domain(
     schema=SCHEMA,
     generate=generate,
     policy=POLICY,
+    data_report=data_report,
     narrate=narrate,
     id_kinds={"nt": "note"},
     grade_effects=grade_effects,
