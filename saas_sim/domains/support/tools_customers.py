@@ -46,7 +46,7 @@ def find_order(ctx: ToolContext, ref: str, field: str = "order_id") -> Order:
             number = match.group(1)
             order = next((o for o in ctx.table(ORDERS) if o.number == number), None)
     if order is None:
-        raise not_found("order", ref, field)
+        raise not_found("order with id or number", ref, field)
     return order
 
 
@@ -120,9 +120,7 @@ def get_order(ctx: ToolContext, args: GetOrderArgs) -> OrderView:
 
 
 class SearchKbArgs(PageArgs):
-    # An agent-facing argument named `query` hides `PageArgs.query()`; the tool binds its cursor itself.
-    query: str = Field(  # type: ignore[assignment]
-        min_length=2, max_length=200, description="Words describing the question.")
+    query: str = Field(min_length=2, max_length=200, description="Words describing the question.")
 
 
 def _score(article: KbArticle, words: list[str]) -> int:

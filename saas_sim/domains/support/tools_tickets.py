@@ -103,9 +103,7 @@ def list_tickets(ctx: ToolContext, args: ListTicketsArgs) -> TicketPage:
 
 
 class SearchTicketsArgs(PageArgs):
-    # An agent-facing argument named `query` hides `PageArgs.query()`; the tool binds its cursor itself.
-    query: str = Field(  # type: ignore[assignment]
-        min_length=2, max_length=200, description=(
+    query: str = Field(min_length=2, max_length=200, description=(
         "Words to find. A ticket matches when every word appears in its subject, its messages or its "
         "requester's e-mail address (case-insensitive)."))
     status: list[TicketStatus] | None = Field(default=None, description="Only tickets in one of these statuses.")
@@ -126,10 +124,8 @@ def search_tickets(ctx: ToolContext, args: SearchTicketsArgs) -> TicketPage:
         text = plain(f"{t.subject} {t.requester_email} {bodies}")
         if all(w in text for w in words):
             hits.append(t)
-    # The argument `query` hides `PageArgs.query()`, so the cursor's filters are named here.
     return TicketPage.of(hits, lambda t: (-int(t.created_at.timestamp()), t.id), args,
-                         view=lambda t: TicketSummary.of(t, ctx.now),
-                         query=args.model_dump(mode="json", exclude={"cursor", "limit"}))
+                         view=lambda t: TicketSummary.of(t, ctx.now))
 
 
 class GetTicketArgs(ToolArgs):

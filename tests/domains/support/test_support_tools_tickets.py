@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from saas_sim.core.tool_errors import ERROR_DETAIL_KEYS
 from saas_sim.domains.support import DOMAIN
 from saas_sim.domains.support.models import Ticket
 from saas_sim.domains.support.state import CUSTOMERS, KB_FACTS, ORDERS, PERSONAS, TICKETS, TRUTHS
@@ -356,3 +357,62 @@ class TestGroundTruthIsHidden:
         with pytest.raises(HarnessError):
             ctx.table(KB_FACTS)
         assert len(ctx.state.table(TRUTHS)) == len(ctx.state.table(PERSONAS)) > 0
+
+
+class TestAgentFacingConvention:
+    """Support pages and errors read like every domain's (core paging and tool_errors)."""
+
+    @pytest.mark.parametrize(("tool", "args", "field", "missing"), [
+        ("support.get_ticket", {}, "ticket_id", "tkt_999999"),
+        ("support.send_reply", {"body": "Hello"}, "ticket_id", "tkt_999999"),
+        ("support.get_customer", {}, "customer_id", "cus_999999"),
+        ("support.list_customer_orders", {}, "customer_id", "cus_999999"),
+        ("support.get_order", {}, "order_id", "#424242424"),
+        ("support.get_kb_article", {}, "article_id", "kb_999999"),
+        ("support.issue_store_credit", {"amount": "5", "reason": "sorry"}, "customer_id", "cus_999999"),
+    ])
+    def test_not_found_names_the_missing_id_and_the_argument_that_held_it(
+            self, desk: Desk, tool: str, args: dict[str, object], field: str, missing: str) -> None:
+        err = desk.error(tool, **{field: missing}, **args)
+        assert err.code == "not_found"
+        assert err.details["id"] == missing and err.details["fields"] == [field]
+        assert set(err.details) >= ERROR_DETAIL_KEYS["not_found"]
+
+    def test_a_missing_order_line_is_not_found_with_its_id_and_order(self, desk: Desk) -> None:
+        order = next(o for o in desk.state.table(ORDERS) if o.status == "delivered")
+        err = desk.error("support.create_replacement", order_id=order.id, line_id="ol_999999", quantity=1,
+                         reason="damaged")
+        assert err.code == "not_found"
+        assert err.details == {"id": "ol_999999", "fields": ["line_id"], "order_id": order.id}
+
+    def test_conflicts_and_refusals_name_the_arguments_at_fault(self, desk: Desk) -> None:
+        t = _ticket(desk, "new")
+        err = desk.error("support.set_ticket_status", ticket_id=t.id, status="closed")
+        assert err.code == "conflict" and err.details["fields"] == ["status"]
+        order = next(o for o in desk.state.table(ORDERS) if o.total - o.refunded_total > 250)
+        err = desk.error("support.issue_refund", order_id=order.id, amount="250.00", reason="damaged")
+        assert err.code == "permission_denied" and err.details["fields"] == ["amount"]
+
+    @pytest.mark.parametrize(("tool", "args"), [
+        ("support.list_tickets", {}),
+        ("support.search_tickets", {"query": "order"}),
+        ("support.search_customers", {"name": "a"}),
+        ("support.search_kb_articles", {"query": "how to use the product"}),
+    ])
+    def test_list_and_search_tools_page_twenty_items_by_default_and_cover_every_match_once(
+            self, desk: Desk, tool: str, args: dict[str, object]) -> None:
+        page = desk.call(tool, **args)
+        assert set(type(page).model_fields) == {"items", "next_cursor", "total"}
+        assert len(page.items) == min(20, page.total)
+        seen = [x.id for x in page.items]
+        while page.next_cursor is not None:
+            page = desk.call(tool, **args, limit=100, cursor=page.next_cursor)
+            seen += [x.id for x in page.items]
+        assert len(seen) == len(set(seen)) == page.total
+
+    def test_a_customers_orders_page_counts_all_of_them(self, desk: Desk) -> None:
+        c = next(c for c in desk.state.table(CUSTOMERS)
+                 if sum(o.customer_id == c.id for o in desk.state.table(ORDERS)) >= 3)
+        page = desk.call("support.list_customer_orders", customer_id=c.id, limit=1)
+        assert page.total == sum(o.customer_id == c.id for o in desk.state.table(ORDERS))
+        assert len(page.items) == 1 and page.next_cursor is not None
