@@ -152,6 +152,26 @@ class CodeIndex:
                         bound[local] = ("name", Target(src, alias.name))
         return bound
 
+    def dotted(self, f: _File, node: ast.expr) -> str | None:
+        """The full dotted name an expression stands for through the file's imports (`datetime.datetime.now`).
+
+        A name the file does not import is taken as its own module's (`acme.x.helper`).
+        """
+        chain: list[str] = []
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        chain.reverse()
+        head = f.imports.get(node.id)
+        if head is None:
+            base = f"{f.module}.{node.id}"
+        else:
+            kind, value = head
+            base = str(value) if kind == "module" else f"{value.module}.{value.name}".lstrip(".")
+        return ".".join([base, *chain])
+
     def resolve(self, f: _File, node: ast.expr) -> Target | None:
         """The module-level name an expression (`n`, `m.n`, `pkg.m.n`) points to, if it is one."""
         chain: list[str] = []
