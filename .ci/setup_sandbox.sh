@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Sets up what the IDE sandbox (saas_sim/domains/ide/sandbox) needs: bubblewrap and an unprivileged uid.
+# Idempotent: it installs bubblewrap from the distribution's own package (apt-get, the configured mirrors)
+# only when `bwrap` is missing, and creates the system user `saas-sim-run` only when it does not exist.
+# Without root it changes nothing and says what is missing; the sandbox then falls back (unshare, rlimits, nobody).
+set -euo pipefail
+
+RUN_USER="${SAAS_SIM_RUN_USER:-saas-sim-run}"
+
+if [ "$(id -u)" -ne 0 ]; then
+  command -v bwrap >/dev/null || echo "setup_sandbox: bwrap missing and not root; the sandbox falls back to unshare"
+  getent passwd "$RUN_USER" >/dev/null || echo "setup_sandbox: user $RUN_USER missing and not root; runs use nobody"
+  exit 0
+fi
+
+if ! command -v bwrap >/dev/null; then
+  echo "setup_sandbox: installing bubblewrap"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends bubblewrap >/dev/null 2>&1 \
+    || { apt-get update -qq && apt-get install -y --no-install-recommends bubblewrap; }
+fi
+
+if ! getent passwd "$RUN_USER" >/dev/null; then
+  echo "setup_sandbox: creating user $RUN_USER"
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$RUN_USER"
+fi
+
+# A quick proof that the sandbox works here: a bwrap child with no network, as the run user.
+if bwrap --unshare-all --die-with-parent --ro-bind / / --uid "$(id -u "$RUN_USER")" true 2>/dev/null; then
+  echo "setup_sandbox: bwrap $(bwrap --version | awk '{print $2}') usable; run user $RUN_USER"
+else
+  echo "setup_sandbox: bwrap installed but not usable here (no user namespaces?); the sandbox falls back to unshare"
+fi

@@ -1,0 +1,254 @@
+"""Warm workers: sandboxed Pythons with pytest imported that fork one child per run.
+
+A worker is started once (about 0.2 s: the sandbox plus importing pytest) and then serves runs one at a
+time; the pool keeps idle workers for reuse and starts more when every one is busy. The host owns the
+clock: it waits for a run's reply up to the wall timeout, then writes a cancel byte, and the worker kills
+every process of the run. A worker that does not answer within `GRACE_S` after that, or that died (agent
+code can kill its own worker: both run as the run user), is killed with its whole sandbox and replaced;
+that run's outcome is recorded as a timeout or a failure, never raised.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+from saas_sim.core.clock import perf_ns
+from saas_sim.domains.ide.sandbox.profile import ENV, SCRATCH, Limits, detect_isolation, launch_command, run_user
+from saas_sim.domains.ide.sandbox.report import Isolation
+from saas_sim.errors import HarnessError
+
+__all__ = ["GRACE_S", "Reply", "Worker", "WorkerPool", "default_pool"]
+
+GRACE_S = 5.0
+"""How long a worker may take to answer after a cancel before it is killed with its sandbox."""
+
+START_TIMEOUT_S = 30.0
+"""How long a worker may take to start (sandbox, interpreter, pytest import)."""
+
+_SOURCE = (Path(__file__).with_name("worker_src.py")).read_text(encoding="utf-8")
+
+# Read the worker's source from stdin with raw reads (a buffered read could swallow the next frame).
+_BOOT = (
+    "import os\n"
+    "def _r(n):\n"
+    "    b = b''\n"
+    "    while len(b) < n:\n"
+    "        c = os.read(0, n - len(b))\n"
+    "        if not c: raise SystemExit(3)\n"
+    "        b += c\n"
+    "    return b\n"
+    "g = {'__name__': '__saas_sim_worker__'}\n"
+    "exec(compile(_r(int(_r(10))), '<saas-sim-worker>', 'exec'), g)\n"
+    "g['main']()\n"
+)
+
+Reply = dict[str, Any]
+
+
+class Worker:
+    """One sandboxed warm worker; used by one thread at a time.
+
+    Args:
+        isolation: The sandbox to start it in.
+        limits: The limits (bwrap's tmpfs sizes come from them).
+    """
+
+    def __init__(self, isolation: Isolation, limits: Limits) -> None:
+        self.isolation = isolation
+        self.host_dir: str | None = None
+        if isolation == "bwrap":
+            self.scratch, disk = SCRATCH, [SCRATCH, "/tmp"]
+        else:
+            # Without bwrap the tree copy lives on the host, in a directory of its own owned by the run user.
+            self.host_dir = tempfile.mkdtemp(prefix="saas-sim-run-")
+            user = run_user()
+            if os.geteuid() == 0:
+                os.chown(self.host_dir, user.uid, user.gid)
+            os.chmod(self.host_dir, 0o700)
+            self.scratch, disk = self.host_dir, []
+        self.tmp = "/tmp" if isolation == "bwrap" else os.path.join(self.scratch, "tmp")
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by kill())
+        cmd = [*launch_command(isolation, limits), sys.executable, "-B", "-s", "-P", "-c", _BOOT]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                                     env=ENV, cwd="/", start_new_session=True, close_fds=True)
+        src = _SOURCE.encode()
+        user = run_user()
+        self._send(b"%010d" % len(src) + src)
+        self._send_frame({"uid": user.uid, "gid": user.gid, "pidns": isolation != "rlimits", "disk_paths": disk,
+                         "scratch": self.scratch})
+        hello = self._read_frame(START_TIMEOUT_S)
+        if hello is None or not hello.get("ready"):
+            tail = self.stderr_tail()
+            self.kill()
+            raise HarnessError(f"the sandbox worker ({isolation}) did not start: {tail}")
+        self.info = hello
+
+    def _send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def _send_frame(self, value: dict[str, Any]) -> None:
+        body = json.dumps(value, ensure_ascii=True, sort_keys=True).encode()
+        self._send(b"%010d" % len(body) + body)
+
+    def _read_exact(self, n: int, deadline: int) -> bytes | None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        chunks: list[bytes] = []
+        while n > 0:
+            left = (deadline - perf_ns()) / 1e9
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(fd, min(n, 1 << 20))
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def _read_frame(self, timeout_s: float) -> Reply | None:
+        deadline = perf_ns() + int(timeout_s * 1e9)
+        head = self._read_exact(10, deadline)
+        if head is None:
+            return None
+        body = self._read_exact(int(head), deadline)
+        if body is None:
+            return None
+        reply: Reply = json.loads(body)
+        return reply
+
+    def alive(self) -> bool:
+        """Whether the worker process still runs."""
+        return self.proc.poll() is None
+
+    def run(self, request: dict[str, Any], timeout_s: float) -> tuple[Reply | None, bool]:
+        """Sends one request and waits for its reply.
+
+        Returns:
+            (reply, timed_out): the reply (None when the worker died or hung and was killed) and whether the
+            wall timeout hit.
+        """
+        try:
+            self._send_frame({**request, "tree": os.path.join(self.scratch, "tree"), "wipe": [self.tmp]})
+            reply = self._read_frame(timeout_s)
+            if reply is not None:
+                return reply, False
+            if not self.alive():
+                return None, False
+            self._send(b"C")
+            reply = self._read_frame(GRACE_S)
+        except (BrokenPipeError, ConnectionResetError, ValueError, json.JSONDecodeError):
+            reply = None
+        if reply is None:
+            self.kill()
+        return reply, True
+
+    def stderr_tail(self) -> str:
+        """The last lines the worker wrote to its stderr (start-up failures)."""
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(0, size - 2000))
+        return self._stderr.read().decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        """Kills the worker with its whole sandbox (its session); idempotent."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):  # a broken pipe to a dead worker
+                    pipe.close()
+        self._stderr.close()
+        if self.host_dir is not None:
+            import shutil
+
+            shutil.rmtree(self.host_dir, ignore_errors=True)
+
+
+class WorkerPool:
+    """Idle warm workers, reused across runs; thread-safe.
+
+    Args:
+        isolation: The sandbox for every worker (default: the strongest this host has).
+        limits: The limits of every run.
+    """
+
+    def __init__(self, isolation: Isolation | None = None, limits: Limits | None = None) -> None:
+        self.isolation: Isolation = isolation or detect_isolation()
+        self.limits = limits or Limits()
+        self._idle: list[Worker] = []
+        self._all: set[Worker] = set()
+        self._lock = threading.Lock()
+        self.started = 0
+
+    def acquire(self) -> Worker:
+        """An idle live worker, or a new one."""
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.alive():
+                    return worker
+                self._all.discard(worker)
+                worker.kill()
+        worker = Worker(self.isolation, self.limits)
+        with self._lock:
+            self._all.add(worker)
+            self.started += 1
+        return worker
+
+    def release(self, worker: Worker) -> None:
+        """Gives a worker back (a dead one is dropped)."""
+        with self._lock:
+            if worker.alive():
+                self._idle.append(worker)
+            else:
+                self._all.discard(worker)
+                worker.kill()
+
+    def warm(self, n: int) -> None:
+        """Starts workers until `n` are idle."""
+        fresh = [Worker(self.isolation, self.limits) for _ in range(max(0, n - len(self._idle)))]
+        with self._lock:
+            self._all.update(fresh)
+            self._idle.extend(fresh)
+            self.started += len(fresh)
+
+    def close(self) -> None:
+        """Kills every worker; idempotent."""
+        with self._lock:
+            workers, self._all, self._idle = list(self._all), set(), []
+        for worker in workers:
+            worker.kill()
+
+
+_DEFAULT: dict[str, WorkerPool] = {}
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_pool() -> WorkerPool:
+    """The process's shared pool (workers hold no episode data: each run brings its whole tree)."""
+    with _DEFAULT_LOCK:
+        pool = _DEFAULT.get("pool")
+        if pool is None:
+            pool = _DEFAULT["pool"] = WorkerPool()
+            atexit.register(pool.close)
+        return pool

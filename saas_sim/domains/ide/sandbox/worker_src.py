@@ -1,0 +1,604 @@
+"""The warm worker: the program that runs INSIDE the sandbox (stdlib and pytest only; saas_sim never imports it).
+
+The host sends this file's text on the worker's stdin (it is never on disk
+inside the sandbox, so agent code cannot read the grader), then one request
+frame per run. The worker imports pytest once and forks one child per run:
+
+* the child gets its own process group, rlimits, a scrubbed environment, the
+  tree copy as its working directory, stdout/stderr into a pipe and a second,
+  private pipe for results (the grader plugin's records; never stdout or the
+  exit code);
+* the worker drains both pipes (the output capped, the rest only counted),
+  polls the sandbox's memory and scratch-disk use, and kills every process of
+  the sandbox but itself when the run ends, overruns a limit or the host
+  cancels it (the host owns the clock: a cancel frame on stdin is the wall
+  timeout);
+* site (.pth, sitecustomize) ran once at worker start-up, before any tree
+  existed, so a tree's sitecustomize.py or .pth file is never processed, and a
+  tree module cannot shadow pytest or the pre-imported standard modules.
+
+Frames are a 10-digit length and a JSON body. Requests: {"op": "run", ...};
+replies: {"ok": true, ...}. Every failure of the child is data in the reply.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ctypes
+import dataclasses
+import datetime
+import decimal
+import enum
+import fractions
+import functools
+import itertools
+import json
+import math
+import operator
+import os
+import random
+import re
+import resource
+import runpy
+import select
+import signal
+import statistics
+import string
+import sys
+import typing
+import unittest
+import unittest.mock
+from typing import Any
+
+import _pytest.main
+import _pytest.outcomes
+import _pytest.python
+import _pytest.reports
+import _pytest.runner
+import _pytest.terminal
+import pluggy
+import pytest
+from _pytest.config import default_plugins, essential_plugins
+
+PRELOADED = (collections, dataclasses, datetime, decimal, enum, fractions, functools, itertools, math, operator,
+             random, re, statistics, string, typing, unittest, unittest.mock, pluggy)
+"""Imported before any tree exists, so that a tree file with one of these names cannot shadow it."""
+
+# pytest imports its built-in plugins lazily, on the first main(): here, once, not in every child.
+for _name in (*essential_plugins, *default_plugins):
+    if _name not in ("pytester", "legacypath"):
+        __import__(f"_pytest.{_name}")
+
+_WRITE = os.write
+_DUMPS = json.dumps
+POLL_S = 0.02
+"""How often the worker checks memory and scratch-disk use while a child runs."""
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    chunks: list[bytes] = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int) -> dict[str, Any]:
+    """Reads one frame (10-digit length, JSON body) from `fd`, skipping late cancel bytes (`C`) before it."""
+    first = _read_exact(fd, 1)
+    while first == b"C":
+        first = _read_exact(fd, 1)
+    size = int(first + _read_exact(fd, 9))
+    value: dict[str, Any] = json.loads(_read_exact(fd, size))
+    return value
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Writes all of `data` to `fd`."""
+    view = memoryview(data)
+    while view:
+        n = _WRITE(fd, view)
+        view = view[n:]
+
+
+def write_frame(fd: int, value: dict[str, Any]) -> None:
+    """Writes one frame to `fd`."""
+    body = json.dumps(value, ensure_ascii=True, sort_keys=True).encode()
+    write_all(fd, b"%010d" % len(body) + body)
+
+
+# ---- the grader's pytest plugin (runs in the child) ----
+
+_CRITICAL_NAMES: tuple[tuple[str, str], ...] = tuple(
+    (mod, attr) for mod, attrs in (
+        ("_pytest.runner", ("call_and_report", "runtestprotocol", "pytest_runtest_makereport",
+                            "pytest_runtest_call", "pytest_runtest_protocol", "check_interactive_exception",
+                            "CallInfo.from_call", "CallInfo.__init__", "SetupState.setup",
+                            "SetupState.teardown_exact")),
+        ("_pytest.reports", ("TestReport.from_item_and_call", "TestReport.__init__", "BaseReport.passed",
+                             "BaseReport.failed", "BaseReport.skipped")),
+        ("_pytest.python", ("pytest_pyfunc_call", "Function.runtest", "Function.setup", "Module._getobj",
+                            "Module.collect")),
+        ("_pytest.outcomes", ("skip", "fail", "exit", "Skipped", "Failed", "Exit", "OutcomeException")),
+        ("_pytest.main", ("pytest_runtestloop", "Session.perform_collect")),
+        ("_pytest.terminal", ("TerminalReporter.pytest_runtest_logreport",)),
+        ("pytest", ("skip", "fail", "exit", "main", "raises", "approx")),
+        ("pluggy._callers", ("_multicall",)),
+        ("pluggy", ("HookCaller.__call__", "HookCaller._hookexec", "PluginManager._hookexec")),
+        ("os", ("write", "_exit", "fork", "kill", "killpg")),
+        ("json", ("dumps",)),
+    ) for attr in attrs
+)
+"""The pytest, pluggy and os internals whose identity decides what the grader sees (where they exist)."""
+
+
+def _lookup(mod: str, attr: str) -> object:
+    obj: object = sys.modules.get(mod)
+    for part in attr.split("."):
+        if obj is None:
+            return None
+        holder = obj
+        # A class's own __dict__ entry: a patched classmethod or property shows as a new object.
+        obj = vars(holder).get(part) if isinstance(holder, type) else getattr(holder, part, None)
+    return obj
+
+
+def _critical() -> dict[str, object]:
+    """The identities of the critical internals now; an agent's patch of any is tamper."""
+    found = {f"{mod}.{attr}": _lookup(mod, attr) for mod, attr in _CRITICAL_NAMES}
+    found.update({f"module:{mod}": sys.modules.get(mod) for mod in sorted({m for m, _ in _CRITICAL_NAMES})})
+    import builtins
+
+    found["builtins.__import__"] = builtins.__import__
+    return found
+
+
+_CRITICAL = _critical()
+_SKIPPED = _pytest.outcomes.Skipped
+
+
+class GraderPlugin:
+    """Reports every test's outcome on the private pipe, judged from the call itself, and checks for tamper.
+
+    Args:
+        fd: The results pipe's write end.
+        nonce: The run's token; the host drops records without it.
+        head: How many characters of each failure to keep.
+    """
+
+    def __init__(self, fd: int, nonce: str, head: int, hidden: HiddenSources) -> None:
+        self.fd, self.nonce, self.head, self.hidden = fd, nonce, head, hidden
+        self.own = {k: v for k, v in type(self).__dict__.items() if callable(v)}
+        self.outcomes: dict[str, str] = {}
+
+    def emit(self, record: dict[str, Any]) -> None:
+        """Writes one record line to the results pipe."""
+        write_all(self.fd, (_DUMPS({**record, "nonce": self.nonce}) + "\n").encode())
+
+    def tampered(self) -> list[str]:
+        """The critical internals or plugin methods that differ from their start-up identity."""
+        now = _critical()
+        bad = sorted(k for k, v in _CRITICAL.items() if now.get(k) is not v)
+        bad += sorted(f"plugin.{k}" for k, v in self.own.items() if type(self).__dict__.get(k) is not v)
+        return bad
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Puts the hidden-source finder first, ahead of pytest's assertion rewriter (which reads disk)."""
+        sys.meta_path.insert(0, self.hidden)
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        """Judges each phase from the call's own exception, not from the report an agent could rewrite."""
+        outcome = yield
+        report = outcome.get_result()
+        excinfo = call.excinfo
+        if excinfo is None:
+            mine = "passed"
+        elif isinstance(excinfo.value, _SKIPPED):
+            mine = "skipped"
+        else:
+            mine = "failed" if call.when == "call" else "error"
+        if call.when == "setup" and mine == "skipped":
+            self.outcomes[item.nodeid] = "skipped"
+        elif mine != "passed" or call.when == "call":
+            previous = self.outcomes.get(item.nodeid)
+            if previous is None or previous == "passed" or call.when == "call":
+                self.outcomes[item.nodeid] = mine
+        if mine == "passed" and getattr(report, "outcome", "passed") != "passed" and call.when == "call":
+            self.outcomes[item.nodeid] = "failed"
+        if mine in ("failed", "error"):
+            text = str(getattr(report, "longreprtext", "") or excinfo)  # excinfo is set when not passed
+            self.emit({"kind": "failure", "nodeid": item.nodeid, "head": text[-self.head:],
+                       "memory": excinfo is not None and isinstance(excinfo.value, MemoryError)})
+        if call.when == "teardown":
+            bad = self.tampered()
+            if bad:
+                self.emit({"kind": "tamper", "what": bad})
+            self.emit({"kind": "test", "nodeid": item.nodeid, "outcome": self.outcomes.get(item.nodeid, "error")})
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Records collection errors (an import that fails or skips is no result: the host counts it failed)."""
+        if report.outcome != "passed":
+            self.emit({"kind": "collect", "nodeid": report.nodeid, "outcome": report.outcome,
+                       "head": str(report.longreprtext)[-self.head:]})
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Marks a run that reached its end, with a last tamper check."""
+        bad = self.tampered()
+        if bad:
+            self.emit({"kind": "tamper", "what": bad})
+        self.emit({"kind": "end", "count": len(self.outcomes)})
+
+
+class HiddenSources:
+    """A meta-path finder that serves the hidden test modules from memory: on disk they are placeholders."""
+
+    def __init__(self, sources: dict[str, tuple[str, str]]) -> None:
+        self.sources = sources  # module name -> (file path, source)
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        """Returns a spec for a hidden test module, else None (the normal finders go on)."""
+        import importlib.util
+
+        if name not in self.sources:
+            return None
+        return importlib.util.spec_from_loader(name, self, origin=self.sources[name][0])  # type: ignore[arg-type]
+
+    def create_module(self, spec: Any) -> None:
+        """Default module creation."""
+
+    def exec_module(self, module: Any) -> None:
+        """Compiles and runs the hidden source, dropping the text first."""
+        file, source = self.sources.pop(module.__name__)
+        module.__file__ = file
+        code = compile(source, file, "exec")
+        del source
+        exec(code, module.__dict__)
+
+
+# ---- values out of a function task, strictly typed ----
+
+class Unserializable(Exception):
+    """Raised when a function returned something that is not plain JSON data."""
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """The value as tagged plain data: only exact builtin types, so a subclass or an always-equal object fails."""
+    if depth > 50:
+        raise Unserializable("nested too deep")
+    kind = type(value)
+    if value is None or kind in (bool, int, str):
+        return value
+    if kind is float:
+        return {"__float__": repr(value)}
+    if kind in (list, tuple):
+        return {f"__{kind.__name__}__": [plain(v, depth + 1) for v in value]}
+    if kind is dict:
+        if not all(type(k) is str for k in value):
+            raise Unserializable("dict keys must be str")
+        return {"__dict__": {k: plain(v, depth + 1) for k, v in value.items()}}
+    if kind is decimal.Decimal:
+        return {"__decimal__": str(value)}
+    raise Unserializable(f"a {kind.__module__}.{kind.__qualname__} is not plain data")
+
+
+# ---- one run in the child ----
+
+def _limits(req: dict[str, Any]) -> None:
+    lim = req["limits"]
+    cpu = int(lim["cpu_s"])
+    for which, value in (
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_AS, (lim["as_bytes"],) * 2),
+        (resource.RLIMIT_NOFILE, (lim["nofile"],) * 2),
+        (resource.RLIMIT_FSIZE, (lim["fsize_bytes"],) * 2),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NPROC, (lim["nproc"],) * 2),
+    ):
+        resource.setrlimit(which, value)
+
+
+def child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> None:
+    """Runs one request in the forked child; never returns."""
+    code = 70
+    try:
+        os.setpgid(0, 0)
+        fd0 = os.open(stdin_path, os.O_RDONLY)
+        os.dup2(fd0, 0)
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        keep = os.dup2(res_w, 3) if res_w != 3 else 3
+        os.closerange(4, 1 << 16)
+        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115
+        os.environ.clear()
+        os.environ.update(req["env"])
+        tree = req["tree"]
+        os.chdir(tree)
+        # The tree goes after the standard library and site-packages: a tree module cannot shadow them.
+        sys.path[:] = [p for p in sys.path if p not in ("", ".")] + [tree]
+        _limits(req)
+        kind = req["kind"]
+        if kind == "pytest":
+            hidden = HiddenSources({k: (v[0], v[1]) for k, v in req["hidden"].items()})
+            plugin = GraderPlugin(keep, req["nonce"], int(req["head"]), hidden)
+            code = int(pytest.main(list(req["args"]), plugins=[plugin]))
+        elif kind == "python":
+            sys.argv = [req.get("module") or "-c", *req["argv"]]
+            try:
+                if req.get("module"):
+                    runpy.run_module(req["module"], run_name="__main__", alter_sys=True)
+                else:
+                    exec(compile(req["code"], "<run_python>", "exec"), {"__name__": "__main__"})
+                code = 0
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+            except BaseException:  # the agent's code failed: its traceback is the output
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+        elif kind == "call":
+            import importlib
+
+            fn = getattr(importlib.import_module(req["module"]), req["function"])
+            for i, args in enumerate(req["inputs"]):
+                try:
+                    result = {"kind": "result", "index": i, "value": plain(fn(*args))}
+                except BaseException as exc:  # the agent's function failed on this input: a wrong answer
+                    result = {"kind": "result", "index": i, "error": f"{type(exc).__name__}: {exc}"[:500]}
+                write_all(keep, (_DUMPS({**result, "nonce": req["nonce"]}) + "\n").encode())
+            code = 0
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:  # a closed or broken stdout is the agent's doing
+            pass
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 1
+    except BaseException:
+        try:
+            import traceback
+
+            traceback.print_exc()
+        except BaseException:  # nothing left to report with
+            pass
+        code = 71
+    os._exit(code & 0xFF)
+
+
+# ---- the worker loop ----
+
+PIDNS = False
+"""Whether the worker has a pid namespace of its own (then every other process in it is the run's)."""
+
+
+def _run_pids(group: int) -> list[int]:
+    """The run's processes: all but the worker's line in its own pid namespace, else the child's process group."""
+    keep = {os.getpid(), os.getppid(), 1}
+    pids: list[int] = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in keep:
+            continue
+        if not PIDNS:
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    fields = fh.read().rsplit(b")", 1)[1].split()
+                if int(fields[2]) != group:  # the process group, after state and parent
+                    continue
+            except (OSError, IndexError, ValueError):
+                continue
+        pids.append(int(name))
+    return pids
+
+
+def _kill_run(group: int) -> int:
+    """Kills every process of the run (a child that left its group too, in a pid namespace); returns the count."""
+    hit = 0
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+    for pid in _run_pids(group):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            hit += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    return hit
+
+
+def _rss_bytes(group: int) -> int:
+    """Resident memory of the run's processes."""
+    total, page = 0, os.sysconf("SC_PAGE_SIZE")
+    for pid in _run_pids(group):
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as fh:
+                total += int(fh.read().split()[1]) * page
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def _disk_bytes(paths: list[str]) -> int:
+    """Bytes in use on the scratch file systems (private tmpfs mounts, so only the run's own files)."""
+    total = 0
+    for path in paths:
+        try:
+            st = os.statvfs(path)
+        except OSError:
+            continue
+        total += (st.f_blocks - st.f_bfree) * st.f_frsize
+    return total
+
+
+def _wipe(path: str) -> None:
+    """Empties a directory, whatever the child left in it (read-only modes included)."""
+    import shutil
+
+    if not os.path.isdir(path):
+        return
+    for root, dirs, _files in os.walk(path):
+        for d in dirs:
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(root, d), 0o700)
+    for name in os.listdir(path):
+        full = os.path.join(path, name)
+        if os.path.isdir(full) and not os.path.islink(full):
+            shutil.rmtree(full, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(full)
+
+
+def _materialize(tree: str, files: dict[str, list[Any]]) -> None:
+    for rel, (text, mode) in sorted(files.items()):
+        full = os.path.join(tree, rel)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.chmod(full, int(mode))
+
+
+def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
+    """Runs one request in a forked child and returns what happened."""
+    tree = req["tree"]
+    scratch = os.path.dirname(tree)
+    _wipe(scratch)
+    for path in req["wipe"]:
+        _wipe(path)
+    os.makedirs(tree, exist_ok=True)
+    _materialize(tree, req["files"])
+    stdin_path = os.path.join(scratch, ".stdin")
+    with open(stdin_path, "w", encoding="utf-8") as fh:
+        fh.write(req.get("stdin") or "")
+    base_disk = _disk_bytes(disk_paths)
+    out_r, out_w = os.pipe()
+    res_r, res_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(out_r)
+        os.close(res_r)
+        child(req, out_w, res_w, stdin_path)
+    with contextlib.suppress(PermissionError, ProcessLookupError):
+        os.setpgid(pid, pid)  # also here, so that no kill can come before the child's own setpgid
+    os.close(out_w)
+    os.close(res_w)
+    cap, res_cap = int(req["output_cap"]), int(req["results_cap"])
+    out, res = bytearray(), bytearray()
+    out_total = res_total = 0
+    limit: str | None = None
+    cancelled = False
+    open_fds = {out_r, res_r}
+    status = None
+    lim = req["limits"]
+    while open_fds or status is None:
+        ready, _, _ = select.select([*open_fds, ctl], [], [], POLL_S)
+        for fd in ready:
+            if fd == ctl:
+                os.read(ctl, 1)
+                cancelled = True
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                open_fds.discard(fd)
+                continue
+            if fd == out_r:
+                out_total += len(chunk)
+                if len(out) < cap:
+                    out += chunk[: cap - len(out)]
+            else:
+                res_total += len(chunk)
+                if len(res) < res_cap:
+                    res += chunk[: res_cap - len(res)]
+        if status is None:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+        if limit is None and status is None:
+            if _rss_bytes(pid) > lim["rss_bytes"]:
+                limit = "memory"
+            elif _disk_bytes(disk_paths) - base_disk > lim["disk_bytes"]:
+                limit = "disk"
+            elif res_total > res_cap:
+                limit = "results"
+        if (cancelled or limit) and status is None:
+            _kill_run(pid)
+            _, status = os.waitpid(pid, 0)
+        if status is not None and open_fds:
+            # The child is gone; whatever it left behind (a background process holding a pipe) goes too.
+            _kill_run(pid)
+    swept = _kill_run(pid)
+    for path in req["wipe"]:
+        _wipe(path)
+    _wipe(scratch)
+    signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    return {
+        "ok": True, "exit": code, "signal": signum, "cancelled": cancelled, "limit": limit,
+        "output": out.decode("utf-8", "replace"), "output_bytes": out_total,
+        "results": res.decode("utf-8", "replace"), "results_bytes": res_total, "swept": swept,
+    }
+
+
+_WARMUP = "def test_ok():\n    assert 1 + 1 == 2\n\ndef test_bad():\n    x = [1]\n    assert x == [2]\n"
+
+
+def _warm_up(scratch: str) -> None:
+    """Runs one small session in the worker itself, so that what pytest loads lazily (failure formatting,
+    assertion rewriting) is loaded once here and not again in every child."""
+    root = os.path.join(scratch, "warmup")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "test_saas_sim_warmup.py"), "w", encoding="utf-8") as fh:
+        fh.write(_WARMUP)
+    saved_out, saved_err, cwd = os.dup(1), os.dup(2), os.getcwd()
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    try:
+        os.chdir(root)
+        pytest.main(["-q", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", ".", root])
+    finally:
+        os.chdir(cwd)
+        os.dup2(saved_out, 1)
+        os.dup2(saved_err, 2)
+        for fd in (saved_out, saved_err, null):
+            os.close(fd)
+        sys.modules.pop("test_saas_sim_warmup", None)
+        _wipe(root)
+        os.rmdir(root)
+
+
+def _drop_privileges(uid: int, gid: int) -> None:
+    if os.getuid() == 0 and uid != 0:
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no setuid binary regains privilege
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: a same-uid child cannot ptrace the worker or read its fds
+
+
+def main() -> None:
+    """The worker loop: one request frame in, one reply frame out, until stdin closes."""
+    global PIDNS
+    conf = read_frame(0)
+    PIDNS = bool(conf["pidns"])
+    _drop_privileges(int(conf["uid"]), int(conf["gid"]))
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    _warm_up(str(conf["scratch"]))
+    write_frame(1, {"ok": True, "ready": True, "uid": os.getuid(), "python": sys.version.split()[0],
+                    "pytest": pytest.__version__})
+    while True:
+        try:
+            req = read_frame(0)
+        except EOFError:
+            return
+        write_frame(1, run(req, 0, list(conf["disk_paths"])))
+
+
+if __name__ == "__main__":
+    main()
