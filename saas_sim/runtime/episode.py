@@ -53,16 +53,16 @@ from saas_sim.errors import ConcurrencyError, EpisodeInvalidError, HarnessError,
 from saas_sim.runtime.arg_bounds import not_json
 from saas_sim.runtime.call_ids import AUTO_CALL_ID, check_call_id, reissued_call_id
 from saas_sim.runtime.call_result import CallError, CallResult
-from saas_sim.runtime.effects import LiveOutcomes, effect_record, grade_effect_record, record_view
+from saas_sim.runtime.effects import LiveOutcomes, effect_record, record_view
 from saas_sim.runtime.faults import decide_fault, fault_error
-from saas_sim.runtime.grading import Attribution, Grade, combine, run_checks
+from saas_sim.runtime.grade_effects import GradeEffects
+from saas_sim.runtime.grading import Attribution, Grade, assemble_grade, run_checks
 from saas_sim.runtime.recorded_args import copy_json, recordable_args
 from saas_sim.runtime.records import (
     EffectCompleted,
     EpisodeConfigured,
     EpisodeEnded,
     FaultInjected,
-    GradeEffectCompleted,
 )
 from saas_sim.runtime.resume import logged_steps
 from saas_sim.runtime.scope import WriteStep
@@ -137,7 +137,7 @@ class Episode:
         # Where effect outcomes come from: live runs, or a replay's recorded outcomes.
         self.effects: LiveOutcomes = LiveOutcomes()
         # Grade effects' records by request key: run once per tree, read back after.
-        self._graded: dict[str, GradeEffectCompleted] = {}
+        self._graded = GradeEffects()
         self.trajectory = Trajectory(header=self._header(parent=None))
 
     # public surface ------------------------------------------------------------
@@ -292,58 +292,28 @@ class Episode:
                     )
                 else:
                     scores = []
-                if error is not None:
-                    grade = Grade(
-                        scenario=spec.ref, seed=self.task.seed, score=None, checks=scores,
-                        attribution="verifier_error", valid=False, truncated=self.truncated, error=error,
-                    )
-                else:
-                    score, goal_score, violations = combine(scores)
-                    grade = Grade(
-                        scenario=spec.ref, seed=self.task.seed, score=score, goal_score=goal_score,
-                        violations=violations, checks=scores,
-                        attribution=self._attribution(score, spec.success_threshold), valid=True,
-                        truncated=self.truncated,
-                    )
+                last = self.trajectory.steps[-1] if self.trajectory.steps else None
+                grade = assemble_grade(
+                    spec, self.task.seed, scores, error, truncated=self.truncated,
+                    at_limit=self._limit_error() is not None,
+                    failed_on_fault=last is not None and last.fault is not None and not last.ok,
+                )
             if footer:
                 self.trajectory.footer = {
                     "grade": grade.model_dump(mode="json"), "state_hash": self._head,
                     "content_hash": self._state.content_hash(), "steps": self._step,
                     "sim_time": normalize(self._clock.now()),
                 }
-                if self._graded:
-                    self.trajectory.footer["grade_effects"] = {
-                        rec.name: record_view(rec) for rec in self._graded.values()
-                    }
+                graded = self._graded.footer()
+                if graded:
+                    self.trajectory.footer["grade_effects"] = graded
             return grade
 
     async def _grade_effects(self) -> tuple[dict[str, EffectOutcome], str | None]:
-        """Runs (or reads back) the world's grade effects for the current state.
-
-        Each outcome is kept by its request's key and appended to the log the first time, so a
-        regrade, a resume or a replay of the same tree reads it back instead of running it again.
-
-        Returns:
-            The outcomes by name, or the traceback of the grade effect that broke (a verifier error).
-        """
-        out: dict[str, EffectOutcome] = {}
-        fresh: list[Event] = []
+        """The grade effects' outcomes for the current state, or the traceback of one that broke."""
         try:
-            wanted: dict[str, Effect[Any]] = {}
-            for fn in self.task.scenario.grade_effects:
-                for name, effect in fn(self._state, copy.deepcopy(self.task.bindings)).items():
-                    if name in wanted:
-                        raise HarnessError(f"two domains declare the grade effect {name!r}")
-                    wanted[name] = effect
-            for name in sorted(wanted):
-                effect = wanted[name]
-                rec = self._graded.get(effect.key())
-                if rec is None or rec.name != name:
-                    outcome = await self.effects.grade_outcome(name, effect)
-                    rec = grade_effect_record(name, effect, outcome)
-                    self._graded[rec.key] = rec
-                    fresh.append(rec)
-                out[name] = EffectOutcome.model_validate_json(rec.outcome)
+            out, fresh = await self._graded.outcomes(self.task.scenario.grade_effects, self._state,
+                                                     self.task.bindings, self.effects)
         except Exception:
             return {}, f"grade effects failed to run:\n{traceback.format_exc()}"
         if fresh and not self._closed and self._stale is None:
@@ -459,9 +429,7 @@ class Episode:
         tail = [registry.decode(r) for r in rows[len(self.task.start_events):]]
         self._state = self.task.world.projection.fold(self.task.initial, tail)
         self._version, self._head, self._unwritten = len(rows), rows[-1].hash, []
-        for ev in tail:
-            if isinstance(ev, GradeEffectCompleted):
-                self._graded[ev.key] = ev
+        self._graded.restore(tail)
         for out, refs, head, version in logged_steps(rows[self._base_version:], tail[1:]):
             self._note(out, refs, head, version)
             self._clock = SimClock(datetime.fromisoformat(out.sim_time))
@@ -637,16 +605,6 @@ class Episode:
             self._version = result.last_version
             if cancelled:
                 raise asyncio.CancelledError
-
-    def _attribution(self, score: float, threshold: float) -> Attribution:
-        if score >= threshold - 1e-9:
-            return "success"
-        if self.truncated or self._limit_error() is not None:
-            return "step_limit"
-        last = self.trajectory.steps[-1] if self.trajectory.steps else None
-        if last is not None and last.fault is not None and not last.ok:
-            return "injected_fault"
-        return "agent_failure"
 
     def _invalid_footer(self, attribution: Attribution, error: str) -> dict[str, Any]:
         return {

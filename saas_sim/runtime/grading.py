@@ -36,10 +36,13 @@ from saas_sim.core.effects import EffectOutcome
 from saas_sim.core.events import Event
 from saas_sim.core.state import State
 from saas_sim.runtime.scope import WriteStep, render_scope, scope_guard
-from saas_sim.scenarios.model import SCOPE_CHECK, CheckSpec, ScopeSpec
+from saas_sim.scenarios.model import SCOPE_CHECK, CheckSpec, ScenarioFile, ScopeSpec
 from saas_sim.scenarios.templating import render
 
-__all__ = ["Attribution", "CheckKind", "CheckScore", "Grade", "Violation", "combine", "run_checks", "weighted"]
+__all__ = [
+    "Attribution", "CheckKind", "CheckScore", "Grade", "Violation", "assemble_grade", "attribute", "combine",
+    "run_checks", "weighted",
+]
 
 CheckKind = Literal["goal", "constraint"]
 
@@ -205,3 +208,37 @@ def combine(scores: Sequence[CheckScore]) -> tuple[float, float, list[Violation]
         for s in scores if s.violated
     ]
     return min([goal_score, *(v.cap for v in violations)]), goal_score, violations
+
+
+def attribute(score: float, threshold: float, *, truncated: bool, at_limit: bool, failed_on_fault: bool) -> Attribution:
+    """Names why a valid episode scored what it did: success, or the most specific cause of failure.
+
+    Args:
+        score: The scalar score.
+        threshold: The scenario's success threshold.
+        truncated: The episode hit its step or time budget.
+        at_limit: The budget is used up now (the next call would be refused).
+        failed_on_fault: The last call failed on an injected fault.
+    """
+    if score >= threshold - 1e-9:
+        return "success"
+    if truncated or at_limit:
+        return "step_limit"
+    if failed_on_fault:
+        return "injected_fault"
+    return "agent_failure"
+
+
+def assemble_grade(
+    spec: ScenarioFile, seed: int, scores: list[CheckScore], error: str | None, *,
+    truncated: bool, at_limit: bool, failed_on_fault: bool,
+) -> Grade:
+    """The grade of a valid episode's check scores, or a verifier error's invalid grade (no reward)."""
+    if error is not None:
+        return Grade(scenario=spec.ref, seed=seed, score=None, checks=scores, attribution="verifier_error",
+                     valid=False, truncated=truncated, error=error)
+    score, goal_score, violations = combine(scores)
+    attribution = attribute(score, spec.success_threshold, truncated=truncated, at_limit=at_limit,
+                            failed_on_fault=failed_on_fault)
+    return Grade(scenario=spec.ref, seed=seed, score=score, goal_score=goal_score, violations=violations,
+                 checks=scores, attribution=attribution, valid=True, truncated=truncated)
