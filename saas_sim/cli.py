@@ -24,6 +24,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Deterministi
 bench_app = typer.Typer(add_completion=False, invoke_without_command=True,
                         help="Benchmarks. With no subcommand: the store and the runtime figures in one JSON object.")
 app.add_typer(bench_app, name="bench")
+equivalence_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                              help="Record what agents see, and compare two recordings (refactors must not move it).")
+app.add_typer(equivalence_app, name="equivalence")
 out = Console()
 err = Console(stderr=True)
 T = TypeVar("T")
@@ -239,6 +242,40 @@ def check(
         return ok
 
     if not _run(go):
+        raise typer.Exit(1)
+
+
+@equivalence_app.command("record")
+def equivalence_record(
+    path: Annotated[Path, typer.Argument(help="The JSONL recording to write.")],
+    pattern: Annotated[str, typer.Option("--scenarios", help="Glob over scenario ids.")] = "*",
+    seeds: Annotated[str, typer.Option("--seeds", help="One seed N, or a range A:B (B excluded).")] = "0:2",
+) -> None:
+    """Runs every scripted agent of the scenarios and records schemas, results, errors, grades and hashes."""
+    from saas_sim.runtime.equivalence import record_behaviour, write_recording
+
+    async def go() -> int:
+        async with _env("sqlite+aiosqlite:///:memory:") as env:
+            records = await record_behaviour(env, env.scenarios(pattern), _seeds(seeds))
+        write_recording(records, path)
+        return len(records)
+
+    out.print(f"{_run(go)} records written to {path}", highlight=False)
+
+
+@equivalence_app.command("compare")
+def equivalence_compare(
+    before: Annotated[Path, typer.Argument(help="The earlier recording.")],
+    after: Annotated[Path, typer.Argument(help="The later recording.")],
+) -> None:
+    """Lists every record that is missing or differs, with its first differing path; exit 1 if any."""
+    from saas_sim.runtime.equivalence import compare_recordings, read_recording
+
+    diffs = list(compare_recordings(read_recording(before), read_recording(after)))
+    for line in diffs:
+        out.print(line, highlight=False, markup=False)
+    out.print(f"{len(diffs)} records differ", highlight=False)
+    if diffs:
         raise typer.Exit(1)
 
 

@@ -159,3 +159,23 @@ def test_conventions_prints_the_agent_facing_convention() -> None:
     result = CliRunner().invoke(app, ["conventions"])
     assert result.exit_code == 0
     assert result.output == CONVENTIONS and "next_cursor" in result.output
+
+
+def test_equivalence_record_and_compare_name_what_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAAS_SIM_DOMAINS", "tests.runtime.notes_domain")
+    monkeypatch.setenv("SAAS_SIM_SCENARIO_DIRS", str(FIXTURES / "scenarios"))
+    monkeypatch.setenv("SAAS_SIM_SEEDS_DIRS", str(FIXTURES / "seeds"))
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    runner = CliRunner()
+    for path in (a, b):
+        done = runner.invoke(app, ["equivalence", "record", str(path), "--scenarios", "notes/*", "--seeds", "0:1"])
+        assert done.exit_code == 0, done.output
+    same = runner.invoke(app, ["equivalence", "compare", str(a), str(b)])
+    assert same.exit_code == 0 and "0 records differ" in same.output
+    records = [json.loads(line) for line in a.read_text().splitlines()]
+    oracle = next(r for r in records if r["key"].endswith("#oracle"))
+    oracle["world_hash"] = "moved"
+    b.write_text("".join(json.dumps(r) + "\n" for r in records))
+    moved = runner.invoke(app, ["equivalence", "compare", str(a), str(b)])
+    assert moved.exit_code == 1
+    assert f"{oracle['key']}: .world_hash" in moved.output
