@@ -1,4 +1,4 @@
-"""Ticket, workflow, customer and knowledge-base tools: success, not_found, invalid_argument, policy errors."""
+"""Ticket tools (list, search, read, reply, note), the tool catalogue and the agent-facing convention."""
 
 from __future__ import annotations
 
@@ -8,19 +8,8 @@ import pytest
 
 from saas_sim.core.tool_errors import ERROR_DETAIL_KEYS
 from saas_sim.domains.support import DOMAIN
-from saas_sim.domains.support.models import Ticket
 from saas_sim.domains.support.state import CUSTOMERS, KB_FACTS, ORDERS, PERSONAS, TICKETS, TRUTHS
-from tests.domains.helpers import first
-from tests.domains.support.conftest import Desk
-
-
-def _ticket(desk: Desk, status: str = "new", resolution: str | None = None) -> Ticket:
-    def fits(t: Ticket) -> bool:
-        truth = desk.state.get(TRUTHS, t.id)
-        return t.status == status and t.merged_into is None and (resolution is None or (
-            truth is not None and truth.resolution == resolution))
-
-    return first(desk.state, TICKETS, fits)
+from tests.domains.support.conftest import Desk, ticket_in
 
 
 class TestToolCatalogue:
@@ -91,7 +80,7 @@ class TestListTickets:
 
 class TestSearchAndGetTicket:
     def test_search_finds_a_ticket_by_its_requester_email(self, desk: Desk) -> None:
-        t = _ticket(desk)
+        t = ticket_in(desk)
         page = desk.call("support.search_tickets", query=t.requester_email)
         assert t.id in [x.id for x in page.items]
 
@@ -101,7 +90,7 @@ class TestSearchAndGetTicket:
             assert err.code == "invalid_argument"
 
     def test_get_ticket_returns_the_thread_without_ground_truth(self, desk: Desk) -> None:
-        t = _ticket(desk, "open")
+        t = ticket_in(desk, "open")
         detail = desk.call("support.get_ticket", ticket_id=t.id)
         assert [m.id for m in detail.messages] == list(t.message_ids)
         persona = desk.state.get(PERSONAS, t.id)
@@ -116,7 +105,7 @@ class TestSearchAndGetTicket:
 
 class TestReplyAndNote:
     def test_reply_opens_a_new_ticket_records_first_response_and_the_customer_answers(self, desk: Desk) -> None:
-        t = _ticket(desk, "new", "refund")
+        t = ticket_in(desk, "new", "refund")
         out = desk.call("support.send_reply", ticket_id=t.id, body="Hello, we are looking into it.")
         after = desk.state.get(TICKETS, t.id)
         assert after is not None and after.status == "open" and after.first_responded_at == desk.now
@@ -137,12 +126,12 @@ class TestReplyAndNote:
         assert err.code == "not_found"
         err = desk.error("support.send_reply", ticket_id="tkt_000001", body="")
         assert err.code == "invalid_argument"
-        closed = _ticket(desk, "closed")
+        closed = ticket_in(desk, "closed")
         err = desk.error("support.send_reply", ticket_id=closed.id, body="hi")
         assert err.code == "conflict"
 
     def test_internal_note_is_private_and_silent(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
+        t = ticket_in(desk, "new")
         note = desk.call("support.add_internal_note", ticket_id=t.id, body="check the carrier")
         after = desk.state.get(TICKETS, t.id)
         assert note.public is False and after is not None and after.status == "new"
@@ -151,194 +140,10 @@ class TestReplyAndNote:
     def test_note_errors(self, desk: Desk) -> None:
         err = desk.error("support.add_internal_note", ticket_id="tkt_999999", body="x")
         assert err.code == "not_found"
-        err = desk.error("support.add_internal_note", ticket_id=_ticket(desk, "closed").id, body="x")
+        err = desk.error("support.add_internal_note", ticket_id=ticket_in(desk, "closed").id, body="x")
         assert err.code == "conflict"
         err = desk.error("support.add_internal_note", ticket_id="tkt_000001")
         assert err.code == "invalid_argument"
-
-
-class TestStatusPriorityTags:
-    def test_solving_without_a_fix_is_reopened_by_the_customer(self, desk: Desk) -> None:
-        t = _ticket(desk, "open", "refund")
-        out = desk.call("support.set_ticket_status", ticket_id=t.id, status="solved")
-        assert out.ticket.status == "open" and out.customer_response is not None
-        after = desk.state.get(TICKETS, t.id)
-        persona = desk.state.get(PERSONAS, t.id)
-        assert after is not None and after.satisfaction == "bad"
-        assert persona is not None and persona.reopen_count == 1 and not persona.confirmed
-
-    def test_only_allowed_transitions(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
-        err = desk.error("support.set_ticket_status", ticket_id=t.id, status="closed")
-        assert err.code == "conflict" and err.details["from"] == "new"
-        assert desk.call("support.set_ticket_status", ticket_id=t.id, status="pending").ticket.status == "pending"
-        same = desk.call("support.set_ticket_status", ticket_id=t.id, status="pending")
-        assert same.ticket.status == "pending"
-
-    def test_status_errors(self, desk: Desk) -> None:
-        err = desk.error("support.set_ticket_status", ticket_id="tkt_000001", status="new")
-        assert err.code == "invalid_argument"
-        err = desk.error("support.set_ticket_status", ticket_id="tkt_999999", status="open")
-        assert err.code == "not_found"
-
-    def test_priority(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
-        assert desk.call("support.set_ticket_priority", ticket_id=t.id, priority="urgent").ticket.priority == "urgent"
-        err = desk.error("support.set_ticket_priority", ticket_id=t.id, priority="critical")
-        assert err.code == "invalid_argument"
-        err = desk.error("support.set_ticket_priority", ticket_id="tkt_999999", priority="low")
-        assert err.code == "not_found"
-
-    def test_tags(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
-        out = desk.call("support.update_ticket_tags", ticket_id=t.id, add=["sla_breach"], remove=list(t.tags))
-        assert out.ticket.tags == ["sla_breach"]
-        for args in ({"add": ["Bad Tag"]}, {}):
-            err = desk.error("support.update_ticket_tags", ticket_id=t.id, **args)
-            assert err.code == "invalid_argument"
-        err = desk.error("support.update_ticket_tags", ticket_id="tkt_999999", add=["x"])
-        assert err.code == "not_found"
-
-
-class TestRouting:
-    def test_assign_to_a_group_member(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
-        out = desk.call("support.assign_ticket", ticket_id=t.id, group="vip", assignee_id="agt_000010")
-        assert (out.ticket.group, out.ticket.assignee_id) == ("vip", "agt_000010")
-
-    def test_assign_errors(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
-        err = desk.error("support.assign_ticket", ticket_id=t.id, assignee_id="agt_999999")
-        assert err.code == "not_found"
-        err = desk.error("support.assign_ticket", ticket_id=t.id, group="vip", assignee_id="agt_000002")
-        assert err.code == "invalid_argument" and err.details["fields"] == ["assignee_id"]
-        err = desk.error("support.assign_ticket", ticket_id=t.id)
-        assert err.code == "invalid_argument"
-
-    def test_list_agents_shows_groups_and_load(self, desk: Desk) -> None:
-        agents = desk.call("support.list_agents", group="vip").agents
-        assert agents and all("vip" in a.groups for a in agents)
-        assert sum(a.active_tickets for a in desk.call("support.list_agents").agents) > 0
-        err = desk.error("support.list_agents", group="sales")
-        assert err.code == "invalid_argument"
-
-
-class TestMacros:
-    def test_list_and_apply(self, desk: Desk) -> None:
-        macros = desk.call("support.list_macros").macros
-        ask = next(m for m in macros if m.title == "Ask for the order number")
-        t = _ticket(desk, "new", "refund")
-        out = desk.call("support.apply_macro", ticket_id=t.id, macro_id=ask.id)
-        assert "{{" not in out.message.body and "needs_info" in out.ticket.tags
-        assert out.customer_response is not None
-
-    def test_apply_errors(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
-        err = desk.error("support.apply_macro", ticket_id=t.id, macro_id="mac_999999")
-        assert err.code == "not_found"
-        err = desk.error("support.apply_macro", ticket_id=_ticket(desk, "closed").id, macro_id="mac_000001")
-        assert err.code == "conflict"
-        err = desk.error("support.list_macros", query="x")
-        assert err.code == "invalid_argument"
-
-
-class TestMerge:
-    def _pair(self, desk: Desk) -> tuple[Ticket, Ticket]:
-        for t in desk.state.table(TICKETS):
-            truth = desk.state.get(TRUTHS, t.id)
-            if truth and truth.duplicate_of:
-                original = desk.state.get(TICKETS, truth.duplicate_of)
-                assert original is not None
-                return original, t
-        raise AssertionError("no duplicates generated")
-
-    def test_merge_closes_the_sources(self, desk: Desk) -> None:
-        original, dup = self._pair(desk)
-        out = desk.call("support.merge_tickets", target_id=original.id, source_ids=[dup.id])
-        after = desk.state.get(TICKETS, dup.id)
-        assert out.merged == [dup.id] and after is not None
-        assert (after.status, after.merged_into) == ("closed", original.id)
-        err = desk.error("support.send_reply", ticket_id=dup.id, body="hi")
-        assert err.code == "conflict"
-
-    def test_merge_errors(self, desk: Desk) -> None:
-        original, _ = self._pair(desk)
-        err = desk.error("support.merge_tickets", target_id=original.id, source_ids=[original.id])
-        assert err.code == "invalid_argument"
-        err = desk.error("support.merge_tickets", target_id=original.id, source_ids=["tkt_999999"])
-        assert err.code == "not_found"
-        stranger = next(t for t in desk.state.table(TICKETS)
-                        if t.requester_id != original.requester_id and t.status == "new")
-        err = desk.error("support.merge_tickets", target_id=original.id, source_ids=[stranger.id])
-        assert err.code == "permission_denied"
-
-
-class TestEscalate:
-    def test_escalation_puts_the_ticket_on_hold_and_tags_it(self, desk: Desk) -> None:
-        t = _ticket(desk, "new", "escalate")
-        out = desk.call("support.escalate_ticket", ticket_id=t.id, team="legal", reason="Customer threatens to sue.")
-        assert out.ticket.status == "on-hold" and "escalated_legal" in out.ticket.tags
-
-    def test_escalate_errors(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
-        desk.call("support.escalate_ticket", ticket_id=t.id, team="security", reason="Account takeover report.")
-        err = desk.error("support.escalate_ticket", ticket_id=t.id, team="security", reason="Account takeover again.")
-        assert err.code == "conflict"
-        err = desk.error("support.escalate_ticket", ticket_id=t.id, team="legal", reason="short")
-        assert err.code == "invalid_argument"
-        err = desk.error("support.escalate_ticket", ticket_id="tkt_999999", team="legal", reason="Lawyer mentioned.")
-        assert err.code == "not_found"
-
-
-class TestCustomersAndOrders:
-    def test_get_customer_and_search_by_email_name_and_phone(self, desk: Desk) -> None:
-        c = next(iter(desk.state.table(CUSTOMERS)))
-        assert desk.call("support.get_customer", customer_id=c.id).order_count >= 1
-        assert [x.id for x in desk.call("support.search_customers", email=c.email.upper()).items] == [c.id]
-        assert c.id in [x.id for x in desk.call("support.search_customers", name=c.name, limit=100).items]
-        assert c.id in [x.id for x in desk.call("support.search_customers", phone=c.phone, limit=100).items]
-
-    def test_customer_errors(self, desk: Desk) -> None:
-        err = desk.error("support.get_customer", customer_id="cus_999999")
-        assert err.code == "not_found"
-        err = desk.error("support.search_customers")
-        assert err.code == "invalid_argument"
-        assert desk.call("support.search_customers", email="nobody@nowhere.example").items == []
-
-    def test_orders_newest_first_and_by_number(self, desk: Desk) -> None:
-        c = next(c for c in desk.state.table(CUSTOMERS)
-                 if sum(o.customer_id == c.id for o in desk.state.table(ORDERS)) >= 3)
-        first = desk.call("support.list_customer_orders", customer_id=c.id, limit=2)
-        rest = desk.call("support.list_customer_orders", customer_id=c.id, limit=50, cursor=first.next_cursor)
-        placed = [o.placed_at for o in [*first.items, *rest.items]]
-        assert placed == sorted(placed, reverse=True)
-        order = first.items[0]
-        for ref in (order.id, order.number, f"#{order.number}"):
-            assert desk.call("support.get_order", order_id=ref).id == order.id
-
-    def test_order_errors(self, desk: Desk) -> None:
-        err = desk.error("support.list_customer_orders", customer_id="cus_999999")
-        assert err.code == "not_found"
-        err = desk.error("support.get_order", order_id="999")
-        assert err.code == "not_found"
-        err = desk.error("support.list_customer_orders", customer_id="cus_000001", limit=500)
-        assert err.code == "invalid_argument"
-
-
-class TestKnowledgeBase:
-    def test_search_ranks_the_article_for_a_product_and_topic_first(self, desk: Desk) -> None:
-        facts = next(iter(desk.state.table(KB_FACTS)))
-        article = desk.call("support.get_kb_article", article_id=facts.id)
-        hits = desk.call("support.search_kb_articles", query=article.title).items
-        assert hits[0].id == facts.id
-        assert all(f in article.body for f in facts.facts)
-
-    def test_kb_errors(self, desk: Desk) -> None:
-        err = desk.error("support.get_kb_article", article_id="kb_999999")
-        assert err.code == "not_found"
-        err = desk.error("support.search_kb_articles", query="a b")
-        assert err.code == "invalid_argument"
-        assert desk.call("support.search_kb_articles", query="zzzzqqq").items == []
 
 
 class TestGroundTruthIsHidden:
@@ -386,7 +191,7 @@ class TestAgentFacingConvention:
         assert err.details == {"id": "ol_999999", "fields": ["line_id"], "order_id": order.id}
 
     def test_conflicts_and_refusals_name_the_arguments_at_fault(self, desk: Desk) -> None:
-        t = _ticket(desk, "new")
+        t = ticket_in(desk, "new")
         err = desk.error("support.set_ticket_status", ticket_id=t.id, status="closed")
         assert err.code == "conflict" and err.details["fields"] == ["status"]
         order = next(o for o in desk.state.table(ORDERS) if o.total - o.refunded_total > 250)
