@@ -62,3 +62,30 @@ def test_config_names_a_domain_whose_generator_lives_in_a_submodule() -> None:
     env = Environment("sqlite+aiosqlite:///:memory:", domains=[CRM], builtin=False)
     again = Environment.from_config(env.config)
     assert list(again.domains) == ["crm"] and again.domains["crm"] is CRM
+
+
+def test_config_names_a_kit_domain_by_the_module_it_declares(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A user's domain shaped like CRM: its generator in a submodule, DOMAIN in the package, built with the kit,
+    # which records the module explicitly; nothing is guessed from the generator's module.
+    pkg = tmp_path / "userdom"
+    pkg.mkdir()
+    (pkg / "gen.py").write_text("def generate(ctx):\n    return []\n")
+    (pkg / "__init__.py").write_text(
+        "from saas_sim.core.kit import DomainKit\n"
+        "from saas_sim.core.snapshots import StateSchema\n"
+        "from saas_sim.core.state import Projection\n"
+        "from userdom.gen import generate\n"
+        "kit = DomainKit('userdom')\n"
+        "THE_DOMAIN = kit.domain(module=__name__, modules=(), projection=Projection('userdom'),\n"
+        "                        schema=StateSchema(tables=[]), generate=generate)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    from saas_sim.runtime.environment import Environment, domain_ref
+
+    module = importlib.import_module("userdom")
+    assert module.THE_DOMAIN.module == "userdom"
+    assert domain_ref(module.THE_DOMAIN) == "userdom:THE_DOMAIN"
+    env = Environment("sqlite+aiosqlite:///:memory:", domains=[module.THE_DOMAIN], builtin=False)
+    assert Environment.from_config(env.config).domains["userdom"] is module.THE_DOMAIN
