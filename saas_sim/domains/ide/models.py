@@ -83,6 +83,8 @@ class UndoStep(BaseModel):
         blob: The content before the change, for `content`.
         mode: The mode before the change, for `content` with a blob.
         src: The path the file came from, for `move`.
+        carried: For `move`, how many steps below this one came along from `src` (they go
+            back with the file on undo; the steps under them are this path's own, older ones).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -91,6 +93,7 @@ class UndoStep(BaseModel):
     blob: str | None = None
     mode: FileMode | None = None
     src: str | None = None
+    carried: int = 0
 
 
 class EditHistory(Entity):

@@ -30,6 +30,7 @@ from saas_sim.domains.ide.models import (
     Submission,
     UndoStep,
 )
+from saas_sim.errors import StateError
 
 __all__ = [
     "BASE",
@@ -66,13 +67,10 @@ def _history(state: State, path: str, operation: Operation, step: UndoStep) -> S
     """Pushes `step` on `path`'s undo stack for an agent operation, pops it for an undo."""
     if operation == "undo":
         current = require(state, EDITS, path)
-        rest = current.steps[:-1]
-        return state.put(EDITS, EditHistory(id=path, steps=rest)) if rest else state.delete(EDITS, path)
+        return _set_steps(state, path, current.steps[:-1])
     if operation not in _AGENT_OPERATIONS:
         return state
-    previous = state.get(EDITS, path)
-    steps = (*(previous.steps if previous else ()), step)[-MAX_UNDO_STEPS:]
-    return state.put(EDITS, EditHistory(id=path, steps=steps))
+    return _set_steps(state, path, (*_steps(state, path), step))
 
 
 @PROJECTION.on(ev.BlobStored)
@@ -98,15 +96,45 @@ def _path_moved(state: State, e: ev.PathMoved) -> State:
     entry = require(state, FILES, e.src)
     state = state.delete(FILES, e.src).put(FILES, FileEntry(id=e.dst, blob=entry.blob, mode=entry.mode,
                                                             size=entry.size))
-    # The undo stack travels with the file; a stack left at `dst` by an earlier change is replaced.
-    carried = state.get(EDITS, e.src)
-    steps = carried.steps if carried else ()
-    state = state.delete(EDITS, e.src)
+    # The undo steps travel with the file, on top of any steps `dst` kept from earlier changes (a file
+    # deleted there before): undo moves them back and leaves those in place.
+    src_steps = _steps(state, e.src)
+    dst_steps = _steps(state, e.dst)
     if e.operation == "undo":
-        steps = steps[:-1]
-    elif e.operation in _AGENT_OPERATIONS:
-        steps = (*steps, UndoStep(kind="move", src=e.src))[-MAX_UNDO_STEPS:]
-    return state.put(EDITS, EditHistory(id=e.dst, steps=steps)) if steps else state.delete(EDITS, e.dst)
+        top = src_steps[-1] if src_steps else None
+        if top is None or top.kind != "move":
+            raise StateError(f"undo of a move of {e.src} finds no move step on top of its history")
+        keep = src_steps[: len(src_steps) - 1 - top.carried]
+        carried = src_steps[len(keep) : -1]
+        state = _set_steps(state, e.src, keep)
+        return _set_steps(state, e.dst, (*dst_steps, *carried))
+    state = _set_steps(state, e.src, ())
+    if e.operation in _AGENT_OPERATIONS:
+        return _set_steps(state, e.dst, (*dst_steps, *src_steps, UndoStep(kind="move", src=e.src,
+                                                                          carried=len(src_steps))))
+    return _set_steps(state, e.dst, (*dst_steps, *src_steps))
+
+
+def _steps(state: State, path: str) -> tuple[UndoStep, ...]:
+    history = state.get(EDITS, path)
+    return history.steps if history else ()
+
+
+def _set_steps(state: State, path: str, steps: tuple[UndoStep, ...]) -> State:
+    if not steps:
+        return state.delete(EDITS, path)
+    if len(steps) > MAX_UNDO_STEPS:
+        steps = _trimmed(steps)
+    return state.put(EDITS, EditHistory(id=path, steps=steps))
+
+
+def _trimmed(steps: tuple[UndoStep, ...]) -> tuple[UndoStep, ...]:
+    """Drops the oldest steps beyond `MAX_UNDO_STEPS`, shrinking the `carried` counts that reached them."""
+    kept = list(steps[-MAX_UNDO_STEPS:])
+    for i, step in enumerate(kept):
+        if step.kind == "move" and step.carried > i:
+            kept[i] = step.model_copy(update={"carried": i})
+    return tuple(kept)
 
 
 @PROJECTION.on(ev.BaseMarked)

@@ -244,6 +244,10 @@ def undo_edit(ctx: ToolContext, args: UndoEditArgs) -> WriteResult:
     shown = path
     if step.kind == "move":
         assert step.src is not None
+        if step.src in ctx.table(EDITS):
+            # Changes made at the old path after the move are newer: they must be undone first.
+            raise conflict(f"{step.src} has changes made after {path} was moved away from it; undo those "
+                           f"first (ide.undo_edit path={step.src})", ["path"])
         writer.move(path, step.src, operation="undo", src_field="path", dst_field="path")
         shown = step.src
     elif step.blob is None:

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from saas_sim.core.state import State
+from saas_sim.core.tool_errors import bad_args
 from saas_sim.core.tools import ToolSpec
 from saas_sim.domains.ide import tools_edit, tools_files, tools_search
 from saas_sim.domains.ide.events import BaseMarked
@@ -76,4 +77,9 @@ class IdeRunner(ToolRunner):
 
     def parse(self, tool: str, args: dict[str, Any]) -> tuple[ToolSpec, BaseModel]:
         spec = TOOLS[tool]
-        return spec, spec.args_model.model_validate(args)
+        try:
+            return spec, spec.args_model.model_validate(args)
+        except ValidationError as exc:
+            # As the runtime does: a schema failure is an invalid_argument naming the field paths.
+            fields = sorted({".".join(str(p) for p in err["loc"]) for err in exc.errors()})
+            raise bad_args(f"invalid arguments for {tool}", fields) from None
