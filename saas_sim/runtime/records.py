@@ -149,36 +149,11 @@ class EpisodeEnded(Event):
 RUNTIME_PROJECTION = Projection("runtime")
 
 
-@RUNTIME_PROJECTION.on(EpisodeStarted)
-def _started(state: State, ev: EpisodeStarted) -> State:
+def _unchanged(state: State, ev: Event) -> State:
+    """Runtime records describe the episode, not the world: folding one leaves the state as it is."""
     return state
 
 
-@RUNTIME_PROJECTION.on(FaultInjected)
-def _fault(state: State, ev: FaultInjected) -> State:
-    return state
-
-
-@RUNTIME_PROJECTION.on(EpisodeConfigured)
-def _configured(state: State, ev: EpisodeConfigured) -> State:
-    return state
-
-
-@RUNTIME_PROJECTION.on(StepRecorded)
-def _step(state: State, ev: StepRecorded) -> State:
-    return state
-
-
-@RUNTIME_PROJECTION.on(EffectCompleted)
-def _effect(state: State, ev: EffectCompleted) -> State:
-    return state
-
-
-@RUNTIME_PROJECTION.on(GradeEffectCompleted)
-def _grade_effect(state: State, ev: GradeEffectCompleted) -> State:
-    return state
-
-
-@RUNTIME_PROJECTION.on(EpisodeEnded)
-def _ended(state: State, ev: EpisodeEnded) -> State:
-    return state
+for _record in (EpisodeStarted, EpisodeConfigured, FaultInjected, StepRecorded, EffectCompleted,
+                GradeEffectCompleted, EpisodeEnded):
+    RUNTIME_PROJECTION.on(_record)(_unchanged)
