@@ -16,6 +16,7 @@ same tree pay nothing.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import threading
 from collections import OrderedDict
@@ -33,7 +34,7 @@ from saas_sim.domains.ide.sandbox.report import RunReport
 from saas_sim.errors import HarnessError
 
 __all__ = ["CACHE_SIZE", "HIDDEN_PLACEHOLDER", "ReportCache", "call_function", "files_key", "run_pytest",
-           "run_python"]
+           "run_python", "stable_text"]
 
 CACHE_SIZE = 512
 """How many reports the in-process cache keeps (least recently used go first)."""
@@ -161,11 +162,21 @@ def _status_of(reply: dict[str, Any] | None, timed_out: bool) -> tuple[str | Non
     return None, None
 
 
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,16}\b")
+_PYTEST_TIME = re.compile(r"^(=* ?(?:.*? )?(?:passed|failed|error|errors|skipped|deselected|no tests ran|warnings?)"
+                          r"[^\n]*?) in \d+(?:\.\d+)?s(?: \([^)\n]*\))?( =*)?$", re.MULTILINE)
+
+
+def stable_text(text: str) -> str:
+    """Text with what varies between identical runs removed: object addresses and pytest's timing."""
+    return _PYTEST_TIME.sub(lambda m: m.group(1) + (m.group(2) or ""), _ADDRESS.sub("0x?", text))
+
+
 def _output(reply: dict[str, Any] | None) -> tuple[str, int]:
     if reply is None:
         return "", 0
     text = str(reply.get("output", ""))
-    return text, max(0, int(reply.get("output_bytes", 0)) - len(text.encode()))
+    return stable_text(text), max(0, int(reply.get("output_bytes", 0)) - len(text.encode()))
 
 
 def run_pytest(
@@ -230,10 +241,10 @@ def run_pytest(
                 outcome = str(record.get("outcome"))
                 tests[nodeid] = outcome if outcome in ("passed", "failed", "error", "skipped") else "failed"
         elif kind == "failure":
-            failures[str(record.get("nodeid"))] = str(record.get("head", ""))
+            failures[str(record.get("nodeid"))] = stable_text(str(record.get("head", "")))
             memory = memory or bool(record.get("memory"))
         elif kind == "collect":
-            collect[str(record.get("nodeid"))] = str(record.get("head", ""))
+            collect[str(record.get("nodeid"))] = stable_text(str(record.get("head", "")))
         elif kind == "tamper":
             what = record.get("what")
             tamper.extend(f"patched: {w}" for w in (what if isinstance(what, list) else [what]))
@@ -294,9 +305,11 @@ def run_python(
     cached = CACHE.get(key)
     if cached is not None:
         return cached
-    reply, timed_out, _, tamper, _, wall_ms, pool_ = _execute(
+    reply, timed_out, records, tamper, _, wall_ms, pool_ = _execute(
         "python", files, timeout_s, pool_, code=code, module=module, argv=list(args), stdin=stdin)
     forced, limit = _status_of(reply, timed_out)
+    if forced is None and any(r.get("kind") == "memory" for r in records):
+        forced, limit = "resource_limit", "memory"
     output, dropped = _output(reply)
     exit_code = None if reply is None else reply.get("exit")
     report = RunReport(

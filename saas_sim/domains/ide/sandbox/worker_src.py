@@ -174,28 +174,52 @@ class GraderPlugin:
         self.fd, self.nonce, self.head, self.hidden = fd, nonce, head, hidden
         self.own = {k: v for k, v in type(self).__dict__.items() if callable(v)}
         self.outcomes: dict[str, str] = {}
+        self.manager: Any = None
+        self.plugins_at_start: set[int] = set()
+        self.conftests: set[str] = set()
 
     def emit(self, record: dict[str, Any]) -> None:
         """Writes one record line to the results pipe."""
         write_all(self.fd, (_DUMPS({**record, "nonce": self.nonce}) + "\n").encode())
 
-    def tampered(self) -> list[str]:
-        """The critical internals or plugin methods that differ from their start-up identity."""
+    def tampered(self, item: pytest.Item | None = None) -> list[str]:
+        """What differs from start-up: critical internals, plugin methods, plugins registered at run time
+        (other than the tree's conftest files that existed when the session started), a patched test item."""
         now = _critical()
         bad = sorted(k for k, v in _CRITICAL.items() if now.get(k) is not v)
         bad += sorted(f"plugin.{k}" for k, v in self.own.items() if type(self).__dict__.get(k) is not v)
+        if self.manager is not None:
+            for plugin in self.manager.get_plugins():
+                if id(plugin) in self.plugins_at_start:
+                    continue
+                file = getattr(plugin, "__file__", None)
+                if not (isinstance(file, str) and os.path.realpath(file) in self.conftests):
+                    bad.append(f"a plugin registered at run time: {getattr(plugin, '__name__', type(plugin).__name__)}")
+        if item is not None and ("runtest" in vars(item) or type(item).__dict__.get("runtest", None) not in (
+                None, _CRITICAL.get("_pytest.python.Function.runtest"))):
+            bad.append(f"a patched test item: {item.nodeid}")
         return bad
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Puts the hidden-source finder first, ahead of pytest's assertion rewriter (which reads disk)."""
         sys.meta_path.insert(0, self.hidden)
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> None:
+        """Notes the plugins and conftest files that exist before any test module (or agent code) is imported."""
+        self.manager = session.config.pluginmanager
+        self.plugins_at_start = {id(p) for p in self.manager.get_plugins()}
+        root = str(session.config.rootpath)
+        self.conftests = {os.path.realpath(os.path.join(d, "conftest.py"))
+                          for d, _, names in os.walk(root) if "conftest.py" in names}
+
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-        """Judges each phase from the call's own exception, not from the report an agent could rewrite."""
+        """Judges each phase from the call's own exception (read before any other hook can touch it), not
+        from the report an agent could rewrite."""
+        excinfo = call.excinfo
         outcome = yield
         report = outcome.get_result()
-        excinfo = call.excinfo
         if excinfo is None:
             mine = "passed"
         elif isinstance(excinfo.value, _SKIPPED):
@@ -215,7 +239,7 @@ class GraderPlugin:
             self.emit({"kind": "failure", "nodeid": item.nodeid, "head": text[-self.head:],
                        "memory": excinfo is not None and isinstance(excinfo.value, MemoryError)})
         if call.when == "teardown":
-            bad = self.tampered()
+            bad = self.tampered(item)
             if bad:
                 self.emit({"kind": "tamper", "what": bad})
             self.emit({"kind": "test", "nodeid": item.nodeid, "outcome": self.outcomes.get(item.nodeid, "error")})
@@ -338,6 +362,9 @@ def child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> None:
                 code = 0
             except SystemExit as stop:
                 code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+            except MemoryError:  # the address-space limit: a recorded resource limit, not a plain failure
+                write_all(keep, (_DUMPS({"kind": "memory", "nonce": req["nonce"]}) + "\n").encode())
+                code = 1
             except BaseException:  # the agent's code failed: its traceback is the output
                 import traceback
 

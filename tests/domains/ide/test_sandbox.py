@@ -1,0 +1,191 @@
+"""The sandbox under hostile input: every attack is a recorded outcome, never an exception, and the host is safe."""
+
+from __future__ import annotations
+
+import pytest
+
+from saas_sim.domains.ide.sandbox import CACHE, detect_isolation, run_pytest, run_python, run_user
+from saas_sim.domains.ide.sandbox.runner import HIDDEN_PLACEHOLDER
+
+PROJECT = {
+    "acme/__init__.py": "",
+    "acme/calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": "from acme.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+                          "def test_wrong():\n    assert add(2, 2) == 5\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    CACHE.clear()
+
+
+def py(code: str, timeout_s: float = 10.0, files: dict[str, str] | None = None, stdin: str = ""):  # type: ignore[no-untyped-def]
+    return run_python(files if files is not None else PROJECT, code=code, timeout_s=timeout_s, stdin=stdin)
+
+
+class TestIsolation:
+    def test_this_host_has_bubblewrap_and_the_run_user(self) -> None:
+        # .ci/setup_sandbox.sh installs both; a weaker sandbox here would be a set-up regression.
+        assert detect_isolation() == "bwrap"
+        assert run_user().name == "saas-sim-run"
+
+    def test_child_runs_unprivileged_in_the_tree_copy(self) -> None:
+        report = py("import os; print(os.getuid(), os.geteuid(), os.getcwd())")
+        assert report.status == "ok"
+        uid, euid, cwd = report.output.split()
+        assert int(uid) == int(euid) == run_user().uid != 0
+        assert cwd.endswith("/tree")
+        assert report.sandbox == "bwrap"
+
+    def test_network_is_unreachable(self) -> None:
+        report = py("import socket\ns = socket.socket()\ns.settimeout(2)\nprint(s.connect_ex(('1.1.1.1', 80)))\n"
+                    "print(socket.getaddrinfo.__name__)\ntry:\n    socket.getaddrinfo('example.com', 80)\n"
+                    "except OSError as e:\n    print('dns', type(e).__name__)\n")
+        assert report.status == "ok"
+        lines = report.output.split()
+        assert lines[0] != "0"  # ENETUNREACH, never a connection
+        assert "dns" in lines
+
+    def test_the_repository_and_host_files_are_not_visible(self) -> None:
+        report = py(
+            "import os\nfor p in ['/work/main/README.md', '/work/main/saas_sim/domains/ide/sandbox/runner.py',"
+            " '/etc/passwd', '/root/.bash_history', '/work/notes']:\n"
+            "    print(p, os.path.exists(p))\n"
+        )
+        assert report.status == "ok"
+        assert "True" not in report.output, report.output
+
+    def test_the_interpreter_is_read_only(self) -> None:
+        report = py("import os, pytest\ntry:\n    open(os.path.join(os.path.dirname(pytest.__file__), 'x.py'), 'w')\n"
+                    "    print('wrote')\nexcept OSError as e:\n    print('refused', e.errno)\n")
+        assert "refused" in report.output and "wrote" not in report.output
+
+    def test_environment_is_scrubbed_and_deterministic(self) -> None:
+        report = py("import os, time\nprint(sorted(os.environ))\nprint(hash('abc'), time.tzname[0])")
+        assert "SAAS_SIM" not in report.output and "PG" not in report.output.split("\n")[0]
+        again = run_python({**PROJECT, "x.txt": "other tree"}, code="print(hash('abc'))", timeout_s=10)
+        assert report.output.split("\n")[1].split()[0] == again.output.strip()
+        assert report.output.split("\n")[1].split()[1] == "UTC"
+
+
+class TestHostileRuns:
+    def test_infinite_loop_is_a_recorded_timeout(self) -> None:
+        report = py("while True:\n    pass\n", timeout_s=1.5)
+        assert report.status == "timeout"
+        assert py("print('after')").output == "after\n"
+
+    def test_fork_bomb_is_contained_and_the_next_run_is_clean(self) -> None:
+        report = py("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+                    timeout_s=2)
+        assert report.status in ("timeout", "resource_limit")
+        after = py("import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))")
+        assert after.status == "ok"
+        assert len(eval(after.output)) <= 3  # pid 1 (bwrap), the worker and this child: the bomb is gone
+
+    def test_memory_hog_is_a_resource_limit(self) -> None:
+        report = py("x = bytearray(8 << 30)\n")
+        assert (report.status, report.limit) == ("resource_limit", "memory")
+        gradual = py("chunks = []\nwhile True:\n    chunks.append(bytearray(32 << 20))\n", timeout_s=8)
+        assert gradual.status == "resource_limit"
+
+    def test_runaway_output_is_capped_and_counted(self) -> None:
+        report = py("import sys\nwhile True:\n    sys.stdout.write('x' * 4096)\n", timeout_s=1.5)
+        assert report.status == "timeout"
+        assert len(report.output) <= 64 << 10
+        assert report.output_truncated > 0
+        finite = py("print('y' * (3 << 20))")
+        assert finite.status == "ok" and finite.output_truncated > 3 << 19
+
+    def test_huge_file_is_refused_by_the_file_size_limit(self) -> None:
+        report = py("open('big.bin', 'wb').write(b'0' * (64 << 20))\n")
+        assert report.status in ("failed", "resource_limit")
+        assert "File too large" in report.output or report.limit == "file_size"
+
+    def test_filling_the_scratch_disk_is_a_resource_limit(self) -> None:
+        code = ("i = 0\nwhile True:\n    with open(f'f{i}.bin', 'wb') as fh:\n        fh.write(b'0' * (8 << 20))\n"
+                "    i += 1\n")
+        report = py(code, timeout_s=8)
+        assert report.status in ("resource_limit", "failed")
+        assert report.limit == "disk" or "No space left" in report.output
+
+    def test_a_daemon_that_leaves_the_process_group_is_killed(self) -> None:
+        report = py("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(600)\nprint('parent')\n")
+        assert report.status == "ok"
+        after = py("import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))")
+        assert len(eval(after.output)) <= 3
+
+    def test_killing_the_worker_is_a_failed_run_and_the_pool_recovers(self) -> None:
+        report = py("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)\n")
+        assert report.status in ("failed", "timeout")
+        assert py("print('fresh')").output == "fresh\n"
+
+    def test_file_changes_are_discarded_after_a_run(self) -> None:
+        py("open('acme/calc.py', 'w').write('broken')\nopen('/tmp/left.txt', 'w').write('x')\n")
+        report = py("import os\nprint(open('acme/calc.py').read().startswith('def add'), "
+                    "os.path.exists('/tmp/left.txt'))")
+        assert report.output.split() == ["True", "False"]
+
+    def test_stdin_and_args_reach_the_program(self) -> None:
+        report = run_python(PROJECT, code="import sys\nprint(sys.argv[1:], sys.stdin.read())", args=["a", "b"],
+                            stdin="hello", timeout_s=10)
+        assert report.output.strip() == "['a', 'b'] hello"
+
+    def test_a_module_of_the_tree_runs_as_main(self) -> None:
+        files = {**PROJECT, "acme/cli.py": "import sys\nif __name__ == '__main__':\n    print('cli', sys.argv[1:])\n"}
+        report = run_python(files, module="acme.cli", args=["x"], timeout_s=10)
+        assert (report.status, report.output) == ("ok", "cli ['x']\n")
+
+    def test_a_test_run_that_never_ends_is_a_recorded_timeout(self) -> None:
+        files = {**PROJECT, "tests/test_hang.py": "def test_hang():\n    while True:\n        pass\n"}
+        report = run_pytest(files, selection=["tests/test_hang.py::test_hang"], timeout_s=1.5)
+        assert report.status == "timeout"
+        assert report.tests == {"tests/test_hang.py::test_hang": "failed"}
+
+
+class TestRunPytest:
+    def test_per_test_outcomes_and_failure_heads(self) -> None:
+        report = run_pytest(PROJECT, selection=None, timeout_s=20)
+        assert report.tests == {"tests/test_calc.py::test_add": "passed", "tests/test_calc.py::test_wrong": "failed"}
+        assert "assert 4 == 5" in report.failures["tests/test_calc.py::test_wrong"]
+        assert report.status == "failed" and report.complete
+
+    def test_selection_and_keyword(self) -> None:
+        report = run_pytest(PROJECT, selection=["tests/test_calc.py::test_add"], timeout_s=20)
+        assert report.tests == {"tests/test_calc.py::test_add": "passed"}
+        assert report.status == "ok"
+        by_keyword = run_pytest(PROJECT, selection=None, keyword="wrong", timeout_s=20)
+        assert list(by_keyword.tests) == ["tests/test_calc.py::test_wrong"]
+
+    def test_a_selected_test_that_does_not_exist_is_failed(self) -> None:
+        report = run_pytest(PROJECT, selection=["tests/test_calc.py::test_missing"], timeout_s=20)
+        assert report.tests["tests/test_calc.py::test_missing"] == "failed"
+        assert report.status == "failed"
+
+    def test_same_request_is_served_from_the_cache(self) -> None:
+        first = run_pytest(PROJECT, selection=None, timeout_s=20)
+        second = run_pytest(PROJECT, selection=None, timeout_s=20)
+        assert second is first
+        changed = run_pytest({**PROJECT, "acme/calc.py": "def add(a, b):\n    return 5\n"}, selection=None,
+                             timeout_s=20)
+        assert changed.tests["tests/test_calc.py::test_wrong"] == "passed"
+
+    def test_same_tree_gives_the_same_report_in_another_worker(self) -> None:
+        first = run_pytest(PROJECT, selection=None, timeout_s=20)
+        CACHE.clear()
+        again = run_pytest(PROJECT, selection=None, timeout_s=20)
+        assert first.model_dump(exclude={"wall_ms"}) == again.model_dump(exclude={"wall_ms"})
+
+    def test_tree_ini_cannot_add_options_or_plugins(self) -> None:
+        files = {**PROJECT, "pytest.ini": "[pytest]\naddopts = -p acme.evil --co\n",
+                 "pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-p acme.evil'\n",
+                 "acme/evil.py": "raise SystemExit('loaded')\n"}
+        report = run_pytest(files, selection=None, timeout_s=20)
+        assert report.tests["tests/test_calc.py::test_add"] == "passed"
+
+    def test_hidden_files_are_placeholders_on_disk(self) -> None:
+        hidden = {"tests/hidden/test_secret.py": "def test_secret():\n    assert open('tests/hidden/test_secret.py')"
+                                                 ".read() == " + repr(HIDDEN_PLACEHOLDER) + "\n"}
+        report = run_pytest(PROJECT, selection=["tests/hidden/test_secret.py::test_secret"], timeout_s=20,
+                            extra_files=hidden, hidden=True)
+        assert report.tests == {"tests/hidden/test_secret.py::test_secret": "passed"}
