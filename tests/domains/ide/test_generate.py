@@ -11,9 +11,9 @@ from saas_sim.core.rng import SeedTree
 from saas_sim.core.state import State
 from saas_sim.domains.ide.gen_modules import CORE_MODULES
 from saas_sim.domains.ide.generate import IdeParams, build_project, generate, visible_test_path
+from saas_sim.domains.ide.sandbox import run_pytest
 from saas_sim.domains.ide.state import BASE, PROJECTION
 from saas_sim.domains.ide.workspace import base_files, tree_files
-from tests.domains.ide.project_runs import run_tests
 
 
 def test_same_seed_gives_the_same_files_and_another_seed_other_constants() -> None:
@@ -56,9 +56,9 @@ def test_mess_appends_dead_code_only_when_asked() -> None:
 
 
 def test_visible_tests_pass_on_the_generated_project() -> None:
-    outcomes = run_tests(build_project(7, {"files": 40}).files)
-    assert len(outcomes) == sum(3 for m in CORE_MODULES for _ in m.units)
-    assert set(outcomes.values()) == {"passed"}, outcomes
+    report = run_pytest(build_project(7, {"files": 40}).files, selection=None, timeout_s=60)
+    assert report.counts()["passed"] == sum(3 for m in CORE_MODULES for _ in m.units)
+    assert report.status == "ok", report.failures
 
 
 def test_generate_writes_every_file_and_marks_the_base() -> None:
