@@ -11,9 +11,11 @@ Mess knobs (profile keys, with defaults in `DEFAULTS`): `html_rate`,
 `alt_email_rate`, `duplicate_rate`, `vague_subject_rate`, `final_sale_rate`,
 `vip_rate` and `languages` (weights per language).
 
-When the world already holds CRM contacts (table `crm.contacts`, found
-generically by name), customers take over their names and addresses and keep
-`crm_contact_id`; without a CRM the step is skipped.
+When the world holds a CRM, customers take over the names and addresses of its
+contacts (table `crm.contacts`, read by name: domains never import each other)
+and keep `crm_contact_id`; without a CRM the step is skipped. The domain
+declares this as `uses=("crm",)`, so a world builds the CRM first whatever
+order its profile lists the domains in.
 """
 
 from __future__ import annotations
