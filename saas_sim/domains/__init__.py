@@ -8,7 +8,7 @@ from saas_sim.core.domain import Domain
 
 __all__ = ["BUILTIN_DOMAIN_MODULES", "builtin_domains"]
 
-BUILTIN_DOMAIN_MODULES: tuple[str, ...] = ("saas_sim.domains.crm", "saas_sim.domains.support")
+BUILTIN_DOMAIN_MODULES: tuple[str, ...] = ("saas_sim.domains.crm", "saas_sim.domains.support", "saas_sim.domains.ide")
 """Modules whose `DOMAIN` attribute is a built-in domain, in a fixed order."""
 
 

@@ -131,21 +131,20 @@ def find_symbol(ctx: ToolContext, args: FindSymbolArgs) -> SymbolPage:
     """Finds where a Python name is defined and used, from a syntax-tree index of every `.py` file.
 
     Definitions come first, then references, each sorted by path, line and column. A dotted name
-    matches definitions by their dotted name in the module and references by its last part.
+    matches definitions by their dotted name in the module and references by its last part. A file
+    that is not valid Python is skipped (find it with ide.search_code).
     """
     if not _NAME.match(args.name):
         raise bad_args(f"name {args.name[:80]!r} is not a Python name or dotted name", ["name"])
     dotted = "." in args.name
     last = args.name.rsplit(".", 1)[-1]
     hits: list[SymbolHit] = []
-    unparsed: list[str] = []
     for entry in ctx.table(FILES):
         if not entry.id.endswith(".py"):
             continue
         text = text_of(ctx, entry)
         index = module_index(entry.blob, text)
         if not index.parsed:
-            unparsed.append(entry.id)
             continue
         found: list[tuple[int, int, int, str, str]] = []  # (role order, line, column, kind, qualname)
         for d in index.definitions:
@@ -162,6 +161,5 @@ def find_symbol(ctx: ToolContext, args: FindSymbolArgs) -> SymbolPage:
                 kind=kind, qualname=qualname, text=cut_line(rows[line - 1], _HIT_CHARS) if 0 < line <= len(rows)
                 else "",
             ))
-    page = SymbolPage.of(
+    return SymbolPage.of(
         hits, lambda h: (0 if h.role == "definition" else 1, h.path, h.line, h.column, h.kind, h.qualname), args)
-    return page.model_copy(update={"unparsed": unparsed})

@@ -102,8 +102,6 @@ class SymbolHit(ToolResult):
 
 class SymbolPage(Page[SymbolHit]):
     items: list[SymbolHit] = Field(description="Definitions first, then references; each by path, line, column.")
-    unparsed: list[str] = Field(default_factory=list,
-                                description="Python files that could not be parsed, so were not searched.")
 
 
 class DiffFile(ToolResult):

@@ -1,0 +1,67 @@
+"""The IDE domain: a Python project in a virtual tree, real sandboxed test runs, and verifiers for code.
+
+Modules:
+
+* `kit`: the domain kit every tool, check and setup below is declared on;
+* `models`, `events`, `state`: files, blobs, undo steps, runs and pure reducers (`PROJECTION`, `SCHEMA`);
+* `paths`, `workspace`: path normalization, the tree's reads and hashes, and `TreeWriter`, the one way
+  every tool, generator and setup writes files (it enforces every limit of the tree);
+* `tools_files`, `tools_search`, `tools_edit`: the READ and WRITE tools; `views_files`: what they return;
+  `tool_helpers`: what they share; `symbols`: the AST index behind `find_symbol`;
+* `tools_run`, `sandbox/`, `grade_runs`: test and python runs in a sandboxed child, and the hidden runs at
+  grade time;
+* `generate` (`gen_*`): the seeded, messy acme project; `task_model`: the hidden task;
+* `setups_<family>` (`setup_helpers`, `mutators`, `hidden_tests`) and `checks_<topic>` (`tamper`):
+  the task families and their verifiers;
+* `data_report`: measured mess of a world; `policy` (`policy.md`): the rules agents see.
+"""
+
+from __future__ import annotations
+
+from saas_sim.domains.ide import (
+    checks_flaky,
+    checks_function,
+    checks_integrity,
+    checks_refactor,
+    checks_tests,
+    setups_bugfix,
+    setups_flaky,
+    setups_implement,
+    setups_refactor,
+    tools_edit,
+    tools_files,
+    tools_search,
+)
+from saas_sim.domains.ide.data_report import data_report
+from saas_sim.domains.ide.generate import generate
+from saas_sim.domains.ide.kit import kit
+from saas_sim.domains.ide.policy import POLICY
+from saas_sim.domains.ide.state import PROJECTION, SCHEMA
+
+__all__ = ["DOMAIN", "POLICY"]
+
+DOMAIN = kit.domain(
+    module=__name__,
+    # Tool order agents see: reads (files, then search) before writes.
+    modules=(
+        tools_files,
+        tools_search,
+        tools_edit,
+        checks_tests,
+        checks_function,
+        checks_integrity,
+        checks_refactor,
+        checks_flaky,
+        setups_bugfix,
+        setups_implement,
+        setups_refactor,
+        setups_flaky,
+    ),
+    projection=PROJECTION,
+    schema=SCHEMA,
+    generate=generate,
+    policy=POLICY,
+    data_report=data_report,
+    id_kinds={"run": "run"},
+)
+"""The IDE, as the runtime loads it."""
