@@ -19,12 +19,14 @@ Modules:
 from __future__ import annotations
 
 from saas_sim.domains.ide import (
+    checks_config,
     checks_flaky,
     checks_function,
     checks_integrity,
     checks_refactor,
     checks_tests,
     setups_bugfix,
+    setups_config,
     setups_flaky,
     setups_implement,
     setups_refactor,
@@ -52,10 +54,12 @@ DOMAIN = kit.domain(
         checks_integrity,
         checks_refactor,
         checks_flaky,
+        checks_config,
         setups_bugfix,
         setups_implement,
         setups_refactor,
         setups_flaky,
+        setups_config,
     ),
     projection=PROJECTION,
     schema=SCHEMA,
