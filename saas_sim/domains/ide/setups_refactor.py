@@ -14,6 +14,7 @@ checks_refactor.py judges the AST.
 
 from __future__ import annotations
 
+import difflib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from saas_sim.domains.ide import events as ev
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.task_model import HIDDEN_DIR, PROTECTED_GLOBS, IdeTask, TaskScope
 from saas_sim.domains.ide.workspace import TreeWriter
+from saas_sim.errors import HarnessError
 
 __all__ = ["HELPERS", "Helper", "Staged", "build_move", "build_rename", "refactor_move", "refactor_rename", "stage"]
 
@@ -41,6 +43,8 @@ class Staged:
     task: IdeTask
     bindings: dict[str, Any]
     deleted: list[str] = field(default_factory=list)
+    oracle: dict[str, str] = field(default_factory=dict)
+    """The oracle's text of every file it writes (for tests and the scenario's bindings)."""
 
 
 @dataclass(frozen=True)
@@ -195,36 +199,48 @@ def _visible_test(callers: list[tuple[str, str, int]], helper: Helper, cases: li
     return "".join(out)
 
 
-def _build(rng: random.Random, move: bool) -> Staged:
+def _package(helper: Helper, name: str, src_mod: str, dst_mod: str, callers: list[tuple[str, str, int]],
+             styles: list[str], moved: bool) -> dict[str, str]:
+    """The package's files with the helper called `name`, living in `dst_mod` when `moved` else `src_mod`."""
+    home = dst_mod if moved else src_mod
+    files: dict[str, str] = {}
+    for i, (cmod, fn, k) in enumerate(callers):
+        imp, body = _caller(styles[i % len(styles)], home, name, fn, helper.params, k)
+        files[f"{PACKAGE}/{cmod}.py"] = f'"""{cmod.replace("_", " ").capitalize()}."""\n\n{imp}\n\n{body}'
+    head = '"""Charge arithmetic for subscriptions (all amounts in cents)."""\n\n\n'
+    helper_text = f"# {name} is used all over the place -- careful\n{helper.source(name)}"
+    sig = ", ".join(helper.params)
+    if src_mod != dst_mod:
+        # The grab-bag keeps an unrelated helper: a move takes one function, not the module.
+        cents = "\n\ndef format_cents(cents):\n    return f'${cents // 100}.{cents % 100:02d}'\n"
+        files[f"{PACKAGE}/{src_mod}.py"] = head + (cents.lstrip("\n") if moved else helper_text + cents)
+        if moved:
+            files[f"{PACKAGE}/{dst_mod}.py"] = '"""Proration and metering arithmetic (cents)."""\n\n\n' + helper_text
+    else:
+        # The helper's own module calls it too: a local call site.
+        files[f"{PACKAGE}/{src_mod}.py"] = (head + helper_text
+                                            + f"\n\ndef preview_charge({sig}):\n    return str({name}({sig}))\n")
+    return files
+
+
+def _diff_lines(before: str, after: str) -> int:
+    return sum(1 for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+               if line[:1] in "+-" and not line.startswith(("+++", "---")))
+
+
+def _build(rng: random.Random, move: bool, n: int) -> Staged:
     helper = HELPERS[rng.randrange(len(HELPERS))]
     old = rng.choice(helper.old_names)
     new = old if move else rng.choice(helper.new_names)
     src_mod = "utils" if move else rng.choice(["billing_math", "charges", "calc"])
     dst_mod = rng.choice(["proration", "metering", "seat_math"]) if move else src_mod
-    n = rng.randint(3, 5)
-    names = sorted(rng.sample(_CALLERS, n))
     styles = ["from", "alias", "module", "relative"]
     rng.shuffle(styles)
-    callers: list[tuple[str, str, int]] = []
-    files: dict[str, str] = {f"{PACKAGE}/__init__.py": '"""Subscriptions: plan changes and their charges."""\n'}
-    for i, cmod in enumerate(names):
-        fn = f"{cmod.rstrip('s')}_charge"
-        k = rng.randint(0, 3)
-        imp, body = _caller(styles[i % len(styles)], src_mod, old, fn, helper.params, k)
-        files[f"{PACKAGE}/{cmod}.py"] = f'"""{cmod.replace("_", " ").capitalize()}."""\n\n{imp}\n\n{body}'
-        callers.append((cmod, fn, k))
-    head = (f'"""Charge arithmetic for subscriptions (all amounts in cents)."""\n\n\n'
-            f"# {old} is used all over the place -- careful\n{helper.source(old)}")
-    sig = ", ".join(helper.params)
-    if move:
-        # The grab-bag keeps an unrelated helper: a move takes one function, not the module.
-        files[f"{PACKAGE}/{src_mod}.py"] = (
-            head + "\n\ndef format_cents(cents):\n    return f'${cents // 100}.{cents % 100:02d}'\n")
-    else:
-        # The helper's own module calls it too: a local call site.
-        files[f"{PACKAGE}/{src_mod}.py"] = head + f"\n\ndef preview_charge({sig}):\n    return str({old}({sig}))\n"
-    files[DISTRACTOR] = _distractor(old)
-    files["acme/reports/__init__.py"] = '"""Reports."""\n'
+    callers = [(c, f"{c.rstrip('s')}_charge", rng.randint(0, 3)) for c in sorted(rng.sample(_CALLERS, n))]
+    files = {f"{PACKAGE}/__init__.py": '"""Subscriptions: plan changes and their charges."""\n',
+             **_package(helper, old, src_mod, dst_mod, callers, styles, moved=False),
+             DISTRACTOR: _distractor(old), "acme/reports/__init__.py": '"""Reports."""\n'}
+    oracle = _package(helper, new, src_mod, dst_mod, callers, styles, moved=move)
     cases = _cases(rng, helper, 12)
     visible = "tests/test_subscription_charges.py"
     files[visible] = _visible_test(callers, helper, cases)
@@ -234,15 +250,15 @@ def _build(rng: random.Random, move: bool) -> Staged:
         {"path": f"{PACKAGE}/{c}.py", "function": fn, "calls": 2} for c, fn, _ in callers]
     if not move:
         sites.append({"path": src_path, "function": "preview_charge", "calls": 1})
-    allowed = sorted({src_path, dst_path, *(s["path"] for s in sites)})
-    oracle_lines = 2 * len(sites) + (2 * len(helper.source(old).splitlines()) if move else 2)
+    allowed = sorted(oracle)
     task = IdeTask(
         family="refactor",
         hidden_files={HIDDEN_TEST: hidden},
         fail_to_pass=f2p,
         pass_to_pass=p2p,
         protected=list(PROTECTED_GLOBS),
-        scope=TaskScope(allowed=allowed, oracle_diff_lines=oracle_lines),
+        scope=TaskScope(allowed=allowed,
+                        oracle_diff_lines=sum(_diff_lines(files.get(p, ""), t) for p, t in oracle.items())),
         details={
             "kind": "move" if move else "rename",
             "old": {"module": src_path, "name": old},
@@ -251,22 +267,38 @@ def _build(rng: random.Random, move: bool) -> Staged:
             "unrelated": [{"module": DISTRACTOR, "name": old}],
         },
     )
-    bindings = {
+    edited = sorted(p for p in oracle if p in files)
+    bindings: dict[str, Any] = {
         "old_name": old, "new_name": new, "old_module": src_path.removesuffix(".py").replace("/", "."),
         "new_module": dst_path.removesuffix(".py").replace("/", "."), "old_path": src_path, "new_path": dst_path,
-        "call_site_count": len(sites), "callers": [s["path"] for s in sites],
+        "call_site_count": len(sites), "allowed_paths": allowed, "test_path": visible,
+        "distractor_path": DISTRACTOR, "first_caller": f"{PACKAGE}/{callers[0][0]}.py",
+        "first_caller_fn": callers[0][1],
     }
-    return Staged(files=files, task=task, bindings=bindings)
+    for k, path in enumerate(edited):
+        bindings.update({f"edit_{k}_path": path, f"edit_{k}_old": files[path], f"edit_{k}_new": oracle[path]})
+    if move:
+        bindings["new_text"] = oracle[dst_path]
+    return Staged(files=files, task=task, bindings=bindings, oracle=oracle)
 
 
-def build_rename(rng: random.Random) -> Staged:
-    """A rename of a helper with a stale name, called from 4-6 sites (seeded)."""
-    return _build(rng, move=False)
+def build_rename(rng: random.Random, callers: int = 4) -> Staged:
+    """A rename of a helper with a stale name, called from `callers` modules and its own (seeded).
+
+    Bindings `edit_<k>_path/old/new` give the oracle's new text of each file it edits, in path order.
+    """
+    return _build(rng, move=False, n=_callers(callers))
 
 
-def build_move(rng: random.Random) -> Staged:
-    """A move of a helper out of the grab-bag `utils` module into a new module (seeded)."""
-    return _build(rng, move=True)
+def build_move(rng: random.Random, callers: int = 4) -> Staged:
+    """A move of a helper out of the grab-bag `utils` module into a new module, called from `callers` modules."""
+    return _build(rng, move=True, n=_callers(callers))
+
+
+def _callers(n: int) -> int:
+    if not 1 <= n <= len(_CALLERS):
+        raise HarnessError(f"a refactor task takes 1 to {len(_CALLERS)} callers, not {n}")
+    return n
 
 
 def stage(ctx: SetupContext, staged: Staged) -> Setup:
@@ -287,10 +319,10 @@ def stage(ctx: SetupContext, staged: Staged) -> Setup:
 @kit.setup
 def refactor_rename(ctx: SetupContext) -> Setup:
     """Stages a rename of a stale-named subscriptions helper across its call sites."""
-    return stage(ctx, build_rename(ctx.rng))
+    return stage(ctx, build_rename(ctx.rng, int(ctx.params.get("callers", 4))))
 
 
 @kit.setup
 def refactor_move(ctx: SetupContext) -> Setup:
     """Stages a move of a subscriptions helper out of `utils` into a new module."""
-    return stage(ctx, build_move(ctx.rng))
+    return stage(ctx, build_move(ctx.rng, int(ctx.params.get("callers", 4))))

@@ -139,3 +139,10 @@ def test_references_resolve_relative_imports_and_module_attributes() -> None:
 def test_an_unparsable_file_is_listed_not_raised() -> None:
     index = cr.CodeIndex({"a.py": "def (:\n", "b.py": "x = 1\n"})
     assert index.unparsed == ["a.py"] and "b" in index.modules
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_builders_oracle_texts_pass_every_predicate(seed: int) -> None:
+    for staged in (build_rename(random.Random(seed)), build_move(random.Random(seed), callers=3)):
+        final = {**staged.files, **staged.oracle}
+        assert _scores(staged, final) == (1.0, 1.0, 1.0, 1.0)
