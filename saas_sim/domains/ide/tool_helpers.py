@@ -7,6 +7,8 @@ Paging and the agent-facing errors are core conventions (`saas_sim.core.paging`,
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import re
 import warnings
 from collections.abc import Iterable
@@ -16,7 +18,6 @@ from saas_sim.core.tools import ToolContext
 from saas_sim.domains.ide.models import FileEntry
 from saas_sim.domains.ide.paths import normalize_path
 from saas_sim.domains.ide.state import BLOBS, FILES
-from saas_sim.domains.ide.task_model import matches_any
 from saas_sim.domains.ide.workspace import TreeWriter, is_dir
 from saas_sim.errors import HarnessError
 
@@ -120,15 +121,22 @@ def check_python(path: str, text: str, field: str = "content") -> None:
                        [field], line=0, error=type(exc).__name__) from None
 
 
+@functools.lru_cache(maxsize=256)
+def _glob(pattern: str) -> re.Pattern[str]:
+    # fnmatch.fnmatchcase compiles exactly this; compiling once spares a cache lookup per path.
+    return re.compile(fnmatch.translate(pattern))
+
+
 def glob_matches(path: str, pattern: str) -> bool:
     """Whether a path matches a glob: fnmatch, case-sensitive, `*` also crosses `/`.
 
     A pattern without `/` also matches a file's name in any folder (`conftest.py`).
     The same rule as the task's protected and allowed paths (`task_model.matches_any`).
     """
-    if matches_any(path, (pattern,)):
+    compiled = _glob(pattern)
+    if compiled.match(path):
         return True
-    return "/" not in pattern and matches_any(path.rsplit("/", 1)[-1], (pattern,))
+    return "/" not in pattern and compiled.match(path.rsplit("/", 1)[-1]) is not None
 
 
 def commit(ctx: ToolContext, writer: TreeWriter) -> None:

@@ -74,18 +74,32 @@ def _matching_lines(pattern: Any, text: str) -> list[int]:
     m = pattern.search(data)
     if m is None:
         return []
-    starts: list[int] = []
-    offset = 0
-    for row in split_lines(text):
-        starts.append(offset)
-        offset += len(row.encode("utf-8"))
-    found: list[int] = []
+    if "\r" in text:
+        # Rare line ends (`\r` alone ends a line for Python): number by the rows themselves.
+        starts: list[int] = []
+        offset = 0
+        for row in split_lines(text):
+            starts.append(offset)
+            offset += len(row.encode("utf-8"))
+        found: list[int] = []
+        while m is not None:
+            line = bisect.bisect_right(starts, m.start())
+            found.append(line)
+            if line >= len(starts):
+                break
+            m = pattern.search(data, starts[line])
+        return found
+    found = []
+    line, counted = 1, 0
     while m is not None:
-        line = bisect.bisect_right(starts, m.start())
+        at = m.start()
+        line += data.count(b"\n", counted, at)
+        counted = at
         found.append(line)
-        if line >= len(starts):
+        end = data.find(b"\n", at)  # a match never spans lines (never_nl)
+        if end < 0 or end + 1 >= len(data):
             break
-        m = pattern.search(data, starts[line])
+        m = pattern.search(data, end + 1)
     return found
 
 
@@ -109,7 +123,7 @@ def search_code(ctx: ToolContext, args: SearchCodeArgs) -> SearchResult:
         total_files += 1
         total_lines += len(lines_hit)
         if len(matches) < args.max_files:
-            rows = split_lines(text)
+            rows = split_lines(text) if "\r" in text else text.split("\n")
             hits = [SearchHit(line=n, text=cut_line(rows[n - 1], _HIT_CHARS)) for n in lines_hit[:HITS_PER_FILE]]
             matches.append(FileMatch(path=entry.id, count=len(lines_hit), hits=hits))
     truncated = total_files > len(matches)
