@@ -195,6 +195,8 @@ class GraderPlugin:
                 file = getattr(plugin, "__file__", None)
                 if not (isinstance(file, str) and os.path.realpath(file) in self.conftests):
                     bad.append(f"a plugin registered at run time: {getattr(plugin, '__name__', type(plugin).__name__)}")
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            bad.append("a trace or profile function was installed")
         if item is not None and ("runtest" in vars(item) or type(item).__dict__.get("runtest", None) not in (
                 None, _CRITICAL.get("_pytest.python.Function.runtest"))):
             bad.append(f"a patched test item: {item.nodeid}")
@@ -244,6 +246,14 @@ class GraderPlugin:
                 self.emit({"kind": "tamper", "what": bad})
             self.emit({"kind": "test", "nodeid": item.nodeid, "outcome": self.outcomes.get(item.nodeid, "error")})
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Every hidden module must have come from the grader's finder (not from a finder agent code added)."""
+        for name in self.hidden.names:
+            module = sys.modules.get(name)
+            spec = getattr(module, "__spec__", None)
+            if module is not None and getattr(spec, "loader", None) is not self.hidden:
+                self.emit({"kind": "tamper", "what": [f"hidden module {name} was not loaded by the grader"]})
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """Records collection errors (an import that fails or skips is no result: the host counts it failed)."""
         if report.outcome != "passed":
@@ -263,6 +273,7 @@ class HiddenSources:
 
     def __init__(self, sources: dict[str, tuple[str, str]]) -> None:
         self.sources = sources  # module name -> (file path, source)
+        self.names = tuple(sorted(sources))
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         """Returns a spec for a hidden test module, else None (the normal finders go on)."""
@@ -349,7 +360,7 @@ def child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> None:
         _limits(req)
         kind = req["kind"]
         if kind == "pytest":
-            hidden = HiddenSources({k: (v[0], v[1]) for k, v in req["hidden"].items()})
+            hidden = HiddenSources({k: (os.path.join(tree, v[0]), v[1]) for k, v in req["hidden"].items()})
             plugin = GraderPlugin(keep, req["nonce"], int(req["head"]), hidden)
             code = int(pytest.main(list(req["args"]), plugins=[plugin]))
         elif kind == "python":

@@ -1,0 +1,108 @@
+"""The IDE's grade effects: the hidden tests, run once at grade time in a separate sandbox run.
+
+`grade_effects(final_state, bindings)` returns `{"ide.hidden_tests": Effect}` for a staged task that has
+something hidden to run, else `{}`. The run sees the graded tree (`graded_files`):
+
+1. the final tree with every protected path restored from the base: a protected base file gets its base
+   text back, and a protected path the base lacks is removed (an agent's new `conftest.py`, `.pth`,
+   `sitecustomize.py`, pytest configuration, test edits, or anything under the hidden folder);
+2. for repo tasks, the hidden test files added, served from the worker's memory (on disk they are
+   placeholders) and run with the explicit sorted selection fail_to_pass + pass_to_pass under the
+   grader-owned plugin and pipe (sandbox.run_pytest): a missing result is failed, tamper fails all;
+3. for function tasks, `module.function(*args)` called on the hidden inputs (sandbox.call_function),
+   the values compared by the checks out of process with strict types.
+
+The outcome's value is the `RunReport` as JSON (checks_tests.hidden_run reads it; it names the sandbox
+and the profile hash). The request's key is the graded tree's hash and the selection or inputs, not the
+host's sandbox, so a regrade, a resume elsewhere, a replay or a fork that reaches the same tree reuses
+the recorded outcome; the sandbox's own cache adds the profile and interpreter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from saas_sim.core.canonical import stable_hash
+from saas_sim.core.effects import Effect, EffectOutcome
+from saas_sim.core.state import State
+from saas_sim.core.tools import ToolContext
+from saas_sim.domains.ide import sandbox
+from saas_sim.domains.ide.sandbox.runner import files_key
+from saas_sim.domains.ide.state import TASK
+from saas_sim.domains.ide.task_model import HIDDEN_DIR, IdeTask
+from saas_sim.domains.ide.workspace import base_files, tree_files
+from saas_sim.errors import HarnessError
+
+__all__ = ["GRADE_COST_S", "GRADE_TIMEOUT_S", "HIDDEN_RUN", "grade_effects", "graded_files", "report_outcome"]
+
+HIDDEN_RUN = "ide.hidden_tests"
+"""The name of the grade effect (checks read `ctx.effects[HIDDEN_RUN]`)."""
+
+GRADE_TIMEOUT_S = 60.0
+"""The wall timeout of a grading run; past it the run is a recorded timeout that passes nothing."""
+
+GRADE_COST_S = 0.0
+"""Grading takes no simulated time: it happens after the episode."""
+
+_RUNTIME_SLACK_S = 10.0
+"""The runtime's own wall budget goes beyond the sandbox's, so the sandbox's kill always comes first."""
+
+
+def graded_files(final: Mapping[str, str], base: Mapping[str, str], task: IdeTask) -> dict[str, str]:
+    """The tree the grader runs: `final` with every protected path restored from `base`.
+
+    Paths under the hidden folder are protected whatever the task's globs say.
+    """
+
+    def protected(path: str) -> bool:
+        return task.is_protected(path) or path == HIDDEN_DIR or path.startswith(HIDDEN_DIR + "/")
+
+    out = {p: t for p, t in final.items() if not protected(p)}
+    out.update({p: t for p, t in base.items() if protected(p)})
+    return dict(sorted(out.items()))
+
+
+def report_outcome(report: sandbox.RunReport) -> EffectOutcome:
+    """A run report as an effect outcome: `timeout` stays a timeout, a limit or a failure is `failed`."""
+    status = {"ok": "ok", "timeout": "timeout"}.get(report.status, "failed")
+    return EffectOutcome(status=status, value=report.model_dump(mode="json"))
+
+
+def _no_complete(ctx: ToolContext, outcome: EffectOutcome) -> Any:
+    raise HarnessError("grade effects complete nothing: their outcomes go to the checks")
+
+
+def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect[Any]]:
+    """The hidden run of the staged task on the final state, or `{}` when the task has nothing hidden to run."""
+    staged = state.value(TASK)
+    if staged is None:
+        return {}
+    task = IdeTask.model_validate(staged.task)
+    files = graded_files(tree_files(state), base_files(state), task)
+    tree_key = files_key(files)
+    if task.function is not None and task.function.inputs:
+        spec = task.function
+        inputs: dict[str, Any] = {"kind": "call", "tree": tree_key, "module": spec.module,
+                                  "function": spec.function, "inputs_hash": stable_hash(spec.inputs)}
+
+        def run_call(_: Mapping[str, Any], __: float) -> EffectOutcome:
+            return report_outcome(sandbox.call_function(files, module=spec.module, function=spec.function,
+                                                        inputs=spec.inputs, timeout_s=GRADE_TIMEOUT_S,
+                                                        tree_key=tree_key))
+
+        return {HIDDEN_RUN: Effect("ide.hidden_calls", inputs, run=run_call, complete=_no_complete,
+                                   timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S)}
+    selection = sorted(set(task.fail_to_pass) | set(task.pass_to_pass))
+    if not selection:
+        return {}
+    hidden = dict(sorted(task.hidden_files.items()))
+    inputs = {"kind": "pytest", "tree": tree_key, "selection": selection,
+              "hidden": files_key(hidden)}
+
+    def run_tests(_: Mapping[str, Any], __: float) -> EffectOutcome:
+        return report_outcome(sandbox.run_pytest(files, selection=selection, extra_files=hidden, hidden=True,
+                                                 timeout_s=GRADE_TIMEOUT_S, tree_key=tree_key))
+
+    return {HIDDEN_RUN: Effect("ide.hidden_tests", inputs, run=run_tests, complete=_no_complete,
+                               timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S)}
