@@ -118,3 +118,9 @@ def test_find_symbol_survives_a_deeply_nested_expression() -> None:
     runner = IdeRunner(world({"deep.py": "x = " + "+".join(["a"] * 50_000) + "\n"}))
     got = runner.call("ide.find_symbol", name="x")
     assert [h.path for h in got.items] in ([], ["deep.py"])
+
+
+def test_search_code_numbers_lines_ended_by_a_lone_carriage_return_like_read_file() -> None:
+    runner = IdeRunner(world({"a.txt": "one\rtwo\r\nneedle\n"}))
+    assert runner.call("ide.search_code", query="needle").files[0].hits[0].line == 3
+    assert runner.call("ide.read_file", path="a.txt").total_lines == 3
