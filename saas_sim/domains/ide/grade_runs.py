@@ -64,9 +64,11 @@ def graded_files(final: Mapping[str, str], base: Mapping[str, str], task: IdeTas
 
 
 def report_outcome(report: sandbox.RunReport) -> EffectOutcome:
-    """A run report as an effect outcome: `timeout` stays a timeout, a limit or a failure is `failed`."""
+    """A run report as an effect outcome (without its wall time): `timeout` stays a timeout, a limit or a
+    failure is `failed`, and the report's own status says which."""
     status = {"ok": "ok", "timeout": "timeout"}.get(report.status, "failed")
-    return EffectOutcome(status=status, value=report.model_dump(mode="json"))
+    # Wall time stays out: the outcome is recorded in the log, which must be the same on every run.
+    return EffectOutcome(status=status, value=report.model_dump(mode="json", exclude={"wall_ms"}))
 
 
 def _no_complete(ctx: ToolContext, outcome: EffectOutcome) -> Any:
