@@ -7,6 +7,7 @@ Paging and the agent-facing errors are core conventions (`saas_sim.core.paging`,
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import functools
 import re
@@ -19,9 +20,10 @@ from saas_sim.domains.ide.models import FileEntry
 from saas_sim.domains.ide.paths import normalize_path
 from saas_sim.domains.ide.state import BLOBS, FILES
 from saas_sim.domains.ide.workspace import TreeWriter, is_dir
-from saas_sim.errors import HarnessError
+from saas_sim.errors import HarnessError, ToolError
 
 __all__ = [
+    "MAX_AST_DEPTH",
     "MAX_LINE_CHARS",
     "SYNTAX_CONTEXT_LINES",
     "arg_path",
@@ -39,6 +41,8 @@ MAX_LINE_CHARS = 2_000
 """Longer lines are cut when shown (minified or generated code)."""
 SYNTAX_CONTEXT_LINES = 3
 """Lines shown on each side of a syntax error."""
+MAX_AST_DEPTH = 100
+"""The deepest syntax tree a Python write may have (real code stays far below; recursive readers need headroom)."""
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -93,7 +97,10 @@ def check_python(path: str, text: str, field: str = "content") -> None:
     """Refuses a `.py` text that does not compile, naming the error and showing the lines around it.
 
     Compiling (not only parsing) also catches errors Python reports after the parse, such as
-    `return` outside a function. Other files are not checked.
+    `return` outside a function. A syntax tree deeper than `MAX_AST_DEPTH` is refused too: every
+    recursive reader of agent code downstream (checks, tamper scans) stays within Python's
+    recursion limit, so no file an agent writes can turn a grade into a verifier error.
+    Other files are not checked.
 
     Raises:
         ToolError: `invalid_argument` naming `field`, with `line` and `error` details.
@@ -104,21 +111,39 @@ def check_python(path: str, text: str, field: str = "content") -> None:
         with warnings.catch_warnings():
             # Invalid escape sequences and the like warn; they are the code's business, not an error.
             warnings.simplefilter("ignore")
-            compile(text, path, "exec", dont_inherit=True)
+            tree = ast.parse(text, filename=path)
+            deep = _too_deep(tree)
+            if deep is None:
+                compile(tree, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        line = exc.lineno or 0
-        lines = split_lines(text)
-        lo, hi = max(1, line - SYNTAX_CONTEXT_LINES), min(len(lines), line + SYNTAX_CONTEXT_LINES)
-        around = number_lines(lines[lo - 1 : hi], lo) if line else ""
-        where = f" at line {line}" + (f", column {exc.offset}" if exc.offset else "") if line else ""
-        raise bad_args(
-            f"the new text of {path} is not valid Python ({exc.msg}{where}); nothing was written.\n{around}",
-            [field], line=line, error=exc.msg,
-        ) from None
+        raise _syntax_error(path, text, field, exc.lineno or 0, exc.msg, exc.offset) from None
     except (RecursionError, MemoryError, ValueError) as exc:
         # Nesting deep enough to exhaust the compiler's stack is refused like a syntax error.
         raise bad_args(f"the new text of {path} cannot be compiled ({type(exc).__name__}); nothing was written",
                        [field], line=0, error=type(exc).__name__) from None
+    if deep is not None:
+        raise _syntax_error(path, text, field, deep, f"the code nests more than {MAX_AST_DEPTH} levels deep; "
+                                                     f"split the expression or statement", None)
+
+
+def _too_deep(tree: ast.AST) -> int | None:
+    """Returns the line of a node deeper than `MAX_AST_DEPTH`, or None (iterative: no recursion)."""
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_AST_DEPTH:
+            return int(getattr(node, "lineno", 0))
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return None
+
+
+def _syntax_error(path: str, text: str, field: str, line: int, msg: str, offset: int | None) -> ToolError:
+    lines = split_lines(text)
+    lo, hi = max(1, line - SYNTAX_CONTEXT_LINES), min(len(lines), line + SYNTAX_CONTEXT_LINES)
+    around = number_lines(lines[lo - 1 : hi], lo) if line else ""
+    where = f" at line {line}" + (f", column {offset}" if offset else "") if line else ""
+    return bad_args(f"the new text of {path} is not valid Python ({msg}{where}); nothing was written.\n{around}",
+                    [field], line=line, error=msg)
 
 
 @functools.lru_cache(maxsize=256)

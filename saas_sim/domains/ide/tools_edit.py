@@ -220,7 +220,13 @@ def move_path(ctx: ToolContext, args: MovePathArgs) -> WriteResult:
         raise conflict(f"{dst} already exists; choose a new path or delete it first", ["dst"])
     writer = TreeWriter(ctx.state)
     for path in moving:
-        writer.move(path, dst + path[len(src):], operation="move")
+        target = dst + path[len(src):]
+        entry = files.get(path)
+        assert entry is not None
+        if target.endswith(".py") and not path.endswith(".py"):
+            # Renaming text into a module is a Python write: it must compile like one.
+            _check_new_text(target, None, text_of(ctx, entry), "dst")
+        writer.move(path, target, operation="move")
     commit(ctx, writer)
     return _result(writer, dst, "move", "")
 

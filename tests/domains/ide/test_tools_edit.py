@@ -255,3 +255,18 @@ def test_folding_the_recorded_events_rebuilds_the_same_state(ops: list[tuple[str
     rebuilt: State = PROJECTION.fold(start, runner.events)
     assert rebuilt.content_hash() == runner.state.content_hash()
     assert all(isinstance(e, BlobStored | FileWritten | PathDeleted | PathMoved) for e in runner.events)
+
+
+def test_code_nested_deeper_than_recursive_readers_allow_is_refused() -> None:
+    # 150 chained additions compile, but a recursive ast.NodeVisitor (a check) would exceed Python's recursion limit.
+    err = IdeRunner().error("ide.create_file", path="deep.py", content="x = " + "+".join(["a"] * 150) + "\n")
+    assert err.details["fields"] == ["content"]
+    assert "levels deep" in err.message
+
+
+def test_renaming_text_into_a_python_module_must_compile() -> None:
+    runner = IdeRunner()
+    runner.call("ide.create_file", path="notes.txt", content="def (:\n")
+    err = runner.error("ide.move_path", src="notes.txt", dst="notes.py")
+    assert err.details["fields"] == ["dst"]
+    runner.call("ide.move_path", src="README.md", dst="docs/README.txt")
