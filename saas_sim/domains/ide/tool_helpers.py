@@ -24,9 +24,11 @@ from saas_sim.errors import HarnessError, ToolError
 
 __all__ = [
     "MAX_AST_DEPTH",
+    "MAX_BRACKET_DEPTH",
     "MAX_LINE_CHARS",
     "SYNTAX_CONTEXT_LINES",
     "arg_path",
+    "check_nesting",
     "check_python",
     "commit",
     "cut_line",
@@ -43,6 +45,8 @@ SYNTAX_CONTEXT_LINES = 3
 """Lines shown on each side of a syntax error."""
 MAX_AST_DEPTH = 100
 """The deepest syntax tree a Python write may have (real code stays far below; recursive readers need headroom)."""
+MAX_BRACKET_DEPTH = 50
+"""The deepest bracket nesting a `.toml` or `.json` write may have."""
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -124,6 +128,30 @@ def check_python(path: str, text: str, field: str = "content") -> None:
     if deep is not None:
         raise _syntax_error(path, text, field, deep, f"the code nests more than {MAX_AST_DEPTH} levels deep; "
                                                      f"split the expression or statement", None)
+
+
+def check_nesting(path: str, text: str, field: str = "content") -> None:
+    """Refuses a `.toml` or `.json` text whose brackets nest deeper than `MAX_BRACKET_DEPTH`.
+
+    `tomllib` and `json` parse nesting recursively, so a check that reads such a file (a config
+    task's pyproject.toml) would hit Python's recursion limit: a verifier error an agent could cause.
+    Brackets are counted without regard to strings, which only over-counts; no real config comes near.
+
+    Raises:
+        ToolError: `invalid_argument` naming `field`.
+    """
+    if not path.endswith((".toml", ".json")):
+        return
+    depth = deepest = 0
+    for c in text:
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+    if deepest > MAX_BRACKET_DEPTH:
+        raise bad_args(f"the new text of {path} nests brackets {deepest} levels deep (at most {MAX_BRACKET_DEPTH}); "
+                       f"nothing was written", [field], line=0, error="nesting too deep")
 
 
 def _too_deep(tree: ast.AST) -> int | None:

@@ -20,6 +20,7 @@ from saas_sim.domains.ide.paths import MAX_PATH_CHARS
 from saas_sim.domains.ide.state import EDITS, FILES
 from saas_sim.domains.ide.tool_helpers import (
     arg_path,
+    check_nesting,
     check_python,
     commit,
     number_lines,
@@ -51,6 +52,7 @@ def _compiles(path: str, text: str) -> bool:
 
 
 def _check_new_text(path: str, old: str | None, new: str, field: str) -> None:
+    check_nesting(path, new, field)
     # A file that did not compile before may be repaired in several steps.
     if old is None or _compiles(path, old):
         check_python(path, new, field)
@@ -223,8 +225,8 @@ def move_path(ctx: ToolContext, args: MovePathArgs) -> WriteResult:
         target = dst + path[len(src):]
         entry = files.get(path)
         assert entry is not None
-        if target.endswith(".py") and not path.endswith(".py"):
-            # Renaming text into a module is a Python write: it must compile like one.
+        if target.rsplit(".", 1)[-1] != path.rsplit(".", 1)[-1]:
+            # Renaming text into a module (or a config) is a write of that kind: it is checked like one.
             _check_new_text(target, None, text_of(ctx, entry), "dst")
         writer.move(path, target, operation="move")
     commit(ctx, writer)

@@ -270,3 +270,11 @@ def test_renaming_text_into_a_python_module_must_compile() -> None:
     err = runner.error("ide.move_path", src="notes.txt", dst="notes.py")
     assert err.details["fields"] == ["dst"]
     runner.call("ide.move_path", src="README.md", dst="docs/README.txt")
+
+
+def test_config_text_nested_deeper_than_parsers_recurse_is_refused() -> None:
+    runner = IdeRunner(world({"pyproject.toml": "[tool.pytest.ini_options]\nmarkers = []\n"}))
+    err = runner.error("ide.edit_file", path="pyproject.toml", old_str="markers = []",
+                       new_str="markers = " + "[" * 600 + "]" * 600)
+    assert err.details["fields"] == ["new_str"]
+    runner.call("ide.edit_file", path="pyproject.toml", old_str="markers = []", new_str='markers = ["slow: [x]"]')
