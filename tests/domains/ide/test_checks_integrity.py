@@ -90,3 +90,12 @@ def test_constraints_name_what_they_found() -> None:
     assert "conftest.py" in protected_unchanged(ctx).detail
     detail = no_tamper(ctx).detail
     assert "conftest at conftest.py" in detail and f"exit_hook at {MODULE}:1" in detail
+
+
+@pytest.mark.parametrize("line", [
+    "def skip_blank_lines(rows):", "    # signal the caller that the fee is capped", "    return hidden_fee",
+    "    total = sum(line_amount(q, u) for q, u in lines if q > 0)", "    ratio = paid_cents / 100",
+    "    text = CURRENCY_SYMBOL + '{:,}'.format(whole)", "    pattern = re.compile(r'\\d+')",
+])
+def test_ordinary_code_is_no_tamper(line: str) -> None:
+    assert scan({"acme/x.py": "x = 1\n"}, {"acme/x.py": f"x = 1\n{line}\n"}) == []
