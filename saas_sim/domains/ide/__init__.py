@@ -32,10 +32,12 @@ from saas_sim.domains.ide import (
     setups_refactor,
     tools_edit,
     tools_files,
+    tools_run,
     tools_search,
 )
 from saas_sim.domains.ide.data_report import data_report
 from saas_sim.domains.ide.generate import generate
+from saas_sim.domains.ide.grade_runs import grade_effects
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.policy import POLICY
 from saas_sim.domains.ide.state import PROJECTION, SCHEMA
@@ -44,11 +46,12 @@ __all__ = ["DOMAIN", "POLICY"]
 
 DOMAIN = kit.domain(
     module=__name__,
-    # Tool order agents see: reads (files, then search) before writes.
+    # Tool order agents see: reads (files, then search) before writes, then runs.
     modules=(
         tools_files,
         tools_search,
         tools_edit,
+        tools_run,
         checks_tests,
         checks_function,
         checks_integrity,
@@ -66,6 +69,7 @@ DOMAIN = kit.domain(
     generate=generate,
     policy=POLICY,
     data_report=data_report,
+    grade_effects=grade_effects,
     id_kinds={"run": "run"},
 )
 """The IDE, as the runtime loads it."""
