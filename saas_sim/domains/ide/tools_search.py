@@ -157,6 +157,8 @@ def find_symbol(ctx: ToolContext, args: FindSymbolArgs) -> SymbolPage:
         if not entry.id.endswith(".py"):
             continue
         text = text_of(ctx, entry)
+        if last not in text:
+            continue  # the name is neither defined nor used here: no need to parse the file
         index = module_index(entry.blob, text)
         if not index.parsed:
             continue
