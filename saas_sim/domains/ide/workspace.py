@@ -231,11 +231,12 @@ class TreeWriter:
     def text(self, path: str) -> str | None:
         """Returns the text at `path` as the queued changes leave it, or None."""
         entry = self._files.get(path)
-        if entry is None:
-            return None
-        if entry.blob in self._new_blobs:
-            return next(e.text for e in self.events if isinstance(e, BlobStored) and e.sha == entry.blob)
-        return _text(self._state, entry.blob)
+        return None if entry is None else self._blob_text(entry.blob)
+
+    def _blob_text(self, blob: str) -> str:
+        if blob in self._new_blobs:
+            return next(e.text for e in self.events if isinstance(e, BlobStored) and e.sha == blob)
+        return _text(self._state, blob)
 
     def files(self) -> Table[FileEntry]:
         """Returns the files table as the queued changes leave it."""
@@ -304,11 +305,12 @@ class TreeWriter:
 
     def restore(self, path: str, blob: str, mode: FileMode, *, operation: Operation,
                 path_field: str = "path") -> FileEntry:
-        """Queues putting an already stored blob back at `path` (undo, restoring from the base)."""
-        text = _text(self._state, blob) if blob not in self._new_blobs else None
-        if text is None:
-            raise HarnessError(f"restore of {path} names blob {blob}, which is not stored")
-        return self.write(path, text, operation=operation, mode=mode, path_field=path_field)
+        """Queues putting a stored blob back at `path` (undo, restoring from the base).
+
+        Raises:
+            HarnessError: The blob was never stored (a bug: blobs are never removed).
+        """
+        return self.write(path, self._blob_text(blob), operation=operation, mode=mode, path_field=path_field)
 
     def delete(self, path: str, *, operation: Operation, path_field: str = "path") -> None:
         """Queues deleting the file at `path`.

@@ -120,3 +120,12 @@ def test_check_text_refuses_binary_unencodable_and_oversized_text(text: str) -> 
 
 def test_check_text_returns_the_utf8_size() -> None:
     assert check_text("é") == 2
+
+
+def test_a_writer_restores_a_blob_it_stored_earlier_in_the_same_batch() -> None:
+    writer = TreeWriter(State())
+    entry = writer.write("a.py", "new\n", operation="generate")
+    writer.restore("b.py", entry.blob, 0o644, operation="generate")
+    assert writer.text("b.py") == "new\n"
+    with pytest.raises(HarnessError):
+        writer.restore("c.py", "0" * 64, 0o644, operation="generate")
