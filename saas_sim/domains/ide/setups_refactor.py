@@ -274,6 +274,9 @@ def _build(rng: random.Random, move: bool, n: int) -> Staged:
         "call_site_count": len(sites), "allowed_paths": allowed, "test_path": visible,
         "distractor_path": DISTRACTOR, "first_caller": f"{PACKAGE}/{callers[0][0]}.py",
         "first_caller_fn": callers[0][1],
+        # Line counts, so scripted agents can append (insert_text after the last line).
+        "old_path_lines": len(files[src_path].splitlines()),
+        "first_caller_lines": len(files[f"{PACKAGE}/{callers[0][0]}.py"].splitlines()),
     }
     for k, path in enumerate(edited):
         bindings.update({f"edit_{k}_path": path, f"edit_{k}_old": files[path], f"edit_{k}_new": oracle[path]})
