@@ -25,6 +25,15 @@ if ! getent passwd "$RUN_USER" >/dev/null; then
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$RUN_USER"
 fi
 
+# Without bwrap (the fallbacks) the run user reads the interpreter from the host: say so if it cannot.
+PY="${SAAS_SIM_PYTHON:-$(dirname "$0")/../.venv/bin/python}"
+BASE=$("$PY" -c "import sys; print(sys.base_prefix)" 2>/dev/null || true)
+SEEN=$(setpriv --reuid "$RUN_USER" --regid "$(id -g "$RUN_USER")" --clear-groups \
+  "$PY" -c "import sys; print(sys.base_prefix)" 2>/dev/null || true)
+if [ -x "$PY" ] && [ "$BASE" != "$SEEN" ]; then
+  echo "setup_sandbox: note: $RUN_USER cannot read $PY's standard library; only bwrap and unshare expose it"
+fi
+
 # A quick proof that the sandbox works here: a bwrap child with no network, as the run user.
 if bwrap --unshare-all --die-with-parent --ro-bind / / --uid "$(id -u "$RUN_USER")" true 2>/dev/null; then
   echo "setup_sandbox: bwrap $(bwrap --version | awk '{print $2}') usable; run user $RUN_USER"

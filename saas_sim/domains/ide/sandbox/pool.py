@@ -24,14 +24,25 @@ from pathlib import Path
 from typing import IO, Any
 
 from saas_sim.core.clock import perf_ns
-from saas_sim.domains.ide.sandbox.profile import ENV, SCRATCH, Limits, detect_isolation, launch_command, run_user
+from saas_sim.domains.ide.sandbox.profile import (
+    ENV,
+    SCRATCH,
+    Limits,
+    detect_isolation,
+    interpreter_prefixes,
+    launch_command,
+    run_user,
+)
 from saas_sim.domains.ide.sandbox.report import Isolation
 from saas_sim.errors import HarnessError
 
-__all__ = ["GRACE_S", "Reply", "Worker", "WorkerPool", "default_pool"]
+__all__ = ["GRACE_S", "MAX_WORKERS", "Reply", "Worker", "WorkerPool", "default_pool"]
 
 GRACE_S = 5.0
 """How long a worker may take to answer after a cancel before it is killed with its sandbox."""
+
+MAX_WORKERS = min(8, 2 * (os.cpu_count() or 1))
+"""How many workers (runs at once) a pool keeps at most: as many as the runtime's effect threads."""
 
 START_TIMEOUT_S = 30.0
 """How long a worker may take to start (sandbox, interpreter, pytest import)."""
@@ -85,8 +96,12 @@ class Worker:
         src = _SOURCE.encode()
         user = run_user()
         self._send(b"%010d" % len(src) + src)
+        mounts = isolation == "unshare"
+        if mounts:
+            disk = [self.scratch, "/tmp"]
         self._send_frame({"uid": user.uid, "gid": user.gid, "pidns": isolation != "rlimits", "disk_paths": disk,
-                         "scratch": self.scratch})
+                          "scratch": self.scratch, "private_mounts": mounts, "expose": interpreter_prefixes(),
+                          "tmpfs_bytes": limits.disk_bytes + (16 << 20)})
         hello = self._read_frame(START_TIMEOUT_S)
         if hello is None or not hello.get("ready"):
             tail = self.stderr_tail()
@@ -143,11 +158,13 @@ class Worker:
             (reply, timed_out): the reply (None when the worker died or hung and was killed) and whether the
             wall timeout hit.
         """
+        tree = os.path.join(self.scratch, "tree")
+        env = {**request["env"], "TMPDIR": self.tmp, "HOME": self.tmp}
         try:
-            self._send_frame({**request, "tree": os.path.join(self.scratch, "tree"), "wipe": [self.tmp]})
+            self._send_frame({**request, "env": env, "tree": tree, "wipe": [self.tmp]})
             reply = self._read_frame(timeout_s)
             if reply is not None:
-                return reply, False
+                return {**reply, "tree": tree}, False
             if not self.alive():
                 return None, False
             self._send(b"C")
@@ -156,7 +173,8 @@ class Worker:
             reply = None
         if reply is None:
             self.kill()
-        return reply, True
+            return None, True
+        return {**reply, "tree": tree}, True
 
     def stderr_tail(self) -> str:
         """The last lines the worker wrote to its stderr (start-up failures)."""
@@ -190,26 +208,35 @@ class WorkerPool:
     Args:
         isolation: The sandbox for every worker (default: the strongest this host has).
         limits: The limits of every run.
+        max_workers: How many runs go at once; more callers wait for a worker.
     """
 
-    def __init__(self, isolation: Isolation | None = None, limits: Limits | None = None) -> None:
+    def __init__(self, isolation: Isolation | None = None, limits: Limits | None = None,
+                 max_workers: int = MAX_WORKERS) -> None:
         self.isolation: Isolation = isolation or detect_isolation()
         self.limits = limits or Limits()
+        self.max_workers = max_workers
         self._idle: list[Worker] = []
         self._all: set[Worker] = set()
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(max_workers)
         self.started = 0
 
     def acquire(self) -> Worker:
-        """An idle live worker, or a new one."""
-        with self._lock:
-            while self._idle:
-                worker = self._idle.pop()
-                if worker.alive():
-                    return worker
-                self._all.discard(worker)
-                worker.kill()
-        worker = Worker(self.isolation, self.limits)
+        """An idle live worker, or a new one; waits while `max_workers` runs are under way."""
+        self._slots.acquire()
+        try:
+            with self._lock:
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        return worker
+                    self._all.discard(worker)
+                    worker.kill()
+            worker = Worker(self.isolation, self.limits)
+        except BaseException:
+            self._slots.release()
+            raise
         with self._lock:
             self._all.add(worker)
             self.started += 1
@@ -223,6 +250,7 @@ class WorkerPool:
             else:
                 self._all.discard(worker)
                 worker.kill()
+        self._slots.release()
 
     def warm(self, n: int) -> None:
         """Starts workers until `n` are idle."""

@@ -5,8 +5,12 @@ Isolation is detected once per process, strongest first, and recorded in every r
 * `bwrap`: bubblewrap (installed by .ci/setup_sandbox.sh): new pid, net, ipc and uts namespaces, an empty
   root with the interpreter bound read-only, private size-capped tmpfs mounts for /tmp and the tree copy,
   nothing else (not the repository, not the host's /tmp);
-* `unshare`: util-linux unshare (pid, net, ipc, uts namespaces), the host file system visible;
-* `rlimits`: rlimits and the run user only.
+* `unshare`: util-linux unshare (pid, net, ipc, uts and mount namespaces): private size-capped tmpfs mounts
+  for /tmp and the tree copy, the interpreter made reachable for the run user; the rest of the host's file
+  system stays visible (read-only to the run user where its modes say so);
+* `rlimits`: rlimits, the run user and process-group kills only: the network and the host's /tmp are shared,
+  and a child that leaves its process group outlives the run. The run user must be able to read the
+  interpreter here (modules the worker did not pre-import cannot be imported otherwise).
 
 Every child runs as an unprivileged user (`saas-sim-run`, created by the set-up script, else `nobody`) when the
 server is root, so RLIMIT_NPROC applies (the kernel ignores it for root); a non-root server runs children as itself.
@@ -27,7 +31,8 @@ from saas_sim.core.canonical import stable_hash
 from saas_sim.domains.ide.sandbox.report import Isolation
 
 __all__ = [
-    "ENV", "PYTEST_ARGS", "RUN_USERS", "Limits", "RunUser", "detect_isolation", "interpreter_hash", "launch_command",
+    "ENV", "PYTEST_ARGS", "RUN_USERS", "SCRATCH", "Limits", "RunUser", "detect_isolation", "interpreter_hash",
+    "interpreter_prefixes", "launch_command",
     "profile_hash", "run_user",
 ]
 
@@ -60,7 +65,7 @@ pytest.ini, pyproject or setup.cfg cannot add options or plugins), tree modules 
 class Limits:
     """The limits of one run; each is enforced by the kernel (rlimits, tmpfs size) or by the worker's poll."""
 
-    cpu_s: int = 20
+    cpu_s: int = 120
     as_bytes: int = 1 << 30
     nofile: int = 256
     fsize_bytes: int = 16 << 20
@@ -104,6 +109,12 @@ def run_user() -> RunUser:
     return RunUser("nobody", 65534, 65534)
 
 
+def interpreter_prefixes() -> list[str]:
+    """The folders outside /usr that hold the interpreter, its standard library and site-packages."""
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, os.path.dirname(sys.executable))}
+    return sorted(p for p in prefixes if p != "/usr" and not p.startswith("/usr/"))
+
+
 def _ro_binds() -> list[str]:
     """bwrap arguments for the read-only interpreter: /usr, the merged-/usr links, the Python prefixes."""
     args = ["--ro-bind", "/usr", "/usr"]
@@ -113,10 +124,7 @@ def _ro_binds() -> list[str]:
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
     made: set[str] = {"/", "/usr"}
-    prefixes = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, os.path.dirname(sys.executable))})
-    for prefix in prefixes:
-        if prefix == "/usr" or prefix.startswith("/usr/"):
-            continue
+    for prefix in interpreter_prefixes():
         parts = prefix.strip("/").split("/")
         for i in range(1, len(parts)):
             parent = "/" + "/".join(parts[:i])

@@ -167,8 +167,11 @@ _PYTEST_TIME = re.compile(r"^(=* ?(?:.*? )?(?:passed|failed|error|errors|skipped
                           r"[^\n]*?) in \d+(?:\.\d+)?s(?: \([^)\n]*\))?( =*)?$", re.MULTILINE)
 
 
-def stable_text(text: str) -> str:
-    """Text with what varies between identical runs removed: object addresses and pytest's timing."""
+def stable_text(text: str, tree: str = "") -> str:
+    """Text with what varies between identical runs removed: the sandbox's tree path (tree-relative paths
+    remain), object addresses and pytest's timing."""
+    if tree:
+        text = text.replace(tree.rstrip("/") + "/", "")
     return _PYTEST_TIME.sub(lambda m: m.group(1) + (m.group(2) or ""), _ADDRESS.sub("0x?", text))
 
 
@@ -176,7 +179,7 @@ def _output(reply: dict[str, Any] | None) -> tuple[str, int]:
     if reply is None:
         return "", 0
     text = str(reply.get("output", ""))
-    return stable_text(text), max(0, int(reply.get("output_bytes", 0)) - len(text.encode()))
+    return stable_text(text, str(reply.get("tree", ""))), max(0, int(reply.get("output_bytes", 0)) - len(text.encode()))
 
 
 def run_pytest(
@@ -224,7 +227,7 @@ def run_pytest(
     args += ["--", *(selected or [])]
     reply, timed_out, records, tamper, _, wall_ms, pool_ = _execute(
         "pytest", shown, timeout_s, pool_, args=args, hidden=dict(sorted(served.items())))
-    # The worker gives paths relative to the sandbox's tree; `served` paths become absolute there.
+    tree_dir = str((reply or {}).get("tree", ""))
     tests: dict[str, str] = {}
     failures: dict[str, str] = {}
     collect: dict[str, str] = {}
@@ -241,10 +244,10 @@ def run_pytest(
                 outcome = str(record.get("outcome"))
                 tests[nodeid] = outcome if outcome in ("passed", "failed", "error", "skipped") else "failed"
         elif kind == "failure":
-            failures[str(record.get("nodeid"))] = stable_text(str(record.get("head", "")))
+            failures[str(record.get("nodeid"))] = stable_text(str(record.get("head", "")), tree_dir)
             memory = memory or bool(record.get("memory"))
         elif kind == "collect":
-            collect[str(record.get("nodeid"))] = stable_text(str(record.get("head", "")))
+            collect[str(record.get("nodeid"))] = stable_text(str(record.get("head", "")), tree_dir)
         elif kind == "tamper":
             what = record.get("what")
             tamper.extend(f"patched: {w}" for w in (what if isinstance(what, list) else [what]))

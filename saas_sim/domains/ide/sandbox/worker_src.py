@@ -37,6 +37,7 @@ import json
 import math
 import operator
 import os
+import pdb
 import random
 import re
 import resource
@@ -46,6 +47,7 @@ import signal
 import statistics
 import string
 import sys
+import textwrap
 import typing
 import unittest
 import unittest.mock
@@ -62,8 +64,9 @@ import pytest
 from _pytest.config import default_plugins, essential_plugins
 
 PRELOADED = (collections, dataclasses, datetime, decimal, enum, fractions, functools, itertools, math, operator,
-             random, re, statistics, string, typing, unittest, unittest.mock, pluggy)
-"""Imported before any tree exists, so that a tree file with one of these names cannot shadow it."""
+             pdb, random, re, statistics, string, textwrap, typing, unittest, unittest.mock, pluggy)
+"""Imported before any tree exists, so that a tree file with one of these names cannot shadow it (and, in the
+`rlimits` sandbox on a host whose interpreter the run user cannot read, so that pytest still runs)."""
 
 # pytest imports its built-in plugins lazily, on the first main(): here, once, not in every child.
 for _name in (*essential_plugins, *default_plugins):
@@ -355,6 +358,9 @@ def child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> None:
         sys.stdin = open(0, closefd=False)  # noqa: SIM115
         os.environ.clear()
         os.environ.update(req["env"])
+        import tempfile
+
+        tempfile.tempdir = None  # the warm-up cached the worker's; the run's TMPDIR applies
         tree = req["tree"]
         os.chdir(tree)
         # The tree goes after the standard library and site-packages: a tree module cannot shadow them.
@@ -513,6 +519,7 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
     _wipe(scratch)
     for path in req["wipe"]:
         _wipe(path)
+        os.makedirs(path, exist_ok=True)
     os.makedirs(tree, exist_ok=True)
     _materialize(tree, req["files"])
     stdin_path = os.path.join(scratch, ".stdin")
@@ -622,6 +629,44 @@ def _warm_up(scratch: str) -> None:
         os.rmdir(root)
 
 
+_MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    enc = [None if v is None else v.encode() for v in (source, target, fstype, data)]
+    if libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {source} on {target}: {os.strerror(err)}")
+
+
+def _private_mounts(conf: dict[str, Any]) -> None:
+    """In the `unshare` sandbox (a mount namespace of its own, still root): private size-capped tmpfs mounts
+    for the scratch folder and /tmp, and the interpreter made reachable for the run user where a closed
+    folder (such as /root, mode 0700) holds it: a tmpfs over the closed folder with the prefix bound back
+    read-only. Nothing of this is visible outside the namespace."""
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    size = int(conf["tmpfs_bytes"])
+    stage = os.path.join(conf["scratch"], ".stage")
+    os.makedirs(stage, exist_ok=True)
+    for i, prefix in enumerate(conf["expose"]):
+        parts = prefix.strip("/").split("/")
+        closed = next((d for d in ("/" + "/".join(parts[:k]) for k in range(1, len(parts)))
+                       if not os.stat(d).st_mode & 0o001), None)
+        if closed is None:
+            continue
+        held = os.path.join(stage, str(i))
+        os.makedirs(held, exist_ok=True)
+        _mount(prefix, held, None, _MS_BIND | _MS_REC)
+        _mount("tmpfs", closed, "tmpfs", 0, "mode=0755,size=1m")
+        os.makedirs(prefix, exist_ok=True)
+        _mount(held, prefix, None, _MS_BIND | _MS_REC)
+        _mount(None, prefix, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
+    _mount("tmpfs", "/tmp", "tmpfs", 0, f"mode=1777,size={size}")
+    os.makedirs(conf["scratch"], exist_ok=True)  # the host's folder may now be under the private /tmp
+    _mount("tmpfs", conf["scratch"], "tmpfs", 0, f"mode=0777,size={size}")
+
+
 def _drop_privileges(uid: int, gid: int) -> None:
     if os.getuid() == 0 and uid != 0:
         os.setgroups([])
@@ -637,6 +682,8 @@ def main() -> None:
     global PIDNS
     conf = read_frame(0)
     PIDNS = bool(conf["pidns"])
+    if conf.get("private_mounts") and os.getuid() == 0:
+        _private_mounts(conf)
     _drop_privileges(int(conf["uid"]), int(conf["gid"]))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # A child's exit wakes the worker's select at once (no poll interval at the end of every run).
