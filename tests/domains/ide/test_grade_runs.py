@@ -249,3 +249,24 @@ def test_strict_equal_tells_every_type_apart(index: int) -> None:
     value, others = KINDS[index], KINDS[:index] + KINDS[index + 1:]
     assert strict_equal(plain_value(value), plain_value(value))
     assert not any(strict_equal(plain_value(value), plain_value(o)) for o in others)
+
+
+def test_the_grading_outcome_is_the_same_in_other_processes() -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    code = ("import json\nfrom tests.domains.ide.test_grade_runs import grade, BUGGY\n"
+            "print(json.dumps(grade({'acme/calc.py': BUGGY + '# edited\\n'}), sort_keys=True))\n")
+    outs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+        done = subprocess.run([sys.executable, "-B", "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                              timeout=300, check=True)
+        outs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert outs[0] == outs[1]
+    assert outs[0]["tests"]["_grader/test_hidden_calc.py::test_add_pos"] == "failed"
+    assert "wall_ms" not in outs[0]
