@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from saas_sim.domains.ide.paths import MAX_DEPTH, is_tree_path, normalize_path, parent_dirs
@@ -45,6 +45,7 @@ def test_parent_dirs_lists_enclosing_folders_outermost_first() -> None:
     assert parent_dirs("c.py") == []
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=80))
 def test_any_text_either_normalizes_to_a_tree_path_or_is_an_invalid_argument(raw: str) -> None:
     code: str | None = None
@@ -66,6 +67,7 @@ def test_any_text_either_normalizes_to_a_tree_path_or_is_an_invalid_argument(raw
     path.encode("utf-8")  # always encodable
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(["a", "b", "..", ".", "", "c.py"]), max_size=8))
 def test_joined_parts_with_dot_dot_never_normalize(parts: list[str]) -> None:
     raw = "/".join(parts)

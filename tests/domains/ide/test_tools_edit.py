@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from saas_sim.core.state import State
@@ -227,7 +227,8 @@ def _apply(runner: IdeRunner, op: tuple[str, str, str]) -> str | None:
     return path
 
 
-@settings(max_examples=150, deadline=None)
+# Data generation is cheap, but a loaded CI machine can make Hypothesis think otherwise.
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_OPS)
 def test_undoing_every_change_in_reverse_gives_back_the_base_tree(ops: list[tuple[str, str, str]]) -> None:
     runner = IdeRunner(world({"a.txt": "a\n", "d/c.txt": "c\n", "g.py": "x = 1\n"}))
@@ -245,7 +246,7 @@ def test_undoing_every_change_in_reverse_gives_back_the_base_tree(ops: list[tupl
     assert tree_hash(runner.state) == base
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_OPS)
 def test_folding_the_recorded_events_rebuilds_the_same_state(ops: list[tuple[str, str, str]]) -> None:
     start = world({"a.txt": "a\n", "g.py": "x = 1\n"})
