@@ -184,3 +184,29 @@ class TestSubmit:
 
     def test_an_empty_summary_is_refused(self, ide: EffectRunner) -> None:
         assert ide.error("ide.submit", summary="").details["fields"] == ["summary"]
+
+
+class TestThroughTheRuntime:
+    async def test_run_tools_record_replay_and_fork_exactly(self) -> None:
+        from saas_sim.runtime.audit import reissued_call_id
+        from saas_sim.runtime.environment import Environment
+        from saas_sim.runtime.replay import replay
+
+        async with Environment("sqlite+aiosqlite:///:memory:") as env:
+            episode = await env.start(env.scenario("ide/fix-off-by-one"), 0)
+            tests = await episode.call("ide.run_tests", {})
+            assert tests.ok and tests.value["status"] == "ok" and tests.value["counts"]["passed"] > 0
+            program = await episode.call("ide.run_python", {"code": "print(6 * 7)"})
+            assert program.ok and program.value["output"] == "42\n"
+            bad = await episode.call("ide.run_tests", {"targets": ["../outside.py"]})
+            assert not bad.ok and bad.error is not None and bad.error.code == "invalid_argument"
+            report, _ = await replay(env, episode.trajectory)
+            assert report.identical, report.describe()
+            child = await episode.fork(1)
+            for step in episode.trajectory.steps[1:]:
+                await child.call(step.tool, step.args, reissued_call_id(step.call_id))
+            assert child.state_hash == episode.state_hash
+            grade = await episode.grade()
+            assert grade.valid and grade.score == 0.0  # nothing fixed: the hidden tests still fail
+            await child.close()
+            await episode.close()
