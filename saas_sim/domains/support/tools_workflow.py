@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import bad_args, conflict, denied, require
 from saas_sim.core.tools import READ, WRITE, ToolArgs, ToolContext
 from saas_sim.domains.support import events as ev
@@ -26,10 +27,10 @@ from saas_sim.domains.support.tool_helpers import acting_agent, open_ticket
 from saas_sim.domains.support.tools_tickets import emit_solved_reaction, post_reply, react_to_reply
 from saas_sim.domains.support.views_tickets import MessageView, ReplyResult, TicketSummary
 from saas_sim.domains.support.views_workflow import (
-    AgentList,
+    AgentPage,
     AgentView,
     EscalationView,
-    MacroList,
+    MacroPage,
     MacroView,
     MergeResult,
     TicketUpdate,
@@ -154,29 +155,30 @@ def assign_ticket(ctx: ToolContext, args: AssignArgs) -> TicketUpdate:
     return TicketUpdate(ticket=_summary(ctx, ticket.id))
 
 
-class ListAgentsArgs(ToolArgs):
+class ListAgentsArgs(PageArgs):
     group: Group | None = Field(default=None, description="Only agents of this group; null for all.")
 
 
 @kit.tool(READ)
-def list_agents(ctx: ToolContext, args: ListAgentsArgs) -> AgentList:
+def list_agents(ctx: ToolContext, args: ListAgentsArgs) -> AgentPage:
     """Lists agents by id with their groups, role and number of active (new/open/pending/on-hold) tickets."""
     load: dict[str, int] = {}
     for t in ctx.table(TICKETS):
         if t.assignee_id and t.status in ACTIVE_STATUSES:
             load[t.assignee_id] = load.get(t.assignee_id, 0) + 1
     agents = [a for a in ctx.table(AGENTS) if args.group is None or args.group in a.groups]
-    return AgentList(agents=[AgentView.of(a, active_tickets=load.get(a.id, 0)) for a in agents])
+    return AgentPage.of(agents, lambda a: (a.id,), args,
+                        view=lambda a: AgentView.of(a, active_tickets=load.get(a.id, 0)))
 
 
-class ListMacrosArgs(ToolArgs):
+class ListMacrosArgs(PageArgs):
     pass
 
 
 @kit.tool(READ)
-def list_macros(ctx: ToolContext, args: ListMacrosArgs) -> MacroList:
+def list_macros(ctx: ToolContext, args: ListMacrosArgs) -> MacroPage:
     """Lists every macro (canned reply plus actions), by id."""
-    return MacroList(macros=[MacroView.of(m) for m in ctx.table(MACROS)])
+    return MacroPage.of(ctx.table(MACROS), lambda m: (m.id,), args, view=MacroView.of)
 
 
 class ApplyMacroArgs(ToolArgs):

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from saas_sim.core.paging import Page
 from saas_sim.core.tools import ToolResult
 from saas_sim.domains.support.tool_helpers import RecordView
 from saas_sim.domains.support.views_tickets import MessageView, TicketSummary
 
 __all__ = [
-    "AgentList",
+    "AgentPage",
     "AgentView",
     "EscalationView",
-    "MacroList",
+    "MacroPage",
     "MacroView",
     "MergeResult",
     "TicketUpdate",
@@ -44,10 +45,8 @@ class MacroView(RecordView):
     add_tags: list[str]
 
 
-class MacroList(ToolResult):
-    """All macros, by id."""
-
-    macros: list[MacroView]
+class MacroPage(Page[MacroView]):
+    """One page of macros, by id."""
 
 
 class AgentView(RecordView):
@@ -61,10 +60,8 @@ class AgentView(RecordView):
     active_tickets: int
 
 
-class AgentList(ToolResult):
-    """Agents, by id."""
-
-    agents: list[AgentView]
+class AgentPage(Page[AgentView]):
+    """One page of agents, by id."""
 
 
 class EscalationView(RecordView):

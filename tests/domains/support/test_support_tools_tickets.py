@@ -203,6 +203,9 @@ class TestAgentFacingConvention:
         ("support.search_tickets", {"query": "order"}),
         ("support.search_customers", {"name": "a"}),
         ("support.search_kb_articles", {"query": "how to use the product"}),
+        ("support.list_customer_orders", {"customer_id": "cus_000001"}),
+        ("support.list_agents", {}),
+        ("support.list_macros", {}),
     ])
     def test_list_and_search_tools_page_twenty_items_by_default_and_cover_every_match_once(
             self, desk: Desk, tool: str, args: dict[str, object]) -> None:

@@ -66,16 +66,16 @@ class TestRouting:
         assert err.code == "invalid_argument"
 
     def test_list_agents_shows_groups_and_load(self, desk: Desk) -> None:
-        agents = desk.call("support.list_agents", group="vip").agents
+        agents = desk.call("support.list_agents", group="vip").items
         assert agents and all("vip" in a.groups for a in agents)
-        assert sum(a.active_tickets for a in desk.call("support.list_agents").agents) > 0
+        assert sum(a.active_tickets for a in desk.call("support.list_agents").items) > 0
         err = desk.error("support.list_agents", group="sales")
         assert err.code == "invalid_argument"
 
 
 class TestMacros:
     def test_list_and_apply(self, desk: Desk) -> None:
-        macros = desk.call("support.list_macros").macros
+        macros = desk.call("support.list_macros").items
         ask = next(m for m in macros if m.title == "Ask for the order number")
         t = ticket_in(desk, "new", "refund")
         out = desk.call("support.apply_macro", ticket_id=t.id, macro_id=ask.id)
