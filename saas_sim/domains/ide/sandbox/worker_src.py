@@ -173,8 +173,9 @@ class GraderPlugin:
         head: How many characters of each failure to keep.
     """
 
-    def __init__(self, fd: int, nonce: str, head: int, hidden: HiddenSources) -> None:
-        self.fd, self.nonce, self.head, self.hidden = fd, nonce, head, hidden
+    def __init__(self, fd: int, nonce: str, head: int, hidden: HiddenSources, guard_tree: bool) -> None:
+        self.fd, self.nonce, self.head, self.hidden, self.guard_tree = fd, nonce, head, hidden, guard_tree
+        self.tree_stat: dict[str, tuple[int, int, int]] = {}
         self.own = {k: v for k, v in type(self).__dict__.items() if callable(v)}
         self.outcomes: dict[str, str] = {}
         self.manager: Any = None
@@ -198,6 +199,7 @@ class GraderPlugin:
                 file = getattr(plugin, "__file__", None)
                 if not (isinstance(file, str) and os.path.realpath(file) in self.conftests):
                     bad.append(f"a plugin registered at run time: {getattr(plugin, '__name__', type(plugin).__name__)}")
+        bad += self.changed_files()
         if sys.gettrace() is not None or sys.getprofile() is not None:
             bad.append("a trace or profile function was installed")
         if item is not None and ("runtest" in vars(item) or type(item).__dict__.get("runtest", None) not in (
@@ -211,12 +213,21 @@ class GraderPlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> None:
-        """Notes the plugins and conftest files that exist before any test module (or agent code) is imported."""
+        """Notes the plugins, conftest files and (grading) every tree file's identity before any test module,
+        and so any agent code, is imported."""
         self.manager = session.config.pluginmanager
         self.plugins_at_start = {id(p) for p in self.manager.get_plugins()}
         root = str(session.config.rootpath)
         self.conftests = {os.path.realpath(os.path.join(d, "conftest.py"))
                           for d, _, names in os.walk(root) if "conftest.py" in names}
+        if self.guard_tree:
+            self.tree_stat = {path: stat for path in _tree_paths(root) if (stat := _identity(path)) is not None}
+
+    def changed_files(self) -> list[str]:
+        """Tree files changed, replaced or removed since collection began (grading: agent code rewriting a test
+        or conftest on disk before pytest reads it; the change time cannot be set back)."""
+        changed = [p for p, stat in self.tree_stat.items() if _identity(p) != stat]
+        return [f"a tree file changed during the run: {p}" for p in sorted(changed)[:5]]
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -250,7 +261,11 @@ class GraderPlugin:
             self.emit({"kind": "test", "nodeid": item.nodeid, "outcome": self.outcomes.get(item.nodeid, "error")})
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Every hidden module must have come from the grader's finder (not from a finder agent code added)."""
+        """Every hidden module must have come from the grader's finder (not from a finder agent code added), and
+        no tree file may have changed while the test modules were imported."""
+        changed = self.changed_files()
+        if changed:
+            self.emit({"kind": "tamper", "what": changed})
         for name in self.hidden.names:
             module = sys.modules.get(name)
             spec = getattr(module, "__spec__", None)
@@ -269,6 +284,19 @@ class GraderPlugin:
         if bad:
             self.emit({"kind": "tamper", "what": bad})
         self.emit({"kind": "end", "count": len(self.outcomes)})
+
+
+def _tree_paths(root: str) -> list[str]:
+    return [os.path.join(d, n) for d, _, names in os.walk(root) for n in names]
+
+
+def _identity(path: str) -> tuple[int, int, int] | None:
+    """A file's inode, change time and size: any write, replacement or removal changes it."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_ctime_ns, st.st_size)
 
 
 class HiddenSources:
@@ -369,7 +397,7 @@ def child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> None:
         kind = req["kind"]
         if kind == "pytest":
             hidden = HiddenSources({k: (os.path.join(tree, v[0]), v[1]) for k, v in req["hidden"].items()})
-            plugin = GraderPlugin(keep, req["nonce"], int(req["head"]), hidden)
+            plugin = GraderPlugin(keep, req["nonce"], int(req["head"]), hidden, bool(req["hidden"]))
             code = int(pytest.main(list(req["args"]), plugins=[plugin]))
         elif kind == "python":
             sys.argv = [req.get("module") or "-c", *req["argv"]]
