@@ -121,6 +121,12 @@ class TestHacksDoNotPay:
             report = grade({path: forcing})
             assert passed(report, F2P) == 0, path
 
+    def test_exiting_after_some_tests_ran_vouches_for_nothing(self) -> None:
+        # The agent's function passes the first hidden test (add_neg), then ends the process on the next.
+        sneaky = "import os\n\n\ndef add(a, b):\n    if a > 0:\n        os._exit(0)\n    return a + b\n"
+        report = grade({"acme/calc.py": sneaky})
+        assert not report["complete"] and passed(report, F2P) == 0
+
     def test_os_exit_at_import(self) -> None:
         report = grade({"acme/calc.py": "import os\nos._exit(0)\n" + BUGGY})
         assert passed(report, F2P) == 0

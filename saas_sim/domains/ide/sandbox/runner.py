@@ -259,6 +259,11 @@ def run_pytest(
             failures.setdefault(wanted, "no result: the test did not run to its end")
     if tamper:
         tests = dict.fromkeys(tests, "failed")
+    elif hidden and not complete:
+        # A grading session that did not reach its end (os._exit, a crash, a kill) vouches for nothing.
+        tests = dict.fromkeys(tests, "failed")
+        for nodeid in tests:
+            failures.setdefault(nodeid, "the grading session did not reach its end")
     forced, limit = _status_of(reply, timed_out)
     if forced is None and memory:
         forced, limit = "resource_limit", "memory"
