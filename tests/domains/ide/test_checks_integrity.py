@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from saas_sim.domains.ide.checks_integrity import diff_in_scope, no_tamper, protected_unchanged
+from saas_sim.domains.ide.setup_helpers import diff_lines
 from saas_sim.domains.ide.setups_bugfix import inject_bugs
 from saas_sim.domains.ide.tamper import scan
 from tests.domains.ide.tasks import check_ctx, edit, files_of, staged
@@ -99,3 +100,11 @@ def test_constraints_name_what_they_found() -> None:
 ])
 def test_ordinary_code_is_no_tamper(line: str) -> None:
     assert scan({"acme/x.py": "x = 1\n"}, {"acme/x.py": f"x = 1\n{line}\n"}) == []
+
+
+def test_diff_size_counts_changed_lines_of_a_huge_file() -> None:
+    a = "".join(f"x{k} = {k}\n" for k in range(20_000))
+    b = "".join(f"x{k} = {k * 3 % 7919}\n" for k in range(20_000))
+    assert diff_lines(a, b) == 2 * sum(1 for k in range(20_000) if k != k * 3 % 7919)
+    assert diff_lines("a\nb\n", "a\nc\n") == 2
+    assert diff_lines("a\nb\n", "b\na\n") == 0
