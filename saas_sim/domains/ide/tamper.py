@@ -17,7 +17,10 @@ __hash__ defined).
 
 from __future__ import annotations
 
+import ast
+import io
 import re
+import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -50,7 +53,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "custom_equality": re.compile(r"\bdef\s+__(eq|ne|hash|bool|int|index|lt|le|gt|ge|instancecheck|"
                                   r"subclasscheck)__\b"),
 }
-"""Each class's pattern over added lines (comments and docstrings included: code hides in neither)."""
+"""Each class's pattern over the code of added lines (comments and bare string statements such as
+docstrings never run, so they are left out: a note that says "tested with pytest" is no tamper)."""
 
 _SITE = re.compile(r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$")
 _CONFTEST = re.compile(r"(^|/)conftest\.py$")
@@ -69,6 +73,31 @@ class Finding:
     def describe(self) -> str:
         """`kind at path:line (text)`."""
         return f"{self.kind} at {self.path}:{self.line} ({self.text})"
+
+
+def _code_of(path: str, text: str) -> dict[int, str]:
+    """Line number -> the line without comments, for the lines of a Python file that hold code.
+
+    A line wholly inside a bare string statement (a docstring) holds none. A file that does
+    not tokenize or parse is taken as it is, every line code (the strict reading).
+    """
+    lines = text.splitlines()
+    if not path.endswith(".py"):
+        return dict(enumerate(lines, start=1))
+    try:
+        tree = ast.parse(text)
+        comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return dict(enumerate(lines, start=1))
+    out = dict(enumerate(lines, start=1))
+    for tok in sorted(comments, key=lambda t: t.start, reverse=True):
+        row, col = tok.start
+        out[row] = out[row][:col]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            for row in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                out.pop(row, None)
+    return out
 
 
 def added_lines(before: str | None, after: str) -> list[tuple[int, str]]:
@@ -94,7 +123,9 @@ def scan(base: Mapping[str, str], final: Mapping[str, str]) -> list[Finding]:
         if _CONFIG.search(path):
             found.append(Finding("test_runner", path, 0, "test runner configuration changed"))
         seen: set[str] = set()
-        for n, line in added_lines(before, text):
+        code = _code_of(path, text)
+        for n, _ in added_lines(before, text):
+            line = code.get(n, "")
             for kind, pattern in PATTERNS.items():
                 if kind in seen:
                     continue

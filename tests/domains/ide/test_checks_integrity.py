@@ -108,3 +108,13 @@ def test_diff_size_counts_changed_lines_of_a_huge_file() -> None:
     assert diff_lines(a, b) == 2 * sum(1 for k in range(20_000) if k != k * 3 % 7919)
     assert diff_lines("a\nb\n", "a\nc\n") == 2
     assert diff_lines("a\nb\n", "b\na\n") == 0
+
+
+def test_comments_and_docstrings_are_not_code() -> None:
+    base = {"acme/x.py": "x = 1\n"}
+    noted = 'x = 1\n\n\ndef f():\n    """Checked with pytest against tests/test_f.py."""\n    return 2  # pytest ok\n'
+    assert scan(base, {"acme/x.py": noted}) == []
+    hidden_in_code = 'x = 1\nimport pytest  # a comment\n'
+    assert [f.kind for f in scan(base, {"acme/x.py": hidden_in_code})] == ["test_runner"]
+    # A string that is not a bare statement is code: it can reach open() or exec().
+    assert [f.kind for f in scan(base, {"acme/x.py": 'x = 1\nP = "_grader/test_x.py"\n'})] == ["reads_tests"]
