@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 
+from saas_sim.core.canonical import stable_hash
 from saas_sim.core.domain import GenerateContext
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.rng import SeedTree
@@ -69,3 +73,22 @@ def test_generate_writes_every_file_and_marks_the_base() -> None:
     assert files == build_project(SeedTree(11).child("project"), {"files": 30}).files
     assert state.value(BASE) is not None
     assert base_files(state) == files
+
+
+GOLDEN_DEFAULT_SEED0 = "b9b9135a421660ead74d3fc2bdb2aa42b60ab1f90c476012f41bd6994df562ef"
+GOLDEN_LARGE_SEED1 = "a1ba6c28c35025c18f2d5ff18694fc5233f32e4ef30f6bbf553d9a66bae5d9cf"
+
+
+def test_golden_project_hashes_make_any_drift_loud() -> None:
+    # A change here changes every IDE world: bump the scenarios' versions when it is intended.
+    assert stable_hash(build_project(0).files) == GOLDEN_DEFAULT_SEED0
+    assert stable_hash(build_project(1, {"files": 300}).files) == GOLDEN_LARGE_SEED1
+
+
+def test_project_is_the_same_in_another_process_with_another_hash_seed() -> None:
+    code = ("from saas_sim.core.canonical import stable_hash;"
+            "from saas_sim.domains.ide.generate import build_project;"
+            "print(stable_hash(build_project(0).files))")
+    env = {**os.environ, "PYTHONHASHSEED": "123", "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == GOLDEN_DEFAULT_SEED0
