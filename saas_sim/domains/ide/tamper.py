@@ -87,7 +87,7 @@ def _code_of(path: str, text: str) -> dict[int, str]:
     try:
         tree = ast.parse(text)
         comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
-    except (SyntaxError, tokenize.TokenError, ValueError):
+    except (SyntaxError, tokenize.TokenError, ValueError, RecursionError, MemoryError):
         return dict(enumerate(lines, start=1))
     out = dict(enumerate(lines, start=1))
     for tok in sorted(comments, key=lambda t: t.start, reverse=True):

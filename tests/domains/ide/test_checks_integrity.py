@@ -118,3 +118,10 @@ def test_comments_and_docstrings_are_not_code() -> None:
     assert [f.kind for f in scan(base, {"acme/x.py": hidden_in_code})] == ["test_runner"]
     # A string that is not a bare statement is code: it can reach open() or exec().
     assert [f.kind for f in scan(base, {"acme/x.py": 'x = 1\nP = "_grader/test_x.py"\n'})] == ["reads_tests"]
+
+
+def test_a_python_file_that_does_not_parse_is_scanned_line_by_line() -> None:
+    # A moved .txt or a nesting the parser refuses: never a harness error, every line read as code.
+    for head in ("x = " + "[" * 300 + "]" * 300, "x = " + "-" * 200_000 + "1", "def broken(:"):
+        found = scan({}, {"acme/d.py": f"{head}\nimport atexit  # hidden\n"})
+        assert [f.kind for f in found] == ["exit_hook"]
