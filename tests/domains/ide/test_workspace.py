@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from saas_sim.core.state import State
+from saas_sim.domains.ide import workspace
 from saas_sim.domains.ide.events import BaseMarked, BlobStored, FileWritten
 from saas_sim.domains.ide.state import FILES, PROJECTION
 from saas_sim.domains.ide.workspace import (
@@ -129,3 +130,15 @@ def test_a_writer_restores_a_blob_it_stored_earlier_in_the_same_batch() -> None:
     assert writer.text("b.py") == "new\n"
     with pytest.raises(HarnessError):
         writer.restore("c.py", "0" * 64, 0o644, operation="generate")
+
+
+def test_the_tree_byte_cap_holds_and_deletes_make_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workspace, "MAX_TREE_BYTES", 10)
+    state = world({"a.txt": "12345"})
+    writer = TreeWriter(state)
+    writer.write("b.txt", "12345", operation="create")
+    with pytest.raises(ToolError) as info:
+        writer.write("c.txt", "1", operation="create")
+    assert info.value.code == "conflict"
+    writer.delete("a.txt", operation="delete")
+    writer.write("c.txt", "1", operation="create")
