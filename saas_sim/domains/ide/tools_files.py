@@ -132,7 +132,7 @@ def find_files(ctx: ToolContext, args: FindFilesArgs) -> FoundFilePage:
 
 class DiffArgs(ToolArgs):
     path: str | None = Field(default=None, max_length=MAX_PATH_CHARS,
-                             description="Only this file or folder; omit for every change.")
+                             description="Only this file or folder; omit (or pass \"\") for every change.")
 
 
 @kit.tool(READ)
@@ -141,7 +141,8 @@ def diff(ctx: ToolContext, args: DiffArgs) -> DiffView:
 
     A long diff is cut; ask for one path to see all of its changes.
     """
-    path = arg_path(args.path) if args.path is not None else None
+    path = arg_path(args.path, allow_root=True) if args.path is not None else None
+    path = path or None  # "" or "." is the whole tree
     base, current = base_table(ctx.state), ctx.table(FILES)
     if path is not None and path not in base and path not in current and not is_dir(base, path) \
             and not is_dir(current, path):

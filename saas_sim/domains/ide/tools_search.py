@@ -41,7 +41,8 @@ class SearchCodeArgs(ToolArgs):
     regex: bool = Field(default=False, description="Treat query as a regular expression (RE2 syntax: no "
                                                    "backreferences or look-around; ^ and $ match at line ends).")
     glob: str | None = Field(default=None, max_length=200,
-                             description="Only files whose path matches this glob (`*.py`, `acme/billing/*`).")
+                             description="Only files whose path matches this glob (`*.py`, `acme/billing/*`); "
+                                         "empty or omitted searches every file.")
     case_sensitive: bool = Field(default=False, description="Match letter case exactly.")
     max_files: int = Field(default=20, ge=1, le=MAX_SEARCH_FILES, description="The most files to show.")
 
@@ -114,7 +115,7 @@ def search_code(ctx: ToolContext, args: SearchCodeArgs) -> SearchResult:
     matches: list[FileMatch] = []
     total_files = total_lines = 0
     for entry in ctx.table(FILES):
-        if args.glob is not None and not glob_matches(entry.id, args.glob):
+        if args.glob and not glob_matches(entry.id, args.glob):
             continue
         text = text_of(ctx, entry)
         lines_hit = _matching_lines(pattern, text)

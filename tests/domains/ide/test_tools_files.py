@@ -114,3 +114,10 @@ def test_diff_of_a_long_change_is_cut_and_says_so() -> None:
     got = runner.call("ide.diff")
     assert got.truncated
     assert got.diff.endswith("ask for one path]\n")
+
+
+def test_diff_and_search_read_an_empty_path_or_glob_as_the_whole_tree() -> None:
+    runner = IdeRunner()
+    runner.call("ide.create_file", path="x.py", content="X = 1\n")
+    assert [f.path for f in runner.call("ide.diff", path="").files] == ["x.py"]
+    assert runner.call("ide.search_code", query="X = 1", glob="").total_files == 1
