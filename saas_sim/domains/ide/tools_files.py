@@ -54,21 +54,24 @@ def list_dir(ctx: ToolContext, args: ListDirArgs) -> DirPage:
     if not is_dir(files, path):
         raise not_found("folder", path, "path")
     prefix = f"{path}/" if path else ""
-    entries: dict[str, DirEntry] = {}
+    shown_files: list[str] = []
     dir_counts: dict[str, int] = {}
     for file_path in files_under(files, path):
         parts = file_path[len(prefix):].split("/")
-        for k in range(1, min(args.depth, len(parts)) + 1):
-            shown = prefix + "/".join(parts[:k])
-            if k == len(parts):
-                entry = files.get(file_path)
-                assert entry is not None
-                entries[shown] = DirEntry(path=shown, kind="file", size=entry.size, files=None)
-            else:
-                dir_counts[shown] = dir_counts.get(shown, 0) + 1
-    for d, n in dir_counts.items():
-        entries[d] = DirEntry(path=d, kind="dir", size=None, files=n)
-    return DirPage.of(entries.values(), lambda e: (e.path,), args)
+        if len(parts) <= args.depth:
+            shown_files.append(file_path)
+        for k in range(1, min(args.depth + 1, len(parts))):
+            folder = prefix + "/".join(parts[:k])
+            dir_counts[folder] = dir_counts.get(folder, 0) + 1
+
+    def view(shown: str) -> DirEntry:
+        if shown in dir_counts:
+            return DirEntry(path=shown, kind="dir", size=None, files=dir_counts[shown])
+        entry = files.get(shown)
+        assert entry is not None
+        return DirEntry(path=shown, kind="file", size=entry.size, files=None)
+
+    return DirPage.of([*shown_files, *dir_counts], lambda p: (p,), args, view=view)
 
 
 class ReadFileArgs(ToolArgs):
@@ -126,8 +129,8 @@ def find_files(ctx: ToolContext, args: FindFilesArgs) -> FoundFilePage:
     """Finds files whose path matches a glob, sorted by path."""
     if "\x00" in args.pattern:
         raise bad_args("pattern contains a NUL byte", ["pattern"])
-    found = [FoundFile(path=e.id, size=e.size) for e in ctx.table(FILES) if glob_matches(e.id, args.pattern)]
-    return FoundFilePage.of(found, lambda f: (f.path,), args)
+    found = [e for e in ctx.table(FILES) if glob_matches(e.id, args.pattern)]
+    return FoundFilePage.of(found, lambda e: (e.id,), args, view=lambda e: FoundFile(path=e.id, size=e.size))
 
 
 class DiffArgs(ToolArgs):
