@@ -163,3 +163,17 @@ def test_larger_worlds_stage_the_same_way() -> None:
 def test_impossible_knobs_are_a_loud_setup_error() -> None:
     with pytest.raises(HarnessError, match="call chain deeper"):
         staged(inject_bugs, 0, {"depth": 2, "units": ["late_fee"]})
+
+
+def test_a_partial_fix_fails_fail_to_pass_tests_under_the_grader() -> None:
+    state, setup, task = staged(inject_bugs, 6, {"bugs": 2, "depth": 1})
+    b = setup.bindings
+    module = next(m for m in CORE_MODULES if m.path == b["module_path"])
+    unit = next(u for u in module.units if u.function == b["function"])
+    sites = {m.describe(): m for m in candidate_mutations(b["clean_text"], unit.chain)}
+    bugs = [sites[str(d)] for d in task.details["bugs"]]  # type: ignore[union-attr]
+    for left_in in bugs:
+        partial = {**files_of(state), b["module_path"]: apply_mutations(b["clean_text"], [left_in])}
+        report = hidden_report(task, partial)
+        failing = [t for t in task.fail_to_pass if report.tests.get(t) != "passed"]
+        assert len(failing) >= 3, left_in.describe()
