@@ -55,7 +55,7 @@ from saas_sim.runtime.call_ids import AUTO_CALL_ID, check_call_id, reissued_call
 from saas_sim.runtime.call_result import CallError, CallResult
 from saas_sim.runtime.effects import LiveOutcomes, effect_record, record_view
 from saas_sim.runtime.faults import decide_fault, fault_error
-from saas_sim.runtime.grade_effects import GradeEffects
+from saas_sim.runtime.grade_effects import GradeEffects, grade_stream_of
 from saas_sim.runtime.grading import Attribution, Grade, assemble_grade, run_checks
 from saas_sim.runtime.recorded_args import copy_json, recordable_args
 from saas_sim.runtime.records import (
@@ -317,17 +317,17 @@ class Episode:
         except Exception:
             return {}, f"grade effects failed to run:\n{traceback.format_exc()}"
         if fresh and not self._closed and self._stale is None:
-            await self._append_records(fresh)
+            await self._graded.persist(self.store, grade_stream_of(self.stream_id), fresh, self._clock.now())
         return out, None
 
     async def _append_records(self, records: Sequence[Event]) -> None:
-        """Appends runtime records that belong to no step (grade effects) after the last step."""
+        """Appends runtime records that belong to no step (the episode's end) after the last step."""
         await self._flush()
         now = self._clock.now()
         pending = [self.store.registry.encode(e, now) for e in records]
         digest = sha256_hex(b"\x1e".join(p.payload for p in pending))[:24]
         result, _ = await to_the_end(self.store.enqueue_pending(
-            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/grade:{digest}"
+            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/end:{digest}"
         ))
         self._version = result.last_version
         self._head = result.head_hash
@@ -429,12 +429,15 @@ class Episode:
         tail = [registry.decode(r) for r in rows[len(self.task.start_events):]]
         self._state = self.task.world.projection.fold(self.task.initial, tail)
         self._version, self._head, self._unwritten = len(rows), rows[-1].hash, []
-        self._graded.restore(tail)
         for out, refs, head, version in logged_steps(rows[self._base_version:], tail[1:]):
             self._note(out, refs, head, version)
             self._clock = SimClock(datetime.fromisoformat(out.sim_time))
         self._step = len(self.trajectory.steps)
         self.truncated = self._limit_error() is not None
+
+    async def restore_grades(self) -> None:
+        """Takes back the grade effects recorded for this episode (with `restore`, by `Environment.resume`)."""
+        await self._graded.restore(self.store, grade_stream_of(self.stream_id))
 
     # internals ---------------------------------------------------------------
     def _header(self, parent: dict[str, Any] | None) -> dict[str, Any]:

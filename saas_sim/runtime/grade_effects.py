@@ -2,26 +2,36 @@
 
 A domain's `grade_effects(state, bindings)` names the slow or impure work its checks need
 (the IDE's hidden test runs). `GradeEffects` keeps each outcome by its request's key: a
-regrade of the same state, a resume in another process (from the log's
-`GradeEffectCompleted` records) and a replay (from the trajectory footer, through
+regrade of the same state, a resume in another process (from the `GradeEffectCompleted`
+records of the episode's grade stream) and a replay (from the trajectory footer, through
 `RecordedOutcomes`) all read it back instead of running the work again.
+
+The records go to a stream of their own beside the episode's (`grade_stream_of`): grading
+observes an episode, so it must not move the episode's chain. A graded episode that goes on,
+its fork and its replay keep the very same hashes as one that was never graded.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from saas_sim.core.domain import GradeEffectsFn
 from saas_sim.core.effects import Effect, EffectOutcome
-from saas_sim.core.events import Event
 from saas_sim.core.state import State
-from saas_sim.errors import HarnessError
+from saas_sim.core.store import EventStore
+from saas_sim.errors import ConcurrencyError, HarnessError
 from saas_sim.runtime.effects import LiveOutcomes, grade_effect_record, record_view
 from saas_sim.runtime.records import GradeEffectCompleted
 
-__all__ = ["GradeEffects"]
+__all__ = ["GradeEffects", "grade_stream_of"]
+
+
+def grade_stream_of(stream_id: str) -> str:
+    """The stream that keeps an episode's grade-effect records."""
+    return f"{stream_id}#grades"
 
 
 class GradeEffects:
@@ -29,12 +39,31 @@ class GradeEffects:
 
     def __init__(self) -> None:
         self._records: dict[str, GradeEffectCompleted] = {}
+        self._version = 0
 
-    def restore(self, events: Iterable[Event]) -> None:
-        """Takes back the records a stream holds (`Environment.resume`)."""
-        for ev in events:
+    async def restore(self, store: EventStore, stream_id: str) -> None:
+        """Takes back the records of an episode's grade stream (`Environment.resume`)."""
+        rows = await store.read(stream_id)
+        for row in rows:
+            ev = store.registry.decode(row)
             if isinstance(ev, GradeEffectCompleted):
                 self._records[ev.key] = ev
+        self._version = len(rows)
+
+    async def persist(self, store: EventStore, stream_id: str, records: Sequence[GradeEffectCompleted],
+                      now: datetime) -> None:
+        """Appends new records to the grade stream.
+
+        Another process grading the same episode at once may win the version: its records are
+        the same outcomes of the same requests or other ones, and this process keeps its own in
+        memory, so the loser reloads the stream's version and does not write twice.
+        """
+        try:
+            result = await store.append(stream_id, records, self._version, sim_time=now)
+        except ConcurrencyError:
+            self._version = len(await store.read(stream_id))
+            return
+        self._version = result.last_version
 
     def footer(self) -> dict[str, Any]:
         """What a trajectory footer keeps of them, by name (empty when the task has none)."""

@@ -347,3 +347,17 @@ class TestGradeEffects:
         grade = await episode.grade()
         assert grade.attribution == "verifier_error" and not grade.valid and grade.score is None
         assert "a bug in the grader's runner" in (grade.error or "")
+
+    async def test_grading_observes_the_episode_without_moving_its_chain(
+        self, env: Environment, runs: list[Mapping[str, Any]]
+    ) -> None:
+        graded, plain = await _archived(env), await _archived(env)
+        before = graded.state_hash
+        await graded.grade()
+        assert graded.state_hash == before == plain.state_hash
+        fork = await graded.fork()
+        assert fork.state_hash == graded.state_hash
+        note_id = graded.task.bindings["note"]["id"]
+        a = await graded.call("notes.get_note", {"note_id": note_id})
+        b = await plain.call("notes.get_note", {"note_id": note_id})
+        assert a.ok and b.ok and graded.state_hash == plain.state_hash
