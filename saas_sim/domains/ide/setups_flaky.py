@@ -172,7 +172,11 @@ def _convert(amount: int, rate: int) -> int:
 def build_order(rng: random.Random) -> Staged:
     """A rate cache keyed by currency alone: results depend on which day was converted first."""
     module = "acme/fx/convert.py"
-    days = sorted(f"2026-{m:02d}-{d:02d}" for m, d in rng.sample([(m, d) for m in range(1, 13) for d in (1, 15)], 3))
+    # Days in both halves of the year and one more: a cache that refreshes only past some date still
+    # serves a stale rate in some order.
+    first, second = (rng.randint(1, 6), rng.choice([1, 15])), (rng.randint(7, 12), rng.choice([1, 15]))
+    third = rng.choice([md for md in ((m, d) for m in range(1, 13) for d in (1, 15)) if md not in (first, second)])
+    days = sorted(f"2026-{m:02d}-{d:02d}" for m, d in (first, second, third))
     currencies = sorted(rng.sample(["EUR", "GBP", "CHF", "SEK", "JPY", "CAD"], 3))
     rates = {d: {c: rng.randint(5_000, 1_500_000) for c in currencies} for d in days}
     text = _FX.replace("$rates", repr(rates))
@@ -190,11 +194,12 @@ def build_order(rng: random.Random) -> Staged:
         if o not in orders:
             orders.append(o)
     hidden_path = f"{HIDDEN_DIR}/test_flaky_fx_orders.py"
-    lines = ['"""Hidden flaky-test checks: seeded call orders, each on a freshly loaded module."""\n\n'
+    lines = ['"""Hidden flaky-test checks: seeded call orders, there and back, each on a freshly loaded module."""\n\n'
              "import importlib\n\n"
              f"CALLS = {[list(c) for c in calls]!r}\nEXPECTED = {expected!r}\n\n\n"
              "def _run(order):\n    import acme.fx.convert as m\n    m = importlib.reload(m)\n"
-             "    for i in order:\n        got = m.to_usd_cents(*CALLS[i])\n"
+             "    # there and back: every pair of calls runs in both directions on one module\n"
+             "    for i in order + order[::-1]:\n        got = m.to_usd_cents(*CALLS[i])\n"
              "        assert type(got) is int and got == EXPECTED[i], (order, i)\n"]
     f2p: list[str] = []
     p2p: list[str] = []
@@ -203,7 +208,7 @@ def build_order(rng: random.Random) -> Staged:
         lines.append(f"\n\ndef {name}():\n    _run({order!r})\n")
         cache: dict[str, int] = {}
         fails = False
-        for i in order:
+        for i in order + order[::-1]:
             a, c, d = calls[i]
             cache.setdefault(c, rates[d][c])
             fails |= _convert(a, cache[c]) != expected[i]
