@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, Generic, Self, TypeVar
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from saas_sim.core.tool_errors import bad_args
 from saas_sim.core.tools import ToolArgs, ToolResult
@@ -91,8 +91,28 @@ ItemT = TypeVar("ItemT")
 _BAD_CURSOR = "cursor is invalid or belongs to a different query; start without it"
 
 
+def _paging_last(schema: dict[str, Any]) -> None:
+    """Lists a tool's own filters first and `limit`, `cursor` last, in every domain's schema."""
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        schema["properties"] = {k: v for k, v in props.items() if k not in _PAGING} | {
+            k: props[k] for k in _PAGING if k in props
+        }
+    required = schema.get("required")
+    if isinstance(required, list):
+        schema["required"] = [k for k in required if k not in _PAGING] + [k for k in _PAGING if k in required]
+
+
+_PAGING = ("limit", "cursor")
+
+
 class PageArgs(ToolArgs):
-    """Pagination arguments shared by every list and search tool of every domain."""
+    """Pagination arguments shared by every list and search tool of every domain.
+
+    A subclass adds its filters; the exported schema lists them before `limit` and `cursor`.
+    """
+
+    model_config = ConfigDict(**ToolArgs.model_config, json_schema_extra=_paging_last)
 
     limit: int = Field(
         default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE,
