@@ -84,6 +84,11 @@ def world_build_seconds(env: Environment, profile: WorldProfile, repeats: int = 
     return times
 
 
+async def reset_times_us(env: Environment, scenario: Scenario, n: int) -> list[float]:
+    """Times `n` resets (`env.start`) of a scenario whose world and task are built, in microseconds."""
+    return await _resets(env, scenario, n)
+
+
 async def _resets(env: Environment, scenario: Scenario, n: int) -> list[float]:
     await env.task(scenario, 0)  # build the world and the task once
     times: list[float] = []
