@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from saas_sim.core.tools import ToolKind, ToolSpec
 from saas_sim.errors import HarnessError
-from saas_sim.runtime.schema_args import fill_args, fits_field, harvest_ids, id_fields, text_ids, unique
+from saas_sim.runtime.schema_args import fill_args, fits_field, harvest_ids, ref_fields, text_ids, unique
 
 if TYPE_CHECKING:
     from saas_sim.runtime.episode import CallResult, Episode
@@ -70,7 +70,7 @@ class CallReplayAgent:
 
 
 class DoEverythingAgent:
-    """Puts each id the task names into each id-typed argument of each allowed WRITE tool.
+    """Puts each id or file path the task names into each argument of its kind of each allowed WRITE tool.
 
     Calls go in (id, tool, argument) order: ids as `named_ids` orders them, tools
     by name, arguments in schema order. An id goes only into arguments whose
@@ -94,7 +94,7 @@ class DoEverythingAgent:
         for target in ids:
             for spec in _writes(episode):
                 schema = schemas[spec.name]
-                fields = [f for f in id_fields(schema) if fits_field(schema, f, target, self.kinds)]
+                fields = [f for f in ref_fields(schema) if fits_field(schema, f, target, self.kinds)]
                 plan.extend((spec, field, target) for field in fields)
         self.planned = len(plan)
         for i, (spec, field, target) in enumerate(plan):

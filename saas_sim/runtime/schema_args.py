@@ -5,12 +5,15 @@ meaning. They fill a tool's arguments from its exported JSON schema alone:
 
 * an *id-typed* field (its name ends in `_id`, or `_ids` for a list) gets
   candidate entity ids;
+* a *path-typed* field (`path`, `src`, `dst`, or a name ending in `_path`)
+  gets candidate file paths (the root, `""`, before any is known);
 * an enum gets one of its values, a `date`/`date-time` string a near-future
   instant, a number (or a number-or-string amount) a value inside its bounds;
 * any other string gets short random text within its length bounds.
 
 Entity ids are recognized generically by their shape, `<prefix>_<digits>`
-(`ct_000042`, `tkt_000017`): no domain's prefixes are known here.
+(`ct_000042`, `tkt_000017`), and file paths by theirs (`acme/billing/invoice.py`):
+no domain's prefixes or layout are known here.
 """
 
 from __future__ import annotations
@@ -21,10 +24,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-__all__ = ["ID_PATTERN", "example_prefix", "fill_args", "fits_field", "harvest_ids", "id_fields", "text_ids", "unique"]
+__all__ = [
+    "ID_PATTERN", "PATH_PATTERN", "example_prefix", "fill_args", "fits_field", "harvest_ids", "id_fields",
+    "is_path", "ref_fields", "text_ids", "unique",
+]
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]{0,11}_[0-9]+$")
 """What an entity id looks like in every domain: a lowercase prefix, `_`, digits."""
+
+PATH_PATTERN = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]{0,7}$")
+"""What a file path in a workspace looks like: relative, slash-separated, ending in a file extension."""
+
+_PATH_IN_TEXT = re.compile(r"(?<![\w/.-])(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)+[A-Za-z0-9_][A-Za-z0-9_.-]*"
+                           r"\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/-])")
+_PATH_FIELDS = ("path", "src", "dst")
 
 _ID_IN_TEXT = re.compile(r"(?<![\w-])[a-z][a-z0-9]{0,11}_[0-9]+(?![\w-])")
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "gt", "ge", "lt", "le")
@@ -34,12 +47,17 @@ _MAX_DEPTH = 4
 
 
 def text_ids(text: str) -> list[str]:
-    """Returns the id-shaped words of a text, in order of first appearance."""
-    return list(dict.fromkeys(_ID_IN_TEXT.findall(text)))
+    """Returns the id-shaped words of a text, then its file paths (with a folder), in order of appearance."""
+    return list(dict.fromkeys([*_ID_IN_TEXT.findall(text), *_PATH_IN_TEXT.findall(text)]))
+
+
+def is_path(value: str) -> bool:
+    """Whether a string is shaped like a workspace file path (not an entity id)."""
+    return bool(PATH_PATTERN.match(value)) and not ID_PATTERN.match(value)
 
 
 def harvest_ids(value: Any) -> list[str]:
-    """Returns every id-shaped string value in JSON data, in a depth-first walk, without repeats.
+    """Returns every id- or path-shaped string value in JSON data, in a depth-first walk, without repeats.
 
     Mapping keys are walked in sorted order, so the result does not depend on
     how a result happened to be built.
@@ -48,7 +66,7 @@ def harvest_ids(value: Any) -> list[str]:
 
     def walk(node: Any, depth: int) -> None:
         if isinstance(node, str):
-            if ID_PATTERN.match(node):
+            if len(node) <= 255 and (ID_PATTERN.match(node) or PATH_PATTERN.match(node)):
                 seen.setdefault(node, None)
         elif depth < 32 and isinstance(node, Mapping):
             for key in sorted(node, key=str):
@@ -64,6 +82,11 @@ def harvest_ids(value: Any) -> list[str]:
 def id_fields(schema: Mapping[str, Any]) -> list[str]:
     """Returns a tool schema's top-level id-typed fields, in schema order."""
     return [name for name in schema.get("properties", {}) if _is_id_field(name)]
+
+
+def ref_fields(schema: Mapping[str, Any]) -> list[str]:
+    """Returns a tool schema's top-level fields that name a record or a file (id- or path-typed), in order."""
+    return [name for name in schema.get("properties", {}) if _is_id_field(name) or _is_path_field(name)]
 
 
 def example_prefix(prop: Mapping[str, Any]) -> str | None:
@@ -86,6 +109,8 @@ def fits_field(schema: Mapping[str, Any], field: str, entity_id: str, kinds: Map
         entity_id: The candidate id.
         kinds: Id prefix -> entity kind, as the domains declare them (`Domain.id_kinds`).
     """
+    if _is_path_field(field) or is_path(entity_id):
+        return _is_path_field(field) and is_path(entity_id)
     prop = schema.get("properties", {}).get(field, {})
     prefix = example_prefix(prop if isinstance(prop, Mapping) else {})
     if prefix is not None:
@@ -97,6 +122,10 @@ def fits_field(schema: Mapping[str, Any], field: str, entity_id: str, kinds: Map
 
 def _is_id_field(name: str) -> bool:
     return name.endswith(("_id", "_ids"))
+
+
+def _is_path_field(name: str) -> bool:
+    return name in _PATH_FIELDS or name.endswith("_path")
 
 
 def fill_args(
@@ -148,6 +177,7 @@ class _Filler:
 
     def _an_id(self, prop: Mapping[str, Any]) -> str:
         pool = self.preferred if self.preferred and self.rng.random() < 0.5 else self.candidates
+        pool = [c for c in pool if not is_path(c)]
         prefix = example_prefix(prop)
         if prefix is not None:
             pool = [c for c in pool if c.startswith(prefix)] or pool
@@ -226,6 +256,10 @@ class _Filler:
             return (self.now + timedelta(days=self.rng.randint(1, 60))).date().isoformat()
         if _is_id_field(name):  # an item of an `_ids` list arrives named `..._id` (see `value`)
             return self._an_id(prop)
+        if _is_path_field(name):
+            paths = [c for c in (self.preferred if self.preferred and self.rng.random() < 0.5 else self.candidates)
+                     if is_path(c)] or [c for c in self.candidates if is_path(c)]
+            return self.rng.choice(paths) if paths else ""
         low = int(prop.get("minLength", 1))
         high = int(prop.get("maxLength", 60))
         words: list[str] = []
