@@ -162,6 +162,32 @@ def _critical() -> dict[str, object]:
 
 _CRITICAL = _critical()
 _SKIPPED = _pytest.outcomes.Skipped
+_FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__", "__closure__", "__globals__")
+
+
+def _namespace(modules: list[Any]) -> dict[tuple[str, str], object]:
+    """What the test modules' verdicts are computed with: every global of each test module (and each
+    function's code, defaults and closure), and every builtin. Agent code that reaches a test module's
+    globals through a frame (`_same = lambda a, b: True`), swaps a helper's `__code__` or shadows a builtin
+    changes one of these objects; none of them changes in an honest run."""
+    import builtins
+
+    found: dict[tuple[str, str], object] = {("builtins", k): v for k, v in vars(builtins).items()}
+    for module in modules:
+        name = getattr(module, "__name__", "?")
+        for key, value in list(vars(module).items()):
+            found[(name, key)] = value
+            if callable(value) and hasattr(value, "__code__"):
+                for part in _FUNCTION_PARTS:
+                    found[(name, f"{key}.{part}")] = getattr(value, part, None)
+    return found
+
+
+def _threads() -> int:
+    """Threads alive in the child: a thread can patch what a test reads between two checks."""
+    import _thread
+
+    return int(_thread._count())
 
 
 class GraderPlugin:
@@ -181,6 +207,9 @@ class GraderPlugin:
         self.manager: Any = None
         self.plugins_at_start: set[int] = set()
         self.conftests: set[str] = set()
+        self.modules: list[Any] = []
+        self.namespace: dict[tuple[str, str], object] = {}
+        self.threads = _threads()
 
     def emit(self, record: dict[str, Any]) -> None:
         """Writes one record line to the results pipe."""
@@ -200,6 +229,13 @@ class GraderPlugin:
                 if not (isinstance(file, str) and os.path.realpath(file) in self.conftests):
                     bad.append(f"a plugin registered at run time: {getattr(plugin, '__name__', type(plugin).__name__)}")
         bad += self.changed_files()
+        if self.modules:
+            now_ns = _namespace(self.modules)
+            moved = sorted({f"{m}.{k.split('.')[0]}" for (m, k) in set(now_ns) | set(self.namespace)
+                            if now_ns.get((m, k), self) is not self.namespace.get((m, k), self)})
+            bad += [f"a test module's or builtin name changed during the run: {n}" for n in moved[:5]]
+        if _threads() > self.threads:
+            bad.append("a thread was left running")
         if sys.gettrace() is not None or sys.getprofile() is not None:
             bad.append("a trace or profile function was installed")
         if item is not None and ("runtest" in vars(item) or type(item).__dict__.get("runtest", None) not in (
@@ -266,6 +302,13 @@ class GraderPlugin:
         changed = self.changed_files()
         if changed:
             self.emit({"kind": "tamper", "what": changed})
+        seen: dict[int, Any] = {}
+        for item in session.items:
+            module = getattr(item, "module", None)
+            if module is not None:
+                seen.setdefault(id(module), module)
+        self.modules = list(seen.values())
+        self.namespace = _namespace(self.modules)
         for name in self.hidden.names:
             module = sys.modules.get(name)
             spec = getattr(module, "__spec__", None)
