@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from saas_sim.core.rng import SeedTree
 from saas_sim.errors import ScenarioError, UsageError
+from saas_sim.runtime.schema_args import harvest_ids, text_ids, unique
 from saas_sim.scenarios.model import Step
 from saas_sim.scenarios.templating import render
 
@@ -75,7 +76,12 @@ class ScriptedAgent:
 
 
 class RandomAgent:
-    """Seeded random calls drawn from the tool schemas, including invalid ones."""
+    """Seeded random calls drawn from the tool schemas, including invalid ones.
+
+    Its ids come from what it has seen (the task's text, then every result), near-misses of
+    them (another number of the same kind) and shapes no world allocates: no domain's id
+    prefixes are known here.
+    """
 
     def __init__(self, seed: int, calls: int = 25) -> None:
         self.name = f"random:{seed}"
@@ -86,6 +92,7 @@ class RandomAgent:
         """Makes `calls` random calls; errors are observations, never crashes."""
         rng = SeedTree(f"random-agent:{self.seed}:{episode.task.seed}").random("calls")
         specs = episode.tools
+        seen = text_ids(episode.instructions)
         for i in range(self.calls):
             if episode.done:
                 return
@@ -96,31 +103,32 @@ class RandomAgent:
             if roll < 0.1:
                 args = "{not json"
             elif roll < 0.2:
-                args = {**_fake_args(schema, rng), "unexpected_field": 1}
+                args = {**_fake_args(schema, rng, seen), "unexpected_field": 1}
             elif roll < 0.3:
                 args = {k: [1, {"x": None}] for k in schema.get("properties", {})}
             elif roll < 0.35:
                 args = dict.fromkeys(schema.get("properties", {}), "x" * 30000)
             else:
-                args = _fake_args(schema, rng)
+                args = _fake_args(schema, rng, seen)
             tool = spec.name if rng.random() > 0.05 else "nonexistent.tool"
-            await episode.call(tool, args, f"random-{i}")
+            result = await episode.call(tool, args, f"random-{i}")
+            seen = unique([*seen, *harvest_ids(result.value)])[:500]
 
 
-def _fake_args(schema: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+def _fake_args(schema: dict[str, Any], rng: random.Random, seen: list[str]) -> dict[str, Any]:
     defs = schema.get("$defs", {})
     out: dict[str, Any] = {}
     for name, prop in schema.get("properties", {}).items():
         if name in schema.get("required", []) or rng.random() < 0.5:
-            out[name] = _fake_value(prop, defs, rng, 0)
+            out[name] = _fake_value(prop, defs, rng, 0, seen)
     return out
 
 
-def _fake_value(prop: dict[str, Any], defs: dict[str, Any], rng: random.Random, depth: int) -> Any:
+def _fake_value(prop: dict[str, Any], defs: dict[str, Any], rng: random.Random, depth: int, seen: list[str]) -> Any:
     if "$ref" in prop:
         prop = defs.get(prop["$ref"].rsplit("/", 1)[-1], {})
     if "anyOf" in prop:
-        return _fake_value(rng.choice(prop["anyOf"]), defs, rng, depth)
+        return _fake_value(rng.choice(prop["anyOf"]), defs, rng, depth, seen)
     if "enum" in prop:
         return rng.choice(prop["enum"])
     kind = prop.get("type")
@@ -131,13 +139,22 @@ def _fake_value(prop: dict[str, Any], defs: dict[str, Any], rng: random.Random, 
     if kind == "boolean":
         return rng.random() < 0.5
     if kind == "array" and depth < 3:
-        return [_fake_value(prop.get("items", {}), defs, rng, depth + 1) for _ in range(rng.randint(0, 2))]
+        return [_fake_value(prop.get("items", {}), defs, rng, depth + 1, seen) for _ in range(rng.randint(0, 2))]
     if kind == "object" and depth < 3:
-        return _fake_args(prop, rng) if "properties" in prop else {}
+        return _fake_args(prop, rng, seen) if "properties" in prop else {}
     if kind == "null":
         return None
-    prefixes = ["ct", "acc", "dl", "ld", "tkt", "cus", "ord", "nt", "usr"]
-    return rng.choice([f"{rng.choice(prefixes)}_{rng.randint(1, 60):06d}", "Acme", "", "closed_won", "hello"])
+    return rng.choice([_an_id(rng, seen), _an_id(rng, seen), "Acme", "", "closed_won", "hello"])
+
+
+def _an_id(rng: random.Random, seen: list[str]) -> str:
+    """An id it has seen, a near miss of one (another number of its kind), or a shape no world allocates."""
+    if not seen or rng.random() < 0.2:
+        return f"zz_{rng.randint(1, 60):06d}"
+    known = rng.choice(seen)
+    if rng.random() < 0.5 or "_" not in known or not known.rsplit("_", 1)[1].isdigit():
+        return known
+    return f"{known.rsplit('_', 1)[0]}_{rng.randint(1, 60):06d}"
 
 
 class ReplayAgent:
