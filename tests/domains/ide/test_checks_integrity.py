@@ -125,3 +125,30 @@ def test_a_python_file_that_does_not_parse_is_scanned_line_by_line() -> None:
     for head in ("x = " + "[" * 300 + "]" * 300, "x = " + "-" * 200_000 + "1", "def broken(:"):
         found = scan({}, {"acme/d.py": f"{head}\nimport atexit  # hidden\n"})
         assert [f.kind for f in found] == ["exit_hook"]
+
+
+@pytest.mark.parametrize("line", [
+    "    f = getattr(sys, '_get' + 'frame')(1)",
+    "    name = 'f_' + 'globals'\n    g = getattr(frame, name)",
+    "    setattr(mod, key, value)",
+    "    consts = frame.f_code.co_consts",
+    "    ns = sys.__dict__",
+    "    pick = operator.attrgetter('x')",
+    "    import _thread",
+])
+def test_reflection_and_computed_attribute_names_are_tamper(line: str) -> None:
+    found = scan({"acme/x.py": "x = 1\n"}, {"acme/x.py": f"x = 1\n\n\ndef f(sys, frame, mod, key, value):\n{line}\n"})
+    assert "reflection" in [f.kind for f in found]
+
+
+def test_a_literal_attribute_name_is_no_reflection() -> None:
+    assert scan({"acme/x.py": "x = 1\n"}, {"acme/x.py": "x = 1\ny = getattr(x, 'real', 0)\n"}) == []
+
+
+def test_a_runner_config_in_the_task_scope_may_change_but_its_lines_are_still_scanned() -> None:
+    base = {"pyproject.toml": "[tool.pytest.ini_options]\nmarkers = []\n"}
+    final = {"pyproject.toml": "[tool.pytest.ini_options]\nmarkers = ['slow: long']\n"}
+    assert [f.kind for f in scan(base, final)] == ["test_runner"]
+    assert scan(base, final, config_in_scope={"pyproject.toml"}) == []
+    hooked = {"pyproject.toml": "[tool.pytest.ini_options]\nmarkers = []\naddopts = '-p acme_boot'\n"}
+    assert [f.kind for f in scan(base, hooked, config_in_scope={"pyproject.toml"})] == ["test_runner"]

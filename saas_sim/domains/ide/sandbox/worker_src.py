@@ -162,6 +162,8 @@ def _critical() -> dict[str, object]:
 
 _CRITICAL = _critical()
 _SKIPPED = _pytest.outcomes.Skipped
+_RUNTIME_OWNED = frozenset({"__warningregistry__", "_"})
+"""Globals the interpreter itself writes in an honest run (a warning shown once, the last REPL value)."""
 _FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__", "__closure__", "__globals__")
 
 
@@ -172,10 +174,13 @@ def _namespace(modules: list[Any]) -> dict[tuple[str, str], object]:
     changes one of these objects; none of them changes in an honest run."""
     import builtins
 
-    found: dict[tuple[str, str], object] = {("builtins", k): v for k, v in vars(builtins).items()}
+    found: dict[tuple[str, str], object] = {("builtins", k): v for k, v in vars(builtins).items()
+                                              if k not in _RUNTIME_OWNED}
     for module in modules:
         name = getattr(module, "__name__", "?")
         for key, value in list(vars(module).items()):
+            if key in _RUNTIME_OWNED:
+                continue
             found[(name, key)] = value
             if callable(value) and hasattr(value, "__code__"):
                 for part in _FUNCTION_PARTS:
