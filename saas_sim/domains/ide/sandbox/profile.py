@@ -150,10 +150,13 @@ def _bwrap(limits: Limits) -> list[str]:
         "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
     ]
     size = str(limits.disk_bytes + (16 << 20))
+    # The private /tmp first, the interpreter after it: a virtualenv under the host's /tmp (a CI clone)
+    # must stay visible, and a bind is hidden by any mount made over its parent later.
     return [
-        "bwrap", *ns, "--die-with-parent", "--new-session", *_ro_binds(),
-        "--proc", "/proc", "--dev", "/dev",
+        "bwrap", *ns, "--die-with-parent", "--new-session",
         "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
+        *_ro_binds(),
+        "--proc", "/proc", "--dev", "/dev",
         "--perms", "0777", "--size", size, "--tmpfs", SCRATCH,
         "--chdir", SCRATCH, "--",
     ]
