@@ -41,4 +41,4 @@ def function_matches(ctx: CheckContext) -> CheckOutcome:
     detail = f"{good} of {total} hidden calls of {spec.module}.{spec.function} match"
     if first_bad:
         detail += f"; the first mismatch: {first_bad}"
-    return CheckOutcome(good / total, detail)
+    return CheckOutcome(good / total, detail + run.weaker)

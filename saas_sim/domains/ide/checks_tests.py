@@ -32,11 +32,18 @@ class HiddenRun:
         tests: Node id -> outcome, as the grader's pipe reported them.
         void: Why nothing in the run counts (timeout, limit, tamper), or "".
         results: A function task's results, one per input (`{"value": ...}` or `{"error": ...}`).
+        sandbox: The isolation the grading run had (`bwrap`, or the weaker `unshare`, `rlimits`).
     """
 
     tests: Mapping[str, str]
     void: str
     results: list[Mapping[str, object]]
+    sandbox: str = "bwrap"
+
+    @property
+    def weaker(self) -> str:
+        """A note for the grade when the run had less than bubblewrap's isolation, else ""."""
+        return "" if self.sandbox == "bwrap" else f" (graded in the weaker {self.sandbox} sandbox)"
 
     def passed(self, test_id: str) -> bool:
         """Whether the test ran and passed (missing, skipped, failed or errored are not)."""
@@ -65,8 +72,9 @@ def hidden_run(ctx: CheckContext) -> HiddenRun:
     if outcome is None:
         raise HarnessError(f"the grade has no {HIDDEN_RUN} outcome")
     value = outcome.value
+    sandbox = str(value.get("sandbox") or "bwrap")
     if outcome.status == "timeout":
-        return HiddenRun({}, "the grading run hit its wall timeout", [])
+        return HiddenRun({}, "the grading run hit its wall timeout", [], sandbox)
     status = value.get("status")
     tamper = value.get("tamper") or []
     void = ""
@@ -79,7 +87,7 @@ def hidden_run(ctx: CheckContext) -> HiddenRun:
     if not isinstance(tests, dict) or not isinstance(results, list):
         raise HarnessError(f"malformed {HIDDEN_RUN} outcome")
     return HiddenRun({str(k): str(v) for k, v in tests.items()}, void,
-                     [r for r in results if isinstance(r, dict)])
+                     [r for r in results if isinstance(r, dict)], sandbox)
 
 
 def _fraction(run: HiddenRun, ids: list[str]) -> tuple[int, list[str]]:
@@ -102,7 +110,7 @@ def fail_to_pass(ctx: CheckContext) -> CheckOutcome:
     n, failing = _fraction(run, task.fail_to_pass)
     total = len(task.fail_to_pass)
     why = f"; {run.void}" if run.void else (f"; still failing: {_names(failing)}" if failing else "")
-    return CheckOutcome(n / total, f"{n} of {total} fail-to-pass tests pass{why}")
+    return CheckOutcome(n / total, f"{n} of {total} fail-to-pass tests pass{why}{run.weaker}")
 
 
 @kit.check

@@ -73,3 +73,11 @@ def test_each_regression_costs_beyond_its_share() -> None:
 def test_no_grading_run_is_a_loud_harness_error() -> None:
     with pytest.raises(HarnessError, match=r"no ide\.hidden_tests"):
         fail_to_pass(check_ctx(STATE, STATE, {}))
+
+
+def test_a_grade_under_a_weaker_sandbox_says_so_and_bubblewrap_says_nothing() -> None:
+    from saas_sim.domains.ide.checks_tests import HiddenRun
+
+    assert HiddenRun({}, "", [], "bwrap").weaker == ""
+    assert HiddenRun({}, "", [], "unshare").weaker == " (graded in the weaker unshare sandbox)"
+    assert "rlimits" in HiddenRun({}, "", [], "rlimits").weaker
