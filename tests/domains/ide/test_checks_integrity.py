@@ -135,6 +135,8 @@ def test_a_python_file_that_does_not_parse_is_scanned_line_by_line() -> None:
     "    ns = sys.__dict__",
     "    pick = operator.attrgetter('x')",
     "    import _thread",
+    "    g = functools.reduce(getattr, names, sys)",
+    "    look = getattr\n    look(sys, key)",
 ])
 def test_reflection_and_computed_attribute_names_are_tamper(line: str) -> None:
     found = scan({"acme/x.py": "x = 1\n"}, {"acme/x.py": f"x = 1\n\n\ndef f(sys, frame, mod, key, value):\n{line}\n"})

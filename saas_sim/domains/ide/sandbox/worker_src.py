@@ -188,6 +188,56 @@ def _namespace(modules: list[Any]) -> dict[tuple[str, str], object]:
     return found
 
 
+_AUDITED = frozenset({"sys._getframe", "sys._current_frames", "gc.get_objects", "gc.get_referrers",
+                      "gc.get_referents", "object.__getattr__", "ctypes.dlopen", "ctypes.dlsym",
+                      "ctypes.addressof", "ctypes.cdata", "ctypes.string_at", "ctypes.wstring_at",
+                      "ctypes.call_function"})
+"""Audit events that reach another frame, another object's memory or the heap: how agent code would read a
+test's expected value, the run's nonce or the grader's plugin at run time."""
+_FRAME_ATTRS = frozenset({"f_back", "tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+_WALKERS = ("traceback.py", "inspect.py")
+"""Standard-library modules whose job is walking frames: agent code calling them counts as walking itself."""
+
+
+class FrameGuard:
+    """An audit hook (installed before any tree module is imported, never removable) that notes each audited
+    event whose Python caller is the agent's code: a file of the tree outside its tests, hidden tests and
+    conftest files, directly or through a frame-walking module of the standard library. pytest, logging or
+    `collections.namedtuple` walking frames on their own are not the agent's doing and pass."""
+
+    def __init__(self, tree: str) -> None:
+        self.roots = tuple(sorted({os.path.join(tree, ""), os.path.join(os.path.realpath(tree), "")}))
+        self.hits: list[str] = []
+        self.busy = False
+
+    def agent_file(self, filename: str) -> bool:
+        """Whether `filename` is a tree file the agent may have written (not a test, hidden test or conftest)."""
+        root = next((r for r in self.roots if filename.startswith(r)), None)
+        if root is None:
+            return False
+        rel = filename[len(root):]
+        return not (rel.startswith(("tests/", "_grader/")) or rel == "conftest.py" or rel.endswith("/conftest.py"))
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        if event not in _AUDITED or self.busy:
+            return
+        if event == "object.__getattr__" and (len(args) < 2 or args[1] not in _FRAME_ATTRS):
+            return
+        self.busy = True
+        try:
+            frame = sys._getframe(1)
+            name = frame.f_code.co_filename
+            if self.agent_file(name):
+                self.hits.append(f"{event} from {os.path.basename(name)}")
+            elif name.endswith(_WALKERS):
+                while frame is not None and frame.f_code.co_filename.endswith(_WALKERS):
+                    frame = frame.f_back  # type: ignore[assignment]
+                if frame is not None and self.agent_file(frame.f_code.co_filename):
+                    self.hits.append(f"{event} from {os.path.basename(frame.f_code.co_filename)}")
+        finally:
+            self.busy = False
+
+
 def _threads() -> int:
     """Threads alive in the child: a thread can patch what a test reads between two checks."""
     import _thread
@@ -213,8 +263,10 @@ class GraderPlugin:
         self.plugins_at_start: set[int] = set()
         self.conftests: set[str] = set()
         self.modules: list[Any] = []
+        self.objects: dict[str, object] = {}
         self.namespace: dict[tuple[str, str], object] = {}
         self.threads = _threads()
+        self.guard: FrameGuard | None = None
 
     def emit(self, record: dict[str, Any]) -> None:
         """Writes one record line to the results pipe."""
@@ -239,10 +291,15 @@ class GraderPlugin:
             moved = sorted({f"{m}.{k.split('.')[0]}" for (m, k) in set(now_ns) | set(self.namespace)
                             if now_ns.get((m, k), self) is not self.namespace.get((m, k), self)})
             bad += [f"a test module's or builtin name changed during the run: {n}" for n in moved[:5]]
+        if self.guard is not None and self.guard.hits:
+            bad += [f"agent code reached frames or memory: {h}" for h in sorted(set(self.guard.hits))[:5]]
         if _threads() > self.threads:
             bad.append("a thread was left running")
         if sys.gettrace() is not None or sys.getprofile() is not None:
             bad.append("a trace or profile function was installed")
+        obj = getattr(item, "obj", None)
+        if item is not None and obj is not self.objects.get(item.nodeid, obj):
+            bad.append(f"a test item's function was replaced: {item.nodeid}")
         if item is not None and ("runtest" in vars(item) or type(item).__dict__.get("runtest", None) not in (
                 None, _CRITICAL.get("_pytest.python.Function.runtest"))):
             bad.append(f"a patched test item: {item.nodeid}")
@@ -262,6 +319,8 @@ class GraderPlugin:
         self.conftests = {os.path.realpath(os.path.join(d, "conftest.py"))
                           for d, _, names in os.walk(root) if "conftest.py" in names}
         if self.guard_tree:
+            self.guard = FrameGuard(root)
+            sys.addaudithook(self.guard)
             self.tree_stat = {path: stat for path in _tree_paths(root) if (stat := _identity(path)) is not None}
 
     def changed_files(self) -> list[str]:
@@ -313,6 +372,7 @@ class GraderPlugin:
             if module is not None:
                 seen.setdefault(id(module), module)
         self.modules = list(seen.values())
+        self.objects = {item.nodeid: getattr(item, "obj", None) for item in session.items}
         self.namespace = _namespace(self.modules)
         for name in self.hidden.names:
             module = sys.modules.get(name)
