@@ -317,14 +317,50 @@ def _target(spec: Mapping[str, Any]) -> Target:
     return Target(mod, str(spec["name"]))
 
 
+def _star_source(index: CodeIndex, module: str, name: str, seen: frozenset[str] = frozenset()) -> str | None:
+    """The in-tree module a `from m import *` of `module` (followed through further star imports) takes
+    `name` from, or None. An out-of-tree module (the standard library) cannot hold the moved function."""
+    f = index.modules.get(module)
+    if f is None or module in seen:
+        return None
+    for node in _module_level(f.tree.body):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            src = _absolute(f.path, node)
+            if src in index.modules and (name in top_level_bindings(index, src)
+                                         or _star_source(index, src, name, seen | {module})):
+                return src
+    return None
+
+
+def _reexports(index: CodeIndex, target: Target) -> list[str]:
+    """Ways the module of `target` still hands the name out without binding it by name: a star import
+    that carries it, or a module-level `__getattr__` (a lazy re-export; the code that decides what it returns
+    is not for a check to run)."""
+    f = index.modules.get(target.module)
+    if f is None:
+        return []
+    out: list[str] = []
+    src = _star_source(index, target.module, target.name)
+    if src is not None:
+        out.append(f"{target.module} still re-exports {target.name} through `from {src} import *`")
+    for node in _module_level(f.tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__getattr__", "__dir__"):
+            out.append(f"{target.module} defines a module-level {node.name} (line {node.lineno}): "
+                       f"a lazy re-export of {target.name}")
+            break
+    return out
+
+
 def old_name_gone(final: Mapping[str, str], details: Mapping[str, Any]) -> tuple[float, str]:
-    """Score 1 when the old module no longer binds the old name and nothing refers to it."""
+    """Score 1 when the old module no longer binds the old name, hands it out no other way (a star import
+    that carries it, a module `__getattr__`) and nothing refers to it."""
     old = _target(details["old"])
     index = CodeIndex(final)
     problems: list[str] = []
     bound = top_level_bindings(index, old.module)
     if old.name in bound:
         problems.append(f"{old.module} still binds {old.name} (line {bound[old.name]})")
+    problems += _reexports(index, old)
     refs = references(index, old)
     problems += [f"{p}:{line} still refers to {old}" for p, line in refs[:5]]
     if len(refs) > 5:

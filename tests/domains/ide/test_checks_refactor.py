@@ -122,6 +122,32 @@ def test_a_clean_move_passes_and_a_reexport_shim_does_not(seed: int) -> None:
     assert cr.old_name_gone(final, d)[0] == 0.0
 
 
+@pytest.mark.parametrize("shim", [
+    "\nfrom {dst} import *  # noqa: F403\n",
+    "\nfrom acme.subscriptions.compat import *  # noqa: F403\n",
+    "\n\ndef __getattr__(attr):\n    from {dst} import {name} as moved\n    return moved\n",
+])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_star_import_or_module_getattr_that_hands_out_the_moved_name_is_a_reexport(seed: int, shim: str) -> None:
+    staged = build_move(random.Random(seed))
+    final = _move(staged)
+    name, src = _at(staged, "old", "name"), _at(staged, "old", "module")
+    dst = _at(staged, "new", "module")[:-3].replace("/", ".")
+    final["acme/subscriptions/compat.py"] = f"from {dst} import *  # noqa: F403\n"
+    final[src] += shim.format(dst=dst, name=name)
+    gone, detail = cr.old_name_gone(final, staged.task.details)
+    assert gone == 0.0 and ("re-exports" in detail or "__getattr__" in detail)
+
+
+def test_a_star_import_of_a_module_without_the_name_is_no_reexport() -> None:
+    staged = build_move(random.Random(1))
+    final = _move(staged)
+    src = _at(staged, "old", "module")
+    final["acme/subscriptions/consts.py"] = "LIMIT = 3\n"
+    final[src] += "\nfrom acme.subscriptions.consts import *  # noqa: F403\nfrom math import *  # noqa: F403\n"
+    assert cr.old_name_gone(final, staged.task.details)[0] == 1.0
+
+
 def test_references_resolve_relative_imports_and_module_attributes() -> None:
     files = {
         "pkg/__init__.py": "",
