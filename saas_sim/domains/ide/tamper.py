@@ -55,7 +55,10 @@ PATTERNS: dict[str, re.Pattern[str]] = {
                              r"\b__closure__\b|\bcell_contents\b|\b__defaults__\b|\b__kwdefaults__\b|"
                              r"\bf_(back|code|globals|locals|builtins|lasti|trace)\b|"
                              r"\bco_(consts|code|names|varnames|filename|qualname|lines|positions)\b|"
-                             r"\b(tb_(frame|next)|gi_(frame|code)|cr_(frame|code)|ag_frame)\b"),
+                             r"\b(tb_(frame|next)|gi_(frame|code)|cr_(frame|code)|ag_frame)\b|"
+                             r"\b__reduce(_ex)?__\b|\b__getstate__\b|\bcopyreg\b|\bget_field\b|\bFormatter\b|"
+                             r"\bmeta_path\b|\bpath_hooks\b|\bpath_importer_cache\b|"
+                             r"\bfrom\s+sys\s+import\b.*\b(modules|_getframe|_current_frames|settrace|setprofile)\b"),
     "custom_equality": re.compile(r"\bdef\s+__(eq|ne|hash|bool|int|index|lt|le|gt|ge|instancecheck|"
                                   r"subclasscheck)__\b"),
 }

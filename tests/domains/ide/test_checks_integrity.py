@@ -137,6 +137,9 @@ def test_a_python_file_that_does_not_parse_is_scanned_line_by_line() -> None:
     "    import _thread",
     "    g = functools.reduce(getattr, names, sys)",
     "    look = getattr\n    look(sys, key)",
+    "    from sys import meta_path as finders",
+    "    state = finder.__reduce_ex__(2)",
+    "    obj = string.Formatter().get_field(key, (sys,), {})[0]",
 ])
 def test_reflection_and_computed_attribute_names_are_tamper(line: str) -> None:
     found = scan({"acme/x.py": "x = 1\n"}, {"acme/x.py": f"x = 1\n\n\ndef f(sys, frame, mod, key, value):\n{line}\n"})

@@ -220,6 +220,19 @@ class TestRunPytest:
                             timeout_s=20, extra_files=JUDGE, hidden=True)
         assert report.tamper and report.tests == {"_grader/test_judge.py::test_one": "failed"}
 
+    def test_a_later_hidden_module_cannot_be_read_off_the_finder(self) -> None:
+        module = ("from sys import meta_path\n\n\ndef _state(f):\n    try:\n        return repr(f.__reduce_ex__(2))\n"
+                  "    except Exception:\n        return ''\n\n\n"
+                  "FOUND = [_state(f) for f in meta_path if not isinstance(f, type)]\n\n\n"
+                  "def add(a, b):\n    return a + b\n")
+        hidden = {"_grader/test_a.py": "from acme.calc import FOUND\n\n\ndef test_a():\n"
+                                       "    assert not any('SECRET' in s for s in FOUND)\n",
+                  "_grader/test_b.py": "def test_b():\n    assert 'SECRET'\n"}
+        report = run_pytest({**PROJECT, "acme/calc.py": module},
+                            selection=["_grader/test_a.py::test_a", "_grader/test_b.py::test_b"],
+                            timeout_s=20, extra_files=hidden, hidden=True)
+        assert report.tests == {"_grader/test_a.py::test_a": "passed", "_grader/test_b.py::test_b": "passed"}
+
     def test_stdlib_that_walks_frames_for_itself_is_no_tamper_under_the_grader(self) -> None:
         module = ("import collections\nimport logging\nimport typing\n\nPair = collections.namedtuple('Pair', 'a b')\n"
                   "T = typing.TypeVar('T')\n\n\ndef add(a, b):\n    logging.getLogger('acme').warning('adding')\n"

@@ -408,30 +408,43 @@ def _identity(path: str) -> tuple[int, int, int] | None:
 
 
 class HiddenSources:
-    """A meta-path finder that serves the hidden test modules from memory: on disk they are placeholders."""
+    """A meta-path finder that serves the hidden test modules from memory: on disk they are placeholders.
+
+    The finder is reachable from agent code (`sys.meta_path`), so the sources are no attribute of it: they
+    live in its methods' closure only (no `__dict__`, slots hold nothing but the names and the methods), and
+    each is dropped once its module ran. A module the agent's code imports first cannot read a later
+    hidden module's source off the finder.
+    """
+
+    __slots__ = ("exec_module", "find_spec", "names")
 
     def __init__(self, sources: dict[str, tuple[str, str]]) -> None:
-        self.sources = sources  # module name -> (file path, source)
-        self.names = tuple(sorted(sources))
+        self.names: tuple[str, ...] = tuple(sorted(sources))
+        table = dict(sources)  # module name -> (file path, source)
+        finder = self
 
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        """Returns a spec for a hidden test module, else None (the normal finders go on)."""
-        import importlib.util
+        def find_spec(name: str, path: Any = None, target: Any = None) -> Any:
+            """Returns a spec for a hidden test module, else None (the normal finders go on)."""
+            import importlib.util
 
-        if name not in self.sources:
-            return None
-        return importlib.util.spec_from_loader(name, self, origin=self.sources[name][0])  # type: ignore[arg-type]
+            entry = table.get(name)
+            if entry is None:
+                return None
+            return importlib.util.spec_from_loader(name, finder, origin=entry[0])  # type: ignore[arg-type]
+
+        def exec_module(module: Any) -> None:
+            """Compiles and runs the hidden source, dropping the text first."""
+            file, source = table.pop(module.__name__)
+            module.__file__ = file
+            code = compile(source, file, "exec")
+            del source
+            exec(code, module.__dict__)
+
+        self.find_spec = find_spec
+        self.exec_module = exec_module
 
     def create_module(self, spec: Any) -> None:
         """Default module creation."""
-
-    def exec_module(self, module: Any) -> None:
-        """Compiles and runs the hidden source, dropping the text first."""
-        file, source = self.sources.pop(module.__name__)
-        module.__file__ = file
-        code = compile(source, file, "exec")
-        del source
-        exec(code, module.__dict__)
 
 
 # ---- values out of a function task, strictly typed ----
