@@ -317,18 +317,25 @@ def _target(spec: Mapping[str, Any]) -> Target:
     return Target(mod, str(spec["name"]))
 
 
-def _star_source(index: CodeIndex, module: str, name: str, seen: frozenset[str] = frozenset()) -> str | None:
-    """The in-tree module a `from m import *` of `module` (followed through further star imports) takes
-    `name` from, or None. An out-of-tree module (the standard library) cannot hold the moved function."""
-    f = index.modules.get(module)
-    if f is None or module in seen:
-        return None
-    for node in _module_level(f.tree.body):
-        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            src = _absolute(f.path, node)
-            if src in index.modules and (name in top_level_bindings(index, src)
-                                         or _star_source(index, src, name, seen | {module})):
-                return src
+def _star_source(index: CodeIndex, module: str, name: str) -> str | None:
+    """The in-tree module a `from m import *` of `module` (followed through further star imports, breadth
+    first, each module once: an agent's chain of 2000 modules is no recursion) takes `name` from, or None.
+    An out-of-tree module (the standard library) cannot hold the moved function."""
+    seen = {module}
+    queue = [module]
+    while queue:
+        f = index.modules.get(queue.pop(0))
+        if f is None:
+            continue
+        for node in _module_level(f.tree.body):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                src = _absolute(f.path, node)
+                if src not in index.modules or src in seen:
+                    continue
+                if name in top_level_bindings(index, src):
+                    return src
+                seen.add(src)
+                queue.append(src)
     return None
 
 

@@ -148,6 +148,19 @@ def test_a_star_import_of_a_module_without_the_name_is_no_reexport() -> None:
     assert cr.old_name_gone(final, staged.task.details)[0] == 1.0
 
 
+def test_a_long_chain_of_star_imports_is_followed_without_recursion() -> None:
+    staged = build_move(random.Random(2))
+    final = _move(staged)
+    name, src = _at(staged, "old", "name"), _at(staged, "old", "module")
+    dst = _at(staged, "new", "module")[:-3].replace("/", ".")
+    n = 1500
+    final.update({f"acme/chain/m{k}.py": f"from acme.chain.m{k + 1} import *  # noqa: F403\n" for k in range(n)})
+    final[f"acme/chain/m{n}.py"] = f"from {dst} import *  # noqa: F403\n"
+    final[src] += "\nfrom acme.chain.m0 import *  # noqa: F403\n"
+    gone, detail = cr.old_name_gone(final, staged.task.details)
+    assert gone == 0.0 and f"from {dst} import *" in detail and name in detail
+
+
 def test_references_resolve_relative_imports_and_module_attributes() -> None:
     files = {
         "pkg/__init__.py": "",
