@@ -811,7 +811,16 @@ def _private_mounts(conf: dict[str, Any]) -> None:
         os.makedirs(prefix, exist_ok=True)
         _mount(held, prefix, None, _MS_BIND | _MS_REC)
         _mount(None, prefix, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
+    # A prefix under the host's /tmp (a virtualenv in a CI clone) would vanish under the private /tmp:
+    # hold it by a file descriptor across that mount, then bind it back read-only.
+    under_tmp = [p for p in conf["expose"] if p == "/tmp" or p.startswith("/tmp/")]
+    held_fds = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in under_tmp]
     _mount("tmpfs", "/tmp", "tmpfs", 0, f"mode=1777,size={size}")
+    for prefix, fd in held_fds:
+        os.makedirs(prefix, mode=0o755, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}", prefix, None, _MS_BIND | _MS_REC)
+        _mount(None, prefix, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
+        os.close(fd)
     os.makedirs(conf["scratch"], exist_ok=True)  # the host's folder may now be under the private /tmp
     _mount("tmpfs", conf["scratch"], "tmpfs", 0, f"mode=0777,size={size}")
 
