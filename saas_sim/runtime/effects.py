@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,24 +159,22 @@ class RecordedOutcomes(LiveOutcomes):
 
     async def grade_outcome(self, name: str, effect: Effect[Any]) -> EffectOutcome:
         """The recorded outcome of a grade effect (re-run too when auditing), or a live run."""
-        rec = self.graded.get(name)
-        if rec is None or rec.get("key") != effect.key():
-            return await super().grade_outcome(name, effect)
-        recorded = EffectOutcome.model_validate(rec["outcome"])
-        if self.rerun:
-            fresh = await super().grade_outcome(name, effect)
-            if fresh != recorded:
-                self.mismatches.append(EffectMismatch(-1, effect.kind, recorded, fresh))
-        return recorded
+        return await self._read_back(self.graded.get(name), -1, effect, super().grade_outcome(name, effect))
 
     async def outcome(self, step: int, effect: Effect[Any]) -> EffectOutcome:
         """The recorded outcome of this step's effect (re-run too when auditing), or a live run."""
-        rec = self.by_step.get(step)
+        return await self._read_back(self.by_step.get(step), step, effect, super().outcome(step, effect))
+
+    async def _read_back(self, rec: Mapping[str, Any] | None, step: int, effect: Effect[Any],
+                         live: Coroutine[Any, Any, EffectOutcome]) -> EffectOutcome:
+        """`rec`'s outcome when it records this very request (after `live` too, when auditing), else `live`'s."""
         if rec is None or rec.get("key") != effect.key():
-            return await super().outcome(step, effect)
+            return await live
         recorded = EffectOutcome.model_validate(rec["outcome"])
-        if self.rerun:
-            fresh = await super().outcome(step, effect)
-            if fresh != recorded:
-                self.mismatches.append(EffectMismatch(step, effect.kind, recorded, fresh))
+        if not self.rerun:
+            live.close()  # never awaited: nothing runs
+            return recorded
+        fresh = await live
+        if fresh != recorded:
+            self.mismatches.append(EffectMismatch(step, effect.kind, recorded, fresh))
         return recorded
