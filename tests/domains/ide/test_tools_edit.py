@@ -231,17 +231,22 @@ def _apply(runner: IdeRunner, op: tuple[str, str, str]) -> str | None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_OPS)
 def test_undoing_every_change_in_reverse_gives_back_the_base_tree(ops: list[tuple[str, str, str]]) -> None:
+    # Undo in the reverse order of the changes always succeeds. (Another order can refuse: after the moves
+    # a->b, c->a, a->c each path's oldest move waits on the other's newer change, and says which to undo.)
     runner = IdeRunner(world({"a.txt": "a\n", "d/c.txt": "c\n", "g.py": "x = 1\n"}))
     base = tree_hash(runner.state)
+    pushed: list[str] = []  # the path each accepted change pushed onto, in order
     for op in ops:
-        _apply(runner, op)
-    # Undo whatever is left: any path whose last step can be undone now, until no history is left.
-    for _ in range(300):
-        edits = runner.state.table(EDITS)
-        if not len(edits):
-            break
-        if not any(_apply(runner, ("undo", path, "")) for path in edits.ids()):
-            break
+        path = _apply(runner, op)
+        if path is None:
+            continue
+        if op[0] == "undo":
+            del pushed[len(pushed) - 1 - pushed[::-1].index(path)]  # it popped that path's newest change
+        else:
+            pushed.append(op[2] if op[0] == "move" else path)
+    while pushed:
+        path = pushed.pop()
+        assert _apply(runner, ("undo", path, "")) == path, (path, pushed)
     assert len(runner.state.table(EDITS)) == 0
     assert tree_hash(runner.state) == base
 
