@@ -16,16 +16,25 @@ that is creation order, and it never depends on a process's hash seed.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 import immutables
 from pydantic import BaseModel, ConfigDict
 
-from saas_sim.core.canonical import stable_hash
 from saas_sim.core.events import Event
 from saas_sim.core.ids import parse_id
+from saas_sim.core.state_digest import (
+    DIGEST_MODULUS,
+    ItemKey,
+    counter_digest,
+    entity_digest,
+    publish,
+    table_digest,
+    value_digest,
+)
+from saas_sim.core.table import Table
 from saas_sim.errors import StateError, UsageError
 
 __all__ = [
@@ -68,59 +77,14 @@ class ValueKey(Generic[V]):
     model: type[V]
 
 
-class Table(Generic[T]):
-    """A persistent map from id to entity. Every change returns a new table."""
-
-    __slots__ = ("_map", "_sorted")
-
-    def __init__(self, data: immutables.Map[str, T] | None = None) -> None:
-        self._map: immutables.Map[str, T] = data if data is not None else immutables.Map()
-        self._sorted: tuple[str, ...] | None = None
-
-    def get(self, entity_id: str) -> T | None:
-        """Returns the entity with `entity_id`, or None."""
-        return self._map.get(entity_id)
-
-    def __contains__(self, entity_id: object) -> bool:
-        return entity_id in self._map
-
-    def __len__(self) -> int:
-        return len(self._map)
-
-    def ids(self) -> tuple[str, ...]:
-        """Returns all ids in sorted order (cached: the table is immutable)."""
-        if self._sorted is None:
-            self._sorted = tuple(sorted(self._map.keys()))
-        return self._sorted
-
-    def __iter__(self) -> Iterator[T]:
-        m = self._map
-        return (m[i] for i in self.ids())
-
-    def values(self) -> list[T]:
-        """Returns all entities in id order."""
-        return list(self)
-
-    def set(self, entity: T) -> Table[T]:
-        """Returns a table with `entity` inserted or replaced."""
-        return Table(self._map.set(entity.id, entity))
-
-    def remove(self, entity_id: str) -> Table[T]:
-        """Returns a table without `entity_id` (a no-op if absent)."""
-        if entity_id not in self._map:
-            return self
-        return Table(self._map.delete(entity_id))
-
-    def same_as(self, other: Table[T]) -> bool:
-        """Returns whether both tables are the very same map (no change between them)."""
-        return self._map is other._map
-
-
 _EMPTY_TABLE: Table[Any] = Table()
 
 # `parse_id` is pure, and reducers put the same ids over and over: a bounded
 # cache turns its regex match into a dict hit.
 _parse_id = functools.lru_cache(maxsize=1 << 16)(parse_id)
+
+_Changes = tuple[tuple[ItemKey, ...], "_Changes | None"]
+"""A persistent list of the item keys changed since an anchor: (keys, older changes)."""
 
 
 class State:
@@ -129,9 +93,13 @@ class State:
     Use the typed keys: `state.table(CONTACTS).get("ct_000001")`,
     `state.put(CONTACTS, contact)`. Every write returns a new `State` and leaves
     this one untouched.
+
+    The content hash is kept in O(changes): a state derived from one whose hash
+    is known remembers that anchor and the keys of the items it changed since,
+    so `content_hash` sums only those items' differences (`state_digest`).
     """
 
-    __slots__ = ("_counters", "_tables", "_values")
+    __slots__ = ("_anchor", "_changes", "_counters", "_digest", "_tables", "_values")
 
     def __init__(
         self,
@@ -142,19 +110,31 @@ class State:
         self._tables: immutables.Map[str, Table[Any]] = tables or immutables.Map()
         self._values: immutables.Map[str, BaseModel] = values or immutables.Map()
         self._counters: immutables.Map[str, int] = counters or immutables.Map()
+        # A state built from raw maps has no history: its digest is summed in full when asked.
+        self._digest: int | None = None
+        self._anchor: State | None = None
+        self._changes: _Changes | None = None
 
-    @classmethod
-    def _of(
-        cls,
+    def _derive(
+        self,
         tables: immutables.Map[str, Table[Any]],
         values: immutables.Map[str, BaseModel],
         counters: immutables.Map[str, int],
+        changed: tuple[ItemKey, ...],
     ) -> State:
+        """Returns the state that `changed` made of this one, carrying its hash anchor along."""
         # The reducers' hot path: every argument is already a map, so skip __init__'s defaults.
-        state = object.__new__(cls)
+        state = object.__new__(State)
         state._tables = tables
         state._values = values
         state._counters = counters
+        state._digest = None
+        if self._digest is not None:
+            state._anchor, state._changes = self, (changed, None)
+        elif self._anchor is not None:
+            state._anchor, state._changes = self._anchor, (changed, self._changes)
+        else:
+            state._anchor = state._changes = None
         return state
 
     # reads -----------------------------------------------------------------
@@ -165,7 +145,7 @@ class State:
 
     def get(self, key: TableKey[T], entity_id: str) -> T | None:
         """Returns one entity, or None."""
-        return cast("Table[T]", self._tables.get(key.name, _EMPTY_TABLE))._map.get(entity_id)
+        return cast("Table[T]", self._tables.get(key.name, _EMPTY_TABLE)).get(entity_id)
 
     def value(self, key: ValueKey[V]) -> V | None:
         """Returns a singleton value, or None."""
@@ -200,48 +180,50 @@ class State:
         table: Table[T] = tables.get(key.name, _EMPTY_TABLE)
         counters = self._counters
         entity_id = entity.id
+        changed: tuple[ItemKey, ...] = (("t", key.name, entity_id),)
         parsed = _parse_id(entity_id)
         if parsed is not None and parsed[1] > counters.get(parsed[0], 0):
             counters = counters.set(parsed[0], parsed[1])
-        return State._of(
-            tables.set(key.name, Table(table._map.set(entity_id, entity))), self._values, counters
-        )
+            changed = (("t", key.name, entity_id), ("c", parsed[0], ""))
+        return self._derive(tables.set(key.name, table.set(entity)), self._values, counters, changed)
 
     def put_many(self, key: TableKey[T], entities: Iterable[T]) -> State:
         """Returns a state with every entity stored (one new state, not one per entity)."""
-        table_map = self.table(key)._map.mutate()
+        batch = list(entities)
         counters = self._counters.mutate()
-        for entity in entities:
+        changed: list[ItemKey] = []
+        for entity in batch:
             if not isinstance(entity, key.model):
                 raise UsageError(f"{key.name} holds {key.model.__name__}")
-            table_map[entity.id] = entity
+            changed.append(("t", key.name, entity.id))
             parsed = _parse_id(entity.id)
             if parsed is not None and parsed[1] > counters.get(parsed[0], 0):
                 counters[parsed[0]] = parsed[1]
-        new_table: Table[T] = Table(table_map.finish())
-        return State(self._tables.set(key.name, new_table), self._values, counters.finish())
+                changed.append(("c", parsed[0], ""))
+        new_table = self.table(key).set_many(batch)
+        return self._derive(self._tables.set(key.name, new_table), self._values, counters.finish(), tuple(changed))
 
     def delete(self, key: TableKey[T], entity_id: str) -> State:
         """Returns a state without the entity (ids are never reused)."""
-        return State(
-            self._tables.set(key.name, self.table(key).remove(entity_id)),
-            self._values,
-            self._counters,
-        )
+        return self._derive(self._tables.set(key.name, self.table(key).remove(entity_id)), self._values,
+                            self._counters, (("t", key.name, entity_id),))
 
     def set_value(self, key: ValueKey[V], value: V) -> State:
         """Returns a state with the singleton value replaced."""
         if not isinstance(value, key.model):
             raise UsageError(f"{key.name} holds {key.model.__name__}")
-        return State(self._tables, self._values.set(key.name, value), self._counters)
+        return self._derive(self._tables, self._values.set(key.name, value), self._counters,
+                            (("v", key.name, ""),))
 
     def with_counters(self, counters: Mapping[str, int]) -> State:
         """Returns a state whose id counters are raised to at least `counters`."""
         merged = self._counters.mutate()
+        changed: list[ItemKey] = []
         for prefix, number in counters.items():
             if number > merged.get(prefix, 0):
                 merged[prefix] = number
-        return State(self._tables, self._values, merged.finish())
+                changed.append(("c", prefix, ""))
+        return self._derive(self._tables, self._values, merged.finish(), tuple(changed))
 
     # hashing ---------------------------------------------------------------
     def content(self) -> dict[str, Any]:
@@ -258,8 +240,55 @@ class State:
         }
 
     def content_hash(self) -> str:
-        """Returns the sha256 of the whole state's canonical JSON. O(size): not per step."""
-        return stable_hash(self.content())
+        """Returns the hash of the whole state's content, in O(changes) since a state whose hash is known.
+
+        Two states with the same tables, values and counters have the same hash,
+        however they were built. The first call on a state without a hashed
+        ancestor (a freshly built world, a loaded snapshot) costs O(size); run it
+        off the event loop (`anyio.to_thread.run_sync`).
+        """
+        if self._digest is None:
+            anchor = self._anchor
+            if anchor is None or anchor._digest is None:
+                self._digest = self._full_digest()
+            else:
+                self._digest = (anchor._digest + self._delta_from(anchor)) % DIGEST_MODULUS
+            # The digest now stands alone: drop the history, so old states can be freed.
+            self._anchor = self._changes = None
+        return publish(self._digest)
+
+    def full_content_hash(self) -> str:
+        """Returns the content hash summed from every item, ignoring history. O(size); for audits and tests."""
+        return publish(self._full_digest())
+
+    def _item_digest(self, item: ItemKey) -> int:
+        kind, name, entity_id = item
+        if kind == "t":
+            entity = self._tables.get(name, _EMPTY_TABLE).get(entity_id)
+            return 0 if entity is None else entity_digest(name, entity)
+        if kind == "v":
+            value = self._values.get(name)
+            return 0 if value is None else value_digest(name, value)
+        number = self._counters.get(name)
+        return 0 if number is None else counter_digest(name, number)
+
+    def _delta_from(self, anchor: State) -> int:
+        """The digest change from `anchor` to this state, over the distinct items changed since."""
+        seen: set[ItemKey] = set()
+        node = self._changes
+        while node is not None:
+            seen.update(node[0])
+            node = node[1]
+        delta = 0
+        for item in seen:
+            delta += self._item_digest(item) - anchor._item_digest(item)
+        return delta
+
+    def _full_digest(self) -> int:
+        total = sum(table_digest(name, table) for name, table in self._tables.items())
+        total += sum(value_digest(name, value) for name, value in self._values.items())
+        total += sum(counter_digest(prefix, number) for prefix, number in self._counters.items())
+        return total % DIGEST_MODULUS
 
 
 Reducer = Callable[[State, Any], State]
