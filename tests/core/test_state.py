@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from decimal import Decimal
 
+import immutables
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -111,7 +112,7 @@ def test_a_fork_shares_every_table_it_did_not_change() -> None:
 def test_entities_and_values_are_frozen() -> None:
     c = Contact(id="ct_000001", name="Ada")
     with pytest.raises(ValidationError):
-        c.name = "Eve"  # type: ignore[misc]
+        c.name = "Eve"
     with pytest.raises(ValidationError):
         Contact(id="ct_000001", name="Ada", unknown=1)  # type: ignore[call-arg]
 
@@ -298,3 +299,111 @@ def test_put_many_equals_a_sequence_of_puts() -> None:
     many = State().put_many(CONTACTS, contacts)
     assert seq.content() == many.content()
     assert list(itertools.chain(many.table(CONTACTS))) == sorted(contacts, key=lambda c: c.id)
+
+
+# --- the content hash in O(changes) ------------------------------------------------
+
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("put"), st.sampled_from(["ct_000001", "ct_000002", "ct_000003", "zz"]),
+                  st.sampled_from(["Ann", "Bob", "Cy"])),
+        st.tuples(st.just("put_many"), st.lists(st.sampled_from(["ct_000004", "ct_000009", "x"]), max_size=3),
+                  st.sampled_from(["Di", "Ed"])),
+        st.tuples(st.just("delete"), st.sampled_from(["ct_000001", "ct_000004", "nope"]), st.just("")),
+        st.tuples(st.just("ticket"), st.sampled_from(["tk_000001", "tk_000002"]), st.sampled_from(["a", "b"])),
+        st.tuples(st.just("value"), st.just(""), st.sampled_from(["on", "off"])),
+        st.tuples(st.just("counters"), st.sampled_from(["ct", "tk", "dl"]), st.integers(0, 12)),
+        st.tuples(st.just("hash"), st.just(""), st.just("")),
+    ),
+    max_size=30,
+)
+
+
+def _step(state: State, op: tuple[str, object, object]) -> State:
+    kind, a, b = op
+    if kind == "put":
+        return state.put(CONTACTS, Contact(id=str(a), name=str(b)))
+    if kind == "put_many":
+        return state.put_many(CONTACTS, [Contact(id=str(i), name=str(b)) for i in a])
+    if kind == "delete":
+        return state.delete(CONTACTS, str(a))
+    if kind == "ticket":
+        return state.put(TICKETS, Ticket(id=str(a), subject=str(b)))
+    if kind == "value":
+        return state.set_value(SETTINGS, Settings(mode=str(b)))
+    if kind == "counters":
+        return state.with_counters({str(a): int(b)})
+    state.content_hash()  # hashing mid-way re-anchors what follows
+    return state
+
+
+@settings(max_examples=300, deadline=None)
+@given(base_ops=_OPS, ops=_OPS)
+def test_incremental_content_hash_equals_a_full_recomputation(base_ops, ops) -> None:
+    base = State()
+    for op in base_ops:
+        base = _step(base, op)
+    base.content_hash()
+    state = base
+    for op in ops:
+        state = _step(state, op)
+        assert state.content_hash() == state.full_content_hash()
+    rebuilt = State(
+        immutables.Map({n: state.raw_table(n) for n in state.table_names()}),
+        immutables.Map({n: state.raw_value(n) for n in state.value_names()}),
+        immutables.Map(state.counters()),
+    )
+    assert rebuilt.content_hash() == state.content_hash()
+
+
+@settings(max_examples=100, deadline=None)
+@given(ops=_OPS)
+def test_content_hash_does_not_depend_on_the_order_of_independent_changes(ops) -> None:
+    forward = State()
+    for op in ops:
+        forward = _step(forward, op)
+    puts = [op for op in ops if op[0] == "put"]
+    # Put in another order the last value of each id: the same content, another history.
+    last = {op[1]: op for op in puts}
+    a = State().content_hash()
+    one = State()
+    for op in last.values():
+        one = _step(one, op)
+    other = State()
+    for op in reversed(list(last.values())):
+        other = _step(other, op)
+    assert one.content_hash() == other.content_hash()
+    assert a == State().full_content_hash()
+
+
+def test_content_hash_sees_a_change_back_and_forth_as_no_change() -> None:
+    base = State().put(CONTACTS, Contact(id="ct_000001", name="Ann"))
+    base.content_hash()
+    changed = base.put(CONTACTS, Contact(id="ct_000001", name="Bob"))
+    assert changed.content_hash() != base.content_hash()
+    back = changed.put(CONTACTS, Contact(id="ct_000001", name="Ann"))
+    assert back.content_hash() == base.content_hash()
+    gone = base.delete(CONTACTS, "ct_000001")
+    # The counter stays: ids are never reused, so a deleted record still shows in the hash.
+    assert gone.content_hash() != State().content_hash()
+    assert gone.content_hash() == gone.full_content_hash()
+
+
+def test_content_hash_after_a_change_hashes_only_the_changed_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    import saas_sim.core.state as state_module
+
+    base = State().put_many(CONTACTS, [Contact(id=f"ct_{i:06d}", name="N") for i in range(1, 201)])
+    base.content_hash()
+    hashed: list[str] = []
+    real = state_module.entity_digest
+
+    def counting(table: str, entity: BaseModel) -> int:
+        hashed.append(table)
+        return real(table, entity)
+
+    monkeypatch.setattr(state_module, "entity_digest", counting)
+    changed = base.put(CONTACTS, Contact(id="ct_000007", name="M")).put(CONTACTS, Contact(id="ct_000007", name="O"))
+    changed.content_hash()
+    assert len(hashed) == 2  # the new version and the anchor's version of the one changed record
+    monkeypatch.undo()
+    assert changed.content_hash() == changed.full_content_hash()
