@@ -1,9 +1,9 @@
 """Time: the virtual `SimClock` and the one sanctioned wall-clock reader.
 
 Simulation code never reads wall time. The `SimClock` starts at a fixed,
-documented instant and moves only when told to. `wall_ns` and `perf_ns` exist
-for metrics (benchmarks, latency logs) and must never shape an event, an id, a
-result or a grade.
+documented instant and moves only when told to. `wall_ns`, `perf_ns` and
+`cpu_ns` exist for metrics (benchmarks, latency logs) and must never shape an
+event, an id, a result or a grade.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from saas_sim.errors import UsageError
 
-__all__ = ["DEFAULT_EPOCH", "SimClock", "perf_ns", "wall_ns"]
+__all__ = ["DEFAULT_EPOCH", "SimClock", "cpu_ns", "perf_ns", "wall_ns"]
 
 DEFAULT_EPOCH = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 """Monday 2026-03-02 09:00 UTC: where every world's clock starts unless its profile says otherwise."""
@@ -67,3 +67,12 @@ def wall_ns() -> int:
 def perf_ns() -> int:
     """Returns a monotonic high-resolution counter in nanoseconds. For metrics and I/O retry deadlines only."""
     return time.perf_counter_ns()
+
+
+def cpu_ns() -> int:
+    """Returns this process's CPU time (user + system, all threads) in nanoseconds. For metrics only.
+
+    It is not wall time: it counts only while the process runs on a core, so CPU per call is
+    `cpu_ns` spent divided by calls, whatever else the machine is doing.
+    """
+    return time.process_time_ns()
