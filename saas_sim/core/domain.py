@@ -157,7 +157,11 @@ class CheckContext:
         after = self.final.table(key)
         if before.same_as(after):
             return
-        ids = sorted(set(before.ids()) | set(after.ids()))
+        changed = self.final.changed_since(self.initial)
+        if changed is None:  # no shared lineage (a state from raw maps): compare in full
+            ids = sorted(set(before.ids()) | set(after.ids()))
+        else:
+            ids = sorted(k[2] for k in changed if k[0] == "t" and k[1] == key.name)
         for entity_id in ids:
             b = before.get(entity_id)
             a = after.get(entity_id)

@@ -16,7 +16,7 @@ that is creation order, and it never depends on a process's hash seed.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
@@ -99,7 +99,7 @@ class State:
     so `content_hash` sums only those items' differences (`state_digest`).
     """
 
-    __slots__ = ("_anchor", "_changes", "_counters", "_digest", "_tables", "_values")
+    __slots__ = ("__weakref__", "_anchor", "_changes", "_counters", "_digest", "_tables", "_values")
 
     def __init__(
         self,
@@ -253,9 +253,57 @@ class State:
                 self._digest = self._full_digest()
             else:
                 self._digest = (anchor._digest + self._delta_from(anchor)) % DIGEST_MODULUS
-            # The digest now stands alone: drop the history, so old states can be freed.
-            self._anchor = self._changes = None
         return publish(self._digest)
+
+    def changed_since(self, base: State) -> frozenset[ItemKey] | None:
+        """Returns the keys of the items that may differ between `base` and this state, or None if unknown.
+
+        O(changes): both states are walked up their anchors (the hashed states
+        they were derived from) to the nearest one they share, and the keys
+        changed on either side since it are returned. Every item that differs
+        is in the set; an item in the set may have been changed back. None means
+        the two share no anchor (a state built from raw maps, such as a loaded
+        snapshot): compare them in full instead.
+        """
+        if self is base:
+            return frozenset()
+        mine = self._lineage()
+        node: State | None = base
+        theirs: set[ItemKey] = set()
+        while node is not None:
+            found = mine.get(id(node))
+            if found is not None and found[0] is node:
+                return frozenset(found[1] | theirs)
+            theirs.update(node._own_changes())
+            node = node._anchor
+        return None
+
+    def _own_changes(self) -> set[ItemKey]:
+        """The keys changed since this state's anchor."""
+        keys: set[ItemKey] = set()
+        node = self._changes
+        while node is not None:
+            keys.update(node[0])
+            node = node[1]
+        return keys
+
+    def _lineage(self) -> dict[int, tuple[State, set[ItemKey]]]:
+        """Maps this state and each of its anchors (by id) to the keys changed from it to this state."""
+        out: dict[int, tuple[State, set[ItemKey]]] = {}
+        keys: set[ItemKey] = set()
+        node: State | None = self
+        while node is not None:
+            out[id(node)] = (node, set(keys))
+            keys |= node._own_changes()
+            node = node._anchor
+        return out
+
+    def anchors(self) -> Iterator[State]:
+        """Yields the states this one was derived from whose hash is known, nearest first."""
+        node = self._anchor
+        while node is not None:
+            yield node
+            node = node._anchor
 
     def full_content_hash(self) -> str:
         """Returns the content hash summed from every item, ignoring history. O(size); for audits and tests."""
@@ -274,13 +322,8 @@ class State:
 
     def _delta_from(self, anchor: State) -> int:
         """The digest change from `anchor` to this state, over the distinct items changed since."""
-        seen: set[ItemKey] = set()
-        node = self._changes
-        while node is not None:
-            seen.update(node[0])
-            node = node[1]
         delta = 0
-        for item in seen:
+        for item in self._own_changes():
             delta += self._item_digest(item) - anchor._item_digest(item)
         return delta
 
