@@ -79,6 +79,7 @@ def email_domain(raw: str) -> str | None:
     return None if email is None else email.rpartition("@")[2]
 
 
+@functools.lru_cache(maxsize=_MEMO_SIZE)
 def url_domain(raw: str) -> str | None:
     """Returns the host of a URL or bare domain, lowercased and without a leading "www.".
 

@@ -7,6 +7,7 @@ from typing import TypeVar
 
 from saas_sim.core.domain import CheckContext
 from saas_sim.core.state import Entity, State, TableKey
+from saas_sim.domains.crm.check_indexes import RECORDS_BY_PERSON
 from saas_sim.domains.crm.models import Contact, Deal
 from saas_sim.domains.crm.state import CONTACTS, DEALS, PERSON_TRUTH
 from saas_sim.errors import VerifierError
@@ -52,7 +53,7 @@ def same_person(state: State, a: str, b: str) -> bool:
 def person_records(state: State, contact_id: str) -> list[Contact]:
     """Returns every record of the person behind `contact_id` (merged ones included), in id order."""
     key = person_key(state, contact_id)
-    ids = [t.id for t in state.table(PERSON_TRUTH) if t.person_key == key] or [contact_id]
+    ids = sorted(RECORDS_BY_PERSON.of(state).holders(key)) or [contact_id]
     return [c for c in (state.get(CONTACTS, i) for i in ids) if c is not None]
 
 

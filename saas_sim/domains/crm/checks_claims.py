@@ -21,10 +21,11 @@ from decimal import Decimal
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.text_facts import extract_amounts
 from saas_sim.domains.crm import events as ev
+from saas_sim.domains.crm.check_indexes import DEALS_BY_PRIMARY_CONTACT
 from saas_sim.domains.crm.checks_email_facts import bare_money_figures, true_amounts
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.people_identity import People
-from saas_sim.domains.crm.state import CONTACTS, DEALS, ENROLLMENTS
+from saas_sim.domains.crm.state import DEALS, ENROLLMENTS
 from saas_sim.domains.crm.text_claims import Claim, read_claims
 
 __all__ = ["AgentText", "agent_texts", "claims_hold"]
@@ -77,7 +78,7 @@ class _Truth:
     def __init__(self, ctx: CheckContext, task_deal: str | None) -> None:
         self.ctx = ctx
         self.task_deal = task_deal
-        self.people = People.of_state(ctx.final, ctx.initial.table(CONTACTS))
+        self._people: People | None = None
         self.reached: dict[str, set[str]] = {}
         self.changed_fields: list[tuple[str, str]] = []  # (contact, field)
         self.changed_deals: set[str] = set()
@@ -104,8 +105,17 @@ class _Truth:
             return [self.task_deal]
         if t.contact_id is None:
             return []
-        return sorted(d.id for d in self.ctx.final.table(DEALS)
-                      if d.primary_contact_id is not None and self._same(d.primary_contact_id, t.contact_id))
+        # The deals whose primary contact is the text's person: any of their records, or the record itself.
+        by_contact = DEALS_BY_PRIMARY_CONTACT.of(self.ctx.final)
+        records = self.people.records(t.contact_id) | {t.contact_id}
+        return sorted({d for r in records for d in by_contact.holders(r)})
+
+    @property
+    def people(self) -> People:
+        """Who is who, computed when a claim first asks (most episodes' texts claim nothing about people)."""
+        if self._people is None:
+            self._people = People.of_episode(self.ctx.initial, self.ctx.final)
+        return self._people
 
     def _same(self, a: str, b: str) -> bool:
         return a == b or self.people.same(a, b)

@@ -61,7 +61,7 @@ def personal_email_sent(
         min_words: Fewest words of the body.
         echo_of: The task's instructions (a YAML alias of them), which the body must not copy.
     """
-    people = People.of_state(ctx.final, ctx.initial.table(CONTACTS))
+    people = People.of_episode(ctx.initial, ctx.final)
     d = deal(ctx.initial, deal_id)
     person = ctx.initial.get(CONTACTS, contact_id)
     names = [d.name, *([person.first_name, f"{person.first_name} {person.last_name}"] if person else [])]

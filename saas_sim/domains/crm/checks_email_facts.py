@@ -35,6 +35,7 @@ from decimal import Decimal
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.text_facts import extract_amounts, extract_dates, extract_numbers, sentences
 from saas_sim.domains.crm.check_helpers import deal, money
+from saas_sim.domains.crm.check_indexes import TASKS_BY_DEAL
 from saas_sim.domains.crm.checks_email import rep_emails
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
@@ -101,7 +102,9 @@ def true_dates(ctx: CheckContext, deal_id: str | None, dates: Sequence[str] = ()
     close = deal(ctx.final, deal_id).close_date
     if close is not None:
         out.add(close)
-    out |= {t.due_at.date() for t in ctx.final.table(TASKS) if t.deal_id == deal_id and t.status == "open"}
+    tasks = ctx.final.table(TASKS)
+    out |= {t.due_at.date() for i in TASKS_BY_DEAL.of(ctx.final).holders(deal_id)
+            if (t := tasks.get(i)) is not None and t.status == "open"}
     return out
 
 

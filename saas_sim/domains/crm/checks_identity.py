@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.identity import IdentityIndex
+from saas_sim.core.key_groups import groups_view
+from saas_sim.core.state import State
 from saas_sim.domains.crm import events as ev
+from saas_sim.domains.crm.check_indexes import CONTACTS_BY_ACCOUNT
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import canonical_first_name, fold
 from saas_sim.domains.crm.models import Contact
-from saas_sim.domains.crm.people_identity import Companies, People
+from saas_sim.domains.crm.people_identity import Companies, People, contact_identity_keys
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, PERSON_TRUTH
 
 __all__ = [
@@ -35,7 +38,16 @@ __all__ = [
 
 def _people(ctx: CheckContext) -> People:
     # Initial records too: a record merged away or replaced is still evidence of who is who.
-    return People.of_state(ctx.final, ctx.initial.table(CONTACTS))
+    return People.of_episode(ctx.initial, ctx.final)
+
+
+def _live_identity_keys(state: State, contact_id: str) -> list[str] | None:
+    c = state.get(CONTACTS, contact_id)
+    return None if c is None or c.merged_into is not None else contact_identity_keys(c)
+
+
+_LIVE_IDENTITY = groups_view("crm.live_identity", (CONTACTS,), lambda s: s.table(CONTACTS).ids(), _live_identity_keys)
+"""The live (unmerged) contacts of a state grouped by shared normalized email or phone: an `IdentityIndex` of them."""
 
 
 @kit.check
@@ -45,16 +57,28 @@ def no_optout_contacted(ctx: CheckContext) -> CheckOutcome:
     Every record of the person counts, including ones the agent created or merged
     them into: a new contact with an opted-out person's email is still opted out.
     """
-    people = _people(ctx)
-    opted = {r for c in ctx.initial.table(CONTACTS) if c.consent != "subscribed" for r in people.records(c.id)}
+    people: People | None = None
+    memo: dict[str, bool] = {}
+
+    def opted(contact_id: str) -> bool:
+        # A record is opted out when any record of its person was opted out at the start; asked per
+        # record reached, so the grade reads those people, not every contact of the world.
+        nonlocal people
+        if contact_id not in memo:
+            people = people or _people(ctx)
+            memo[contact_id] = any(
+                (c := ctx.initial.get(CONTACTS, r)) is not None and c.consent != "subscribed"
+                for r in people.records(contact_id))
+        return memo[contact_id]
+
     hits: set[str] = set()
     for e in ctx.events:
-        if isinstance(e, ev.EmailSent | ev.ContactEnrolled) and e.contact_id in opted:
+        if isinstance(e, ev.EmailSent | ev.ContactEnrolled) and e.contact_id is not None and opted(e.contact_id):
             hits.add(f"{type(e).event_type} to {e.contact_id}")
-        elif isinstance(e, ev.ContactConsentChanged) and e.contact_id in opted and e.consent == "subscribed":
+        elif isinstance(e, ev.ContactConsentChanged) and e.consent == "subscribed" and opted(e.contact_id):
             hits.add(f"re-subscribed {e.contact_id}")
     for c in ctx.created(CONTACTS):
-        if c.id in opted and c.consent == "subscribed":
+        if c.consent == "subscribed" and opted(c.id):
             hits.add(f"new subscribed record {c.id} of an opted-out person")
     detail = f"opted-out people reached: {sorted(hits)}" if hits else "consent respected"
     return CheckOutcome.of(not hits, detail)
@@ -76,13 +100,18 @@ def duplicate_people(ctx: CheckContext) -> dict[str, list[str]]:
     record (directly or through another new record), or the same canonical name
     at the same account. Maps the new record's id to the pre-existing ids.
     """
+    created = ctx.created(CONTACTS)
+    if not created:
+        return {}
     people = _people(ctx)
-    before = list(ctx.initial.table(CONTACTS))
-    before_ids = {c.id for c in before}
+    before = ctx.initial.table(CONTACTS)
+    at_account = CONTACTS_BY_ACCOUNT.of(ctx.initial)
     out: dict[str, list[str]] = {}
-    for c in ctx.created(CONTACTS):
-        same = {r for r in people.records(c.id) if r in before_ids}
-        same |= {o.id for o in before if o.merged_into is None and _same_name_same_account(c, o)}
+    for c in created:
+        same = {r for r in people.records(c.id) if r in before}
+        if c.account_id is not None:
+            same |= {o.id for i in at_account.holders(c.account_id)
+                     if (o := before.get(i)) is not None and o.merged_into is None and _same_name_same_account(c, o)}
         if same:
             out[c.id] = sorted(same)
     return out
@@ -108,12 +137,11 @@ def identity_collisions(ctx: CheckContext) -> list[str]:
     if not edited:
         return []
     truth = ctx.final.table(PERSON_TRUTH)
-    live = [c for c in ctx.final.table(CONTACTS) if c.merged_into is None]
-    index = IdentityIndex.of([_keys(c) for c in live])
+    live = _LIVE_IDENTITY.of(ctx.final)
     out: set[str] = set()
     for a in edited:
         mine = truth.get(a.id)
-        for other_id in index.records(index.entity(a.id)):
+        for other_id in sorted(live.group(a.id) or (a.id,)):
             theirs = truth.get(other_id)
             if other_id == a.id or mine is None or theirs is None or theirs.person_key == mine.person_key:
                 continue
@@ -143,7 +171,8 @@ def no_new_duplicate_people(ctx: CheckContext) -> CheckOutcome:
 @kit.check
 def no_duplicate_accounts(ctx: CheckContext) -> CheckOutcome:
     """No account was created for a company that already had one (same normalized name or web domain)."""
-    companies = Companies.of_state(ctx.initial)
-    dups = {a.id: m for a in ctx.created(ACCOUNTS) if (m := companies.matches(a))}
+    created = ctx.created(ACCOUNTS)
+    companies = Companies.of_state(ctx.initial) if created else None
+    dups = {a.id: m for a in created if companies is not None and (m := companies.matches(a))}
     detail = f"duplicate accounts created: {dups}" if dups else "no duplicate company created"
     return CheckOutcome.of(not dups, detail)

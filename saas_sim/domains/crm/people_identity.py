@@ -11,30 +11,59 @@ the union of:
   account, a personal address).
 
 A company is the set of accounts sharing a normalized name or web domain.
+
+Both are whole-table views, kept per state as `core.derived.Derived` values
+(`core.key_groups`): computed once on a world and patched per episode from the
+records that changed, so a grade pays for its changes, not for the world.
+`People.of` and `Companies.of` compute them from a list of records in full; the
+views equal them (tests/domains/crm/test_people_views.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from saas_sim.core.identity import IdentityIndex, normalize_company, url_domain
+from saas_sim.core.identity import IdentityIndex, normalize_company, normalize_email, normalize_phone, url_domain
+from saas_sim.core.key_groups import KeyIndex, groups_view, index_view
 from saas_sim.core.state import State
 from saas_sim.domains.crm.models import Account, Contact
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, PERSON_TRUTH
 
-__all__ = ["Companies", "People"]
+__all__ = ["Companies", "People", "contact_identity_keys"]
+
+
+def contact_identity_keys(c: Contact) -> list[str]:
+    """Returns the normalized emails (`e:`) and phone (`p:`) a contact is found under, as `IdentityIndex` reads them."""
+    keys = [f"e:{e}" for e in (normalize_email(x) for x in (c.email, c.secondary_email) if x) if e]
+    phone = normalize_phone(c.phone) if c.phone else None
+    if phone:
+        keys.append(f"p:{phone}")
+    return keys
+
+
+def _person_keys(state: State, contact_id: str) -> list[str] | None:
+    """A record's keys as a person: its identity keys and its true person (its own id when the truth has none)."""
+    c = state.get(CONTACTS, contact_id)
+    if c is None:
+        return None
+    truth = state.get(PERSON_TRUTH, contact_id)
+    return [*contact_identity_keys(c), f"t:{truth.person_key if truth is not None else contact_id}"]
+
+
+_PEOPLE = groups_view("crm.people", (CONTACTS, PERSON_TRUTH), lambda s: s.table(CONTACTS).ids(), _person_keys)
+"""Every contact record of a state grouped into people (shared email, phone or true person, transitively)."""
 
 
 @dataclass(frozen=True)
 class People:
     """The real people behind every contact record of a state."""
 
-    _by_key: dict[str, frozenset[str]]
+    _by_key: Mapping[str, frozenset[str]]
 
     @classmethod
     def of(cls, contacts: Iterable[Contact], state: State) -> People:
-        """Groups `contacts` into people, using the ground truth of `state` where it knows the record."""
+        """Groups `contacts` into people, using the ground truth of `state` where it knows the record. O(records)."""
         records = sorted(contacts, key=lambda c: c.id)
         index = IdentityIndex.of(
             [(c.id, [e for e in (c.email, c.secondary_email) if e], [c.phone] if c.phone else []) for c in records]
@@ -72,11 +101,33 @@ class People:
 
     @classmethod
     def of_state(cls, final: State, extra: Iterable[Contact] = ()) -> People:
-        """Groups every contact of `final` (merged ones included), plus `extra` records, into people."""
-        seen = {c.id: c for c in final.table(CONTACTS)}
-        for c in extra:
-            seen.setdefault(c.id, c)
-        return cls.of(seen.values(), final)
+        """Groups every contact of `final` (merged ones included), plus `extra` records, into people.
+
+        Without `extra` (or when every extra record is still in `final`, whose version wins),
+        this is the per-state view, O(changes) since the world.
+        """
+        table = final.table(CONTACTS)
+        gone = [c for c in extra if c.id not in table]
+        if gone:
+            return cls.of([*table, *gone], final)
+        return cls(_PEOPLE.of(final).groups)
+
+    @classmethod
+    def of_episode(cls, initial: State, final: State) -> People:
+        """`of_state(final, initial's contacts)` in O(changes): a record is evidence of who is who even once gone.
+
+        Only a contact deleted during the episode can add to `final`'s records; without one, this is
+        the per-state view of `final`.
+        """
+        changed = final.changed_since(initial)
+        if changed is None:
+            return cls.of_state(final, initial.table(CONTACTS))
+        after = final.table(CONTACTS)
+        gone = [b for k in sorted(changed) if k[0] == "t" and k[1] == CONTACTS.name and k[2] not in after
+                and (b := initial.get(CONTACTS, k[2])) is not None]
+        if gone:
+            return cls.of([*after, *gone], final)
+        return cls(_PEOPLE.of(final).groups)
 
     def records(self, contact_id: str) -> frozenset[str]:
         """Returns every record id of the person behind `contact_id` (itself if unknown)."""
@@ -99,30 +150,30 @@ def _account_keys(a: Account) -> list[str]:
     return keys
 
 
+_COMPANIES = index_view("crm.companies", ACCOUNTS, _account_keys)
+"""Every account of a state under its normalized name and web domain."""
+
+
 @dataclass(frozen=True)
 class Companies:
     """The real companies behind the accounts of a state: accounts sharing a normalized name or domain."""
 
-    _keys: dict[str, frozenset[str]]
+    _index: KeyIndex
 
     @classmethod
     def of(cls, accounts: Iterable[Account]) -> Companies:
-        """Indexes accounts by their normalized name and domain."""
-        keys: dict[str, set[str]] = {}
-        for a in sorted(accounts, key=lambda a: a.id):
-            for k in _account_keys(a):
-                keys.setdefault(k, set()).add(a.id)
-        return cls({k: frozenset(v) for k, v in keys.items()})
+        """Indexes accounts by their normalized name and domain. O(accounts)."""
+        return cls(KeyIndex.of((a.id, _account_keys(a)) for a in sorted(accounts, key=lambda a: a.id)))
 
     @classmethod
     def of_state(cls, state: State) -> Companies:
-        """Indexes every account of a state."""
-        return cls.of(state.table(ACCOUNTS))
+        """Indexes every account of a state (the per-state view, O(changes) since the world)."""
+        return cls(_COMPANIES.of(state))
 
     def matches(self, account: Account) -> list[str]:
         """Returns the ids of indexed accounts that are the same company as `account` (itself excluded)."""
         found: set[str] = set()
         for k in _account_keys(account):
-            found |= self._keys.get(k, frozenset())
+            found |= self._index.holders(k)
         found.discard(account.id)
         return sorted(found)
