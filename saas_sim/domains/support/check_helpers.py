@@ -6,13 +6,24 @@ from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import CheckContext
-from saas_sim.domains.support.models import Message, Ticket
+from saas_sim.core.key_groups import index_view
+from saas_sim.core.state import State
+from saas_sim.domains.support.models import Message, Order, Ticket
 from saas_sim.domains.support.people import compensation
 from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
-from saas_sim.domains.support.state import MESSAGES, REFUNDS, STORE_CREDITS, TICKETS, TRUTHS
+from saas_sim.domains.support.state import MESSAGES, ORDERS, REFUNDS, STORE_CREDITS, TICKETS, TRUTHS
 from saas_sim.domains.support.threads import related_tickets
 
-__all__ = ["episode_facts", "episode_replies", "money_value", "paid_to_person", "ticket_since"]
+__all__ = ["episode_facts", "episode_replies", "money_value", "order_by_number", "paid_to_person", "ticket_since"]
+
+_ORDERS_BY_NUMBER = index_view("support.orders_by_number", ORDERS, lambda o: (o.number,))
+"""Order ids by order number, per state in O(changes) (a check asking "is this a real order" reads one entry)."""
+
+
+def order_by_number(state: State, number: str) -> Order | None:
+    """Returns the order with `number` (the lowest id if several share it), or None."""
+    ids = _ORDERS_BY_NUMBER.of(state).holders(number)
+    return state.get(ORDERS, min(ids)) if ids else None
 
 
 def money_value(value: Any) -> Decimal:

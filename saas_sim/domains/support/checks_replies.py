@@ -17,6 +17,7 @@ from saas_sim.domains.support.check_helpers import (
     episode_facts,
     episode_replies,
     money_value,
+    order_by_number,
     ticket_since,
 )
 from saas_sim.domains.support.judge import deny_verdict, kb_verdict, names_item, truth_problems
@@ -73,8 +74,7 @@ def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None 
         if off := facts.off_language(language):
             return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
     missing = [] if order_number is None or facts.states_code(str(order_number)) else [f"order {order_number}"]
-    order = next((o for o in ctx.final.table(ORDERS) if order_number is not None
-                  and o.number == str(order_number)), None)
+    order = order_by_number(ctx.final, str(order_number)) if order_number is not None else None
     done = [r.amount for r in ctx.created(REFUNDS) if order is not None and r.order_id == order.id]
     paid = set(done) | {sum(done, Decimal("0"))} if done else set()
     missing += [f"amount {a}" for a in amounts if not facts.states_amount(money_value(a))]
