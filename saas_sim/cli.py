@@ -22,7 +22,7 @@ from saas_sim.runtime.environment import Environment
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Deterministic simulated SaaS for agent RL.")
 bench_app = typer.Typer(add_completion=False, invoke_without_command=True,
-                        help="Benchmarks. With no subcommand: the store and the runtime figures in one JSON object.")
+                        help="Benchmarks. With no subcommand: every figure, 3 runs, min and median (--json).")
 app.add_typer(bench_app, name="bench")
 equivalence_app = typer.Typer(add_completion=False, no_args_is_help=True,
                               help="Record what agents see, and compare two recordings (refactors must not move it).")
@@ -424,28 +424,68 @@ def bench_ide() -> None:
     print(json.dumps(figures, indent=2, sort_keys=True))
 
 
+def _bench_table(result: dict[str, Any]) -> None:
+    """Prints the suite's figures as a table: median and min over the runs."""
+    meta = result["meta"]
+    table = Table(title=f"saas-sim bench: {meta['runs']} run(s), {meta['date']}, load {meta['load_1m_at_start']}")
+    for col in ("figure", "median", "min"):
+        table.add_column(col, justify="left" if col == "figure" else "right")
+    for key, fig in result["figures"].items():
+        table.add_row(escape(key), f"{fig['median']:g}", f"{fig['min']:g}")
+    for key, values in result["labels"].items():
+        table.add_row(escape(key), escape(", ".join(map(str, values))), "")
+    out.print(table)
+
+
+TAU2_HELP = "Compare with a local tau2-bench checkout instead: `--compare tau2 PATH` (reset, READ, WRITE, episodes)."
+
+
 @bench_app.callback()
 def bench_all(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = True,
-    pg_url: Annotated[str | None, typer.Option("--pg-url", envvar="SAAS_SIM_BENCH_PG_URL")] = None,
-    scenario: RuntimeScenarioOpt = "crm/*",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
+    pg_url: Annotated[str | None, typer.Option("--pg-url", envvar="SAAS_SIM_BENCH_PG_URL",
+                                               help="Also measure the store on this PostgreSQL URL.")] = None,
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs of the whole bench; each figure's min and "
+                                                            "median over them.")] = 3,
+    quick: Annotated[bool, typer.Option("--quick", help="A small smoke run (tests), not figures to quote.")] = False,
+    compare: Annotated[tuple[str, str] | None, typer.Option("--compare", help=TAU2_HELP)] = None,
+    tau2_python: Annotated[Path | None, typer.Option(
+        "--tau2-python", help="tau2's interpreter (default: PATH/.venv/bin/python).")] = None,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="With --compare: interleaved rounds.")] = 5,
 ) -> None:
-    """Runs every benchmark when no subcommand is given."""
+    """Runs the whole benchmark when no subcommand is given (see docs/benchmarks.md for every figure)."""
     if ctx.invoked_subcommand is not None:
         return
     import tempfile
 
-    from saas_sim.bench.store import run_store_bench
+    if compare is not None:
+        from saas_sim.bench.compare_tau2 import run_compare
+
+        peer, path = compare
+        if peer != "tau2":
+            raise typer.BadParameter(f"unknown peer {peer!r}; known: tau2", param_hint="--compare")
+
+        async def go_compare() -> dict[str, Any]:
+            with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
+                return await run_compare(Path(path), python=tau2_python, workdir=Path(tmp), rounds=rounds,
+                                         quick=quick, progress=lambda m: err.print(m, highlight=False))
+
+        print(json.dumps(_run(go_compare), indent=2, sort_keys=True))
+        return
+
+    from saas_sim.bench.suite import run_suite
 
     async def go() -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
-            figures = dict(await run_store_bench(pg_url=pg_url, workdir=Path(tmp),
-                                                 progress=lambda m: err.print(m, highlight=False)))
-        figures.update(await _bench_runtime(scenario))
-        return figures
+            return await run_suite(runs=runs, quick=quick, workdir=Path(tmp), pg_url=pg_url,
+                                   progress=lambda m: err.print(m, highlight=False))
 
-    print(json.dumps(_run(go), indent=2, sort_keys=True))
+    result = _run(go)
+    if as_json:
+        print(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        _bench_table(result)
 
 
 def _server_extra(what: str) -> None:
