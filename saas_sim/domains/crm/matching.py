@@ -26,6 +26,7 @@ __all__ = [
     "norm_company",
     "norm_email",
     "phone_digits",
+    "search_text",
 ]
 
 NICKNAMES: dict[str, str] = {
@@ -71,6 +72,16 @@ def fold(text: str) -> str:
         return " ".join(text.lower().split())
     lowered = text.casefold().translate(_LETTERS)
     return " ".join(_COMBINING.sub("", unicodedata.normalize("NFKD", lowered)).split())
+
+
+def search_text(*haystack: str | None) -> str:
+    """Returns the text a free-text search looks in: the non-empty fields joined, lowercased, accent-free.
+
+    ASCII text skips Unicode folding (a word without spaces is found in it exactly when it
+    is found in the folded text).
+    """
+    raw = " ".join(h for h in haystack if h)
+    return raw.lower() if raw.isascii() else fold(raw)
 
 
 def canonical_first_name(first: str) -> str:

@@ -12,7 +12,7 @@ from typing import TypeVar, cast
 from saas_sim.core.state import Entity, Table, TableKey
 from saas_sim.core.tool_errors import conflict, not_found, require
 from saas_sim.core.tools import ToolContext
-from saas_sim.domains.crm.matching import ContactMatch, fold
+from saas_sim.domains.crm.matching import ContactMatch, fold, search_text
 from saas_sim.domains.crm.models import Contact
 from saas_sim.domains.crm.state import CONTACTS, USERS
 from saas_sim.errors import ToolError
@@ -96,8 +96,7 @@ class Query:
     def __call__(self, *haystack: str | None) -> bool:
         if not self.terms:
             return True
-        raw = " ".join(h for h in haystack if h)
-        text = raw.lower() if raw.isascii() else fold(raw)
+        text = search_text(*haystack)
         return all(term in text for term in self.terms)
 
 

@@ -6,12 +6,21 @@ from typing import Literal
 
 from pydantic import Field
 
+from saas_sim.core.indexes import candidates, select_page, trigram_keys
 from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import require
 from saas_sim.core.tools import READ, ToolArgs, ToolContext
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold, phone_digits
-from saas_sim.domains.crm.models import Consent, LeadSource, LeadStatus
+from saas_sim.domains.crm.models import Account, Consent, Contact, Lead, LeadSource, LeadStatus
+from saas_sim.domains.crm.search_index import (
+    ACCOUNT_INDEX,
+    ACCOUNT_ORDER,
+    CONTACT_INDEX,
+    CONTACT_ORDER,
+    LEAD_INDEX,
+    LEAD_ORDER,
+)
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, LEADS, USERS
 from saas_sim.domains.crm.tool_helpers import Query, table
 from saas_sim.domains.crm.views_directory import (
@@ -72,14 +81,20 @@ def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
     """Searches accounts (companies) by name, domain or city, with filters. Sorted by name, then id."""
     industry = fold(args.industry) if args.industry else None
     query = Query(args.query)
-    rows = [
-        a for a in table(ctx, ACCOUNTS)
-        if (args.territory is None or a.territory == args.territory)
-        and (args.owner_id is None or a.owner_id == args.owner_id)
-        and (industry is None or fold(a.industry or "") == industry)
-        and query(a.name, a.domain, a.city)
-    ]
-    return AccountPage.of(rows, lambda a: (fold(a.name), a.id), args)
+    accounts = table(ctx, ACCOUNTS)
+    among = candidates(accounts, [(ACCOUNT_INDEX, [
+        *([("territory", args.territory)] if args.territory is not None else []),
+        *([("owner", args.owner_id)] if args.owner_id is not None else []),
+        *([("industry", industry)] if industry is not None else []),
+    ]), (ACCOUNT_INDEX, trigram_keys(query.terms))])
+
+    def where(a: Account) -> bool:
+        return ((args.territory is None or a.territory == args.territory)
+                and (args.owner_id is None or a.owner_id == args.owner_id)
+                and (industry is None or fold(a.industry or "") == industry)
+                and query(a.name, a.domain, a.city))
+
+    return select_page(AccountPage, accounts, ACCOUNT_ORDER, args, where, among=among, exact=not query.terms)
 
 
 class GetAccountArgs(ToolArgs):
@@ -117,16 +132,23 @@ def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
     Merged-away records are hidden unless `include_merged` is true.
     """
     query = Query(args.query)
-    rows = [
-        c for c in table(ctx, CONTACTS)
-        if (args.include_merged or c.merged_into is None)
-        and (args.account_id is None or c.account_id == args.account_id)
-        and (args.owner_id is None or c.owner_id == args.owner_id)
-        and (args.consent is None or c.consent == args.consent)
-        and query(c.first_name, c.last_name, c.email, c.secondary_email, c.title,
-                  phone_digits(c.phone) if query.has_digits else None)
-    ]
-    return ContactPage.of(rows, lambda c: (fold(c.last_name), fold(c.first_name), c.id), args)
+    contacts = table(ctx, CONTACTS)
+    among = candidates(contacts, [(CONTACT_INDEX, [
+        *([] if args.include_merged else [("live", True)]),
+        *([("account", args.account_id)] if args.account_id is not None else []),
+        *([("owner", args.owner_id)] if args.owner_id is not None else []),
+        *([("consent", args.consent)] if args.consent is not None else []),
+    ]), (CONTACT_INDEX, trigram_keys(query.terms))])
+
+    def where(c: Contact) -> bool:
+        return ((args.include_merged or c.merged_into is None)
+                and (args.account_id is None or c.account_id == args.account_id)
+                and (args.owner_id is None or c.owner_id == args.owner_id)
+                and (args.consent is None or c.consent == args.consent)
+                and query(c.first_name, c.last_name, c.email, c.secondary_email, c.title,
+                          phone_digits(c.phone) if query.has_digits else None))
+
+    return select_page(ContactPage, contacts, CONTACT_ORDER, args, where, among=among, exact=not query.terms)
 
 
 class GetContactArgs(ToolArgs):
@@ -157,14 +179,20 @@ class SearchLeadsArgs(PageArgs):
 def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
     """Searches leads by name, email or company, with filters. Newest first."""
     query = Query(args.query)
-    rows = [
-        ld for ld in table(ctx, LEADS)
-        if (args.status is None or ld.status == args.status)
-        and (args.source is None or ld.source == args.source)
-        and (args.owner_id is None or ld.owner_id == args.owner_id)
-        and query(ld.first_name, ld.last_name, ld.email, ld.company)
-    ]
-    return LeadPage.of(rows, lambda ld: (-int(ld.created_at.timestamp()), ld.id), args)
+    leads = table(ctx, LEADS)
+    among = candidates(leads, [(LEAD_INDEX, [
+        *([("status", args.status)] if args.status is not None else []),
+        *([("source", args.source)] if args.source is not None else []),
+        *([("owner", args.owner_id)] if args.owner_id is not None else []),
+    ]), (LEAD_INDEX, trigram_keys(query.terms))])
+
+    def where(ld: Lead) -> bool:
+        return ((args.status is None or ld.status == args.status)
+                and (args.source is None or ld.source == args.source)
+                and (args.owner_id is None or ld.owner_id == args.owner_id)
+                and query(ld.first_name, ld.last_name, ld.email, ld.company))
+
+    return select_page(LeadPage, leads, LEAD_ORDER, args, where, among=among, exact=not query.terms)
 
 
 class GetLeadArgs(ToolArgs):

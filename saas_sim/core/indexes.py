@@ -1,0 +1,183 @@
+"""Secondary indexes and sort orders of tables: declared by domains, built by `Table` when first used.
+
+An `Index` names a pure function from an entity to the keys it is found under
+(an equality key such as `("account", "acc_000042")`, or the trigrams of its
+searchable text). An `Order` names the documented sort key of a list tool.
+Neither holds data: a `Table` builds the structure the first time it is asked
+(`Table.matching`, `Table.ordered`) and shares it with every table derived from
+it, which reads it through an overlay of the ids changed since (see
+`saas_sim.core.table`). A world's big tables are built once, off the event
+loop, by `prewarm`, so no agent call pays for it.
+
+Search tools use an index for *candidates* (a superset of the matches) and
+then apply their exact predicate, so an index can only make a search faster,
+never change what it returns. Every lookup is a set of ids with no order;
+callers sort what they show (`select_page` does), so nothing depends on
+insertion order or a hash seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from saas_sim.core.paging import json_key
+from saas_sim.core.sorted_page import presorted_page
+
+if TYPE_CHECKING:
+    from saas_sim.core.paging import Page, PageArgs, SortKey
+    from saas_sim.core.state import Entity, State
+    from saas_sim.core.table import Table
+
+__all__ = [
+    "SPARSE_SHARE",
+    "Index",
+    "Order",
+    "candidates",
+    "prewarm",
+    "select_page",
+    "text_trigrams",
+    "trigram_keys",
+]
+
+T = TypeVar("T", bound="Entity")
+P = TypeVar("P", bound="Page[Any]")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Index(Generic[T]):
+    """A secondary index of one table.
+
+    Attributes:
+        table: The name of the table it indexes (`TableKey.name`).
+        name: Unique among the table's indexes and orders.
+        keys: A pure function: the hashable keys an entity is found under (any order, repeats allowed).
+    """
+
+    table: str
+    name: str
+    keys: Callable[[T], Iterable[Hashable]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Order(Generic[T]):
+    """A sort order of one table: the documented sort key of a list tool, ending in the id.
+
+    Attributes:
+        table: The name of the table it orders.
+        name: Unique among the table's indexes and orders.
+        key: A pure function: the entity's sort key (a tuple of JSON scalars or datetimes ending in its id).
+    """
+
+    table: str
+    name: str
+    key: Callable[[T], SortKey]
+
+    def sort_key(self, entity: T) -> SortKey:
+        """Returns the entity's key as `Page.of` compares it: datetimes as ISO text (`json_key`)."""
+        return json_key(self.key(entity))
+
+
+def text_trigrams(text: str) -> set[str]:
+    """Returns every run of three characters of `text` (none when it is shorter)."""
+    return {text[i:i + 3] for i in range(len(text) - 2)}
+
+
+def trigram_keys(terms: Iterable[str]) -> list[str] | None:
+    """Returns the trigrams every match of `terms` must contain, sorted, or None when a term is too short.
+
+    A record's text contains a term only if it contains each of the term's trigrams, so
+    the records holding all of them are a superset of the matches. A term shorter than
+    three characters constrains nothing: then None says "scan".
+    """
+    grams: set[str] = set()
+    for term in terms:
+        if len(term) < 3:
+            return None
+        grams |= text_trigrams(term)
+    return sorted(grams)
+
+
+def candidates(table: Table[Any], constraints: Sequence[tuple[Index[Any], Sequence[Hashable] | None]]
+               ) -> frozenset[str] | None:
+    """Returns the ids found under every key of every constraint, or None when nothing constrains.
+
+    Args:
+        table: The table to look in.
+        constraints: `(index, keys)` pairs; a pair whose keys are None (say, a term too short
+            for trigrams) constrains nothing, and neither does an empty list.
+    """
+    found: frozenset[str] | None = None
+    for index, keys in constraints:
+        if not keys:
+            continue
+        ids = table.matching(index, keys)
+        found = ids if found is None else found & ids
+        if not found:
+            return found
+    return found
+
+
+SPARSE_SHARE = 16
+"""`select_page` sorts the candidates themselves when they are at most 1/16 of the table."""
+
+
+def select_page(
+    page_cls: type[P],
+    table: Table[T],
+    order: Order[T],
+    args: PageArgs,
+    where: Callable[[T], bool],
+    *,
+    among: frozenset[str] | None = None,
+    exact: bool = False,
+    view: Callable[[Any], Any] | None = None,
+    query: dict[str, Any] | None = None,
+) -> P:
+    """Returns the page of `table`'s entities that satisfy `where`, in `order`: what `Page.of` returns for them.
+
+    Args:
+        page_cls: The tool's `Page` subclass.
+        table: The table searched.
+        order: The list's documented order (its key is the tool's sort key).
+        args: The call's paging arguments.
+        where: The tool's exact predicate.
+        among: Candidate ids (a superset of the matches, from `candidates`), or None for all.
+        exact: The candidates are exactly the matches (every filter is an index key), so
+            `where` need not be asked of each record of a long listing.
+        view: Turns an entity into the page's item model.
+        query: The filters the cursor is bound to, when they are not just the arguments.
+
+    Few candidates are sorted directly; many (or none given) are read in the order's
+    cached sequence, so a listing does not sort the table on every call.
+    """
+    if among is not None and len(among) * SPARSE_SHARE <= len(table):
+        rows = [e for e in (table.get(i) for i in sorted(among)) if e is not None and where(e)]
+        return page_cls.of(rows, order.key, args, view=view, query=query)
+    ordered = table.ordered(order)
+    if exact:
+        if among is None:
+            return presorted_page(page_cls, ordered, order.key, args, view=view, query=query)
+        # Every candidate is a match: the total is known, and the page is the next members from the cursor.
+        return presorted_page(page_cls, ordered, order.key, args, member=lambda e: e.id in among,
+                              total=len(among), view=view, query=query)
+    keyed = [pair for pair in ordered if (among is None or pair[1].id in among) and where(pair[1])]
+    return presorted_page(page_cls, keyed, order.key, args, view=view, query=query)
+
+
+def prewarm(state: State, specs: Iterable[Index[Any] | Order[Any]]) -> None:
+    """Builds every index and order in `specs` on `state`'s tables now (O(size); run it off the event loop).
+
+    The tables then become the shared base that every state derived from `state` reads
+    through, so no agent call builds them. A spec of a table `state` lacks is skipped.
+    """
+    for spec in specs:
+        table = state.raw_table(spec.table)
+        if not len(table):
+            continue
+        table.make_base()
+        if isinstance(spec, Index):
+            table.build_index(spec)
+        else:
+            table.ordered(spec)
