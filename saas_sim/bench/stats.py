@@ -49,7 +49,7 @@ def summarize_runs(runs: Sequence[Mapping[str, Any]]) -> tuple[dict[str, dict[st
         values = [run.get(key) for run in runs]
         if all(_number(v) for v in values):
             nums = [float(v) for v in values if v is not None]
-            figures[key] = {"min": min(nums), "median": round(statistics.median(nums), 3), "runs": values}
+            figures[key] = {"min": min(nums), "median": statistics.median(nums), "runs": values}
         else:
             labels[key] = values
     return figures, labels
