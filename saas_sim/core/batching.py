@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -102,22 +103,34 @@ class CommandRecord:
 
 @dataclass(slots=True)
 class AppendRequest:
-    """One caller's append, waiting in the group-commit queue."""
+    """One caller's append, waiting in the group-commit queue.
+
+    Its `fingerprint` (what a command id stands for) is computed on first use:
+    only appends with a command id ever need it, and then inside the batch.
+    """
 
     stream_id: str
     expected_version: int | None
     command_id: str | None
     pending: tuple[PendingEvent, ...]
     future: asyncio.Future[AppendResult]
-    fingerprint: str = ""
+    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        h = hashlib.sha256(self.stream_id.encode())
-        h.update(b"\x1f%d" % (-1 if self.expected_version is None else self.expected_version))
-        for p in self.pending:
-            h.update(b"\x1e" + p.event_type.encode() + b"\x1f%d\x1f" % p.schema_version)
-            h.update((p.sim_time or "").encode() + b"\x1f" + p.payload)
-        self.fingerprint = h.hexdigest()
+    @property
+    def fingerprint(self) -> str:
+        """The SHA-256 of the stream, expected version and every event (type, schema, sim time, payload).
+
+        Stored with each command, so its bytes must never change: one digest over the
+        same byte string the original field-by-field updates fed it.
+        """
+        if self._fingerprint is None:
+            parts = [self.stream_id.encode(),
+                     b"\x1f%d" % (-1 if self.expected_version is None else self.expected_version)]
+            for p in self.pending:
+                parts.append(b"\x1e" + p.event_type.encode() + b"\x1f%d\x1f" % p.schema_version)
+                parts.append((p.sim_time or "").encode() + b"\x1f" + p.payload)
+            self._fingerprint = hashlib.sha256(b"".join(parts)).hexdigest()
+        return self._fingerprint
 
 
 @dataclass(slots=True)
@@ -217,6 +230,9 @@ CommitFn = Callable[[list[AppendRequest]], Awaitable[None]]
 class GroupCommitter:
     """One writer task that drains the queue into batches and commits each in one transaction.
 
+    The queue is a plain deque with one wake-up future for the writer: an append
+    costs an `append` and, when the writer sleeps, one `set_result`.
+
     Args:
         commit: The backend's batch commit. It must resolve every request's future.
         max_events: The most events one transaction takes.
@@ -225,7 +241,8 @@ class GroupCommitter:
     def __init__(self, commit: CommitFn, *, max_events: int = 4000) -> None:
         self._commit = commit
         self._max_events = max_events
-        self._queue: asyncio.Queue[AppendRequest | None] = asyncio.Queue()
+        self._queue: deque[AppendRequest] = deque()
+        self._wakeup: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -241,8 +258,14 @@ class GroupCommitter:
             self._task = asyncio.get_running_loop().create_task(
                 self._run(), name="saas-sim-group-commit"
             )
-        self._queue.put_nowait(req)
+        self._queue.append(req)
+        self._wake()
         return req.future
+
+    def _wake(self) -> None:
+        wakeup = self._wakeup
+        if wakeup is not None and not wakeup.done():
+            wakeup.set_result(None)
 
     async def close(self) -> None:
         """Commits what is queued, then stops the writer task. Idempotent."""
@@ -250,24 +273,34 @@ class GroupCommitter:
             return
         self._closed = True
         if self._task is not None:
-            self._queue.put_nowait(None)
+            self._wake()
             await self._task
 
+    def _take_batch(self) -> list[AppendRequest]:
+        """Pops the oldest requests, up to `max_events` events (at least one request)."""
+        queue = self._queue
+        first = queue.popleft()
+        batch = [first]
+        events = len(first.pending)
+        while queue and events < self._max_events:
+            nxt = queue.popleft()
+            batch.append(nxt)
+            events += len(nxt.pending)
+        return batch
+
     async def _run(self) -> None:
-        stop = False
-        while not stop:
-            first = await self._queue.get()
-            if first is None:
-                return
-            batch = [first]
-            events = len(first.pending)
-            while events < self._max_events and not self._queue.empty():
-                nxt = self._queue.get_nowait()
-                if nxt is None:
-                    stop = True
-                    break
-                batch.append(nxt)
-                events += len(nxt.pending)
+        loop = asyncio.get_running_loop()
+        while True:
+            if not self._queue:
+                if self._closed:  # close() refuses new work first, so the queue stays empty now
+                    return
+                self._wakeup = loop.create_future()
+                try:
+                    await self._wakeup
+                finally:
+                    self._wakeup = None
+                continue
+            batch = self._take_batch()
             try:
                 await self._commit(batch)
             except Exception as exc:  # the writer must survive; every caller gets the error

@@ -1,4 +1,4 @@
-"""The embedded SQLite backend (aiosqlite).
+"""The embedded SQLite backend: plain `sqlite3` connections, each owned by a thread of its own.
 
 * WAL journal, `BEGIN IMMEDIATE` for every write transaction (a deferred BEGIN
   that reads then writes fails at once with SQLITE_BUSY), and an explicit
@@ -7,45 +7,36 @@
   30 s) is spent; only then does the write raise `StoreUnavailableError`.
 * `synchronous=NORMAL` by default; `durable` selects `FULL`, which survives
   power loss.
-* One writer task group-commits many streams' appends per transaction. A
-  batch costs a handful of statements, however many appends it holds:
-  heads, commands and inserts are set-based, so the thread hop per statement
-  that aiosqlite charges is paid per batch, not per event.
-* A file database reads on a second connection (WAL readers never block the
-  writer). An in-memory database has one connection, so every use of it is
-  serialized by a lock: a reader must never see a writer's uncommitted rows.
+* One writer task group-commits many streams' appends per transaction, and
+  the whole transaction (BEGIN, heads, commands, last position, plan, inserts,
+  COMMIT) is one job of the writer thread (`core/sqlite_append.py`): one
+  thread hop each way per batch, however many appends and statements it holds.
+* A file database reads on a second connection and thread (WAL readers never
+  block the writer). An in-memory database has one connection, so its reads
+  are jobs of the writer thread: jobs run one at a time, so a reader never
+  sees a writer's uncommitted rows.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-import aiosqlite
-
-from saas_sim.core.batching import (
-    AppendRequest,
-    CommandRecord,
-    StreamHead,
-    plan_batch,
-)
+from saas_sim.core.batching import AppendRequest, BatchPlan
 from saas_sim.core.events import EventRegistry, RecordedEvent
 from saas_sim.core.outage import DEFAULT_OUTAGE_BUDGET_S
 from saas_sim.core.schema import ddl_statements
+from saas_sim.core.sqlite_append import EVENT_COLUMNS, SqliteAppender, in_write_transaction
+from saas_sim.core.sqlite_thread import ThreadedConnection
 from saas_sim.core.store import EventStore, Snapshot, StoreUrl
 from saas_sim.errors import StoreError, StoreUnavailableError, UsageError
 
 __all__ = ["SqliteEventStore"]
 
-_CHUNK = 500  # stays far below SQLite's bound-parameter limit
-_EVENT_COLUMNS = (
-    "global_position, stream_id, version, event_type, schema_version, payload, sim_time, "
-    "command_id, prev_hash, hash"
-)
+T = TypeVar("T")
 
 
 def _truthy(value: str | None) -> bool:
@@ -60,16 +51,28 @@ def _busy(exc: sqlite3.Error) -> bool:
     return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
-def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
-    for i in range(0, len(items), _CHUNK):
-        yield items[i : i + _CHUNK]
-
-
 def _record(row: Any) -> RecordedEvent:
     return RecordedEvent(
         global_position=row[0], stream_id=row[1], version=row[2], event_type=row[3],
         schema_version=row[4], payload=bytes(row[5]), sim_time=row[6], command_id=row[7],
         prev_hash=row[8], hash=row[9],
+    )
+
+
+def _create_tables(conn: sqlite3.Connection) -> None:
+    for statement in ddl_statements("sqlite"):
+        conn.execute(statement)
+
+
+def _fetchall(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[Any]:
+    return conn.execute(sql, params).fetchall()
+
+
+def _save(conn: sqlite3.Connection, s: Snapshot) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO snapshots (stream_id, version, schema_version, state, "
+        "state_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)",
+        (s.stream_id, s.version, s.schema_version, s.state, s.state_hash, s.event_hash),
     )
 
 
@@ -90,37 +93,22 @@ class SqliteEventStore(EventStore):
             self.busy_timeout_ms = int(parsed.options.get("busy_timeout_ms", "10000"))
         except ValueError:
             raise UsageError("busy_timeout_ms must be an integer") from None
-        self._writer: aiosqlite.Connection | None = None
-        self._reader: aiosqlite.Connection | None = None
-        # One lock per connection: its holder owns the connection for a whole
-        # transaction or read, so no task ever sees another's uncommitted rows.
+        self._writer: ThreadedConnection | None = None
+        self._reader: ThreadedConnection | None = None
+        self._appender = SqliteAppender()
+        # Jobs on one connection already run one at a time; this lock is for callers that run
+        # several raw statements on the writer (tests' fault injection) and want them together.
         self._write_lock = asyncio.Lock()
-        self._read_lock = asyncio.Lock()
 
-    async def _connect(self) -> aiosqlite.Connection:
-        pending = aiosqlite.connect(self.path, isolation_level=None)
+    async def _connect(self, name: str) -> ThreadedConnection:
+        setup = [f"PRAGMA busy_timeout = {self.busy_timeout_ms}"]
+        if not self.memory:
+            setup.append("PRAGMA journal_mode = WAL")
+        setup.append(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
         try:
-            conn = await pending
+            return await ThreadedConnection.open(self.path, name, setup)
         except sqlite3.Error as exc:
-            # aiosqlite stops its worker thread after a failed connect but does not wait for it;
-            # wait here, or the thread reports to an event loop that may be closed by then.
-            await asyncio.to_thread(pending._thread.join, 5)
             raise StoreUnavailableError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
-        try:
-            await conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
-            if not self.memory:
-                await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
-        except BaseException as exc:
-            # An unclosed aiosqlite connection keeps its thread alive and hangs exit.
-            with contextlib.suppress(Exception):
-                await conn.close()
-            if isinstance(exc, sqlite3.Error):
-                raise StoreUnavailableError(
-                    f"cannot open SQLite database {self.path!r}: {exc}"
-                ) from exc
-            raise
-        return conn
 
     async def _open(self) -> None:
         if not self.memory:
@@ -128,55 +116,39 @@ class SqliteEventStore(EventStore):
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreUnavailableError(f"cannot create the directory of {self.path!r}: {exc}") from exc
-        self._writer = await self._connect()
-        async with self._write_lock:
-            await self._writer.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in ddl_statements("sqlite"):
-                    await self._writer.execute(statement)
-                await self._writer.execute("COMMIT")
-            except BaseException:
-                await self._writer.execute("ROLLBACK")
-                raise
-        self._reader = self._writer if self.memory else await self._connect()
+        self._writer = await self._connect("writer")
+        await self._write("schema creation", in_write_transaction, _create_tables)
+        self._reader = self._writer if self.memory else await self._connect("reader")
 
     async def _close(self) -> None:
         for conn in {id(c): c for c in (self._reader, self._writer) if c is not None}.values():
-            with contextlib.suppress(Exception):
-                await conn.close()
+            await conn.close()
         self._reader = self._writer = None
 
     # read side ---------------------------------------------------------------
-    def _read_conn(self) -> tuple[aiosqlite.Connection, asyncio.Lock]:
-        if self._reader is None or self._writer is None:
-            raise StoreError("store is not open")
-        if self.memory:
-            return self._writer, self._write_lock
-        return self._reader, self._read_lock
-
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         window = self._outage("SQLite read")
         while True:
-            conn, lock = self._read_conn()
-            async with lock:
-                try:
-                    return list(await conn.execute_fetchall(sql, params))
-                except sqlite3.OperationalError as exc:
-                    if not _busy(exc):
-                        raise StoreUnavailableError(f"SQLite read failed: {exc}") from exc
-                    failure = exc
-            await window.retry_after(failure)  # outside the lock: others may use the connection meanwhile
+            conn = self._reader
+            if conn is None:
+                raise StoreError("store is not open")
+            try:
+                return await conn.run(_fetchall, sql, params)
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise StoreUnavailableError(f"SQLite read failed: {exc}") from exc
+                await window.retry_after(exc)
 
     async def _read_stream(self, stream_id: str, after: int) -> list[RecordedEvent]:
         rows = await self._query(
-            f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = ? AND version > ? ORDER BY version",
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = ? AND version > ? ORDER BY version",
             (stream_id, after),
         )
         return [_record(r) for r in rows]
 
     async def _read_all(self, after: int, limit: int) -> list[RecordedEvent]:
         rows = await self._query(
-            f"SELECT {_EVENT_COLUMNS} FROM events WHERE global_position > ? "
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE global_position > ? "
             "ORDER BY global_position LIMIT ?",
             (after, limit),
         )
@@ -198,73 +170,37 @@ class SqliteEventStore(EventStore):
         return Snapshot(r[0], r[1], r[2], bytes(r[3]), r[4], r[5])
 
     # write side --------------------------------------------------------------
-    async def _begin(self, conn: aiosqlite.Connection) -> None:
-        """Starts a write transaction, waiting out a lock held elsewhere until the outage budget is spent.
+    async def _write(self, what: str, job: Callable[..., T | sqlite3.OperationalError], *args: Any) -> T:
+        """Runs a write transaction job on the writer thread, waiting out a write lock held elsewhere.
 
-        Each attempt already waits `busy_timeout` inside SQLite; the budget bounds them all.
+        `job(conn, *args)` returns the `BEGIN IMMEDIATE` error when it could not take the
+        lock (see `in_write_transaction`). Each attempt already waits `busy_timeout` inside
+        SQLite; the outage budget bounds them all. SQLite errors inside the transaction
+        (rolled back by then) become `StoreError`.
         """
         window = self._outage("SQLite write lock")
         while True:
+            conn = self._writer
+            if conn is None:
+                raise StoreError("store is not open")
             try:
-                await conn.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if not _busy(exc):
-                    raise StoreUnavailableError(f"SQLite write lock not acquired: {exc}") from exc
-                await window.retry_after(exc)
-
-    @contextlib.asynccontextmanager
-    async def _transaction(self, conn: aiosqlite.Connection, what: str) -> AsyncIterator[None]:
-        """`BEGIN IMMEDIATE` ... `COMMIT`; on any exception a rollback, and SQLite errors as `StoreError`."""
-        await self._begin(conn)
-        try:
-            yield
-            await conn.execute("COMMIT")
-        except BaseException as exc:
-            with contextlib.suppress(Exception):
-                await conn.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
+                outcome = await conn.run(job, *args)
+            except sqlite3.Error as exc:
                 raise StoreError(f"SQLite {what} failed: {exc}") from exc
-            raise
+            if not isinstance(outcome, sqlite3.OperationalError):
+                return outcome
+            if not _busy(outcome):
+                raise StoreUnavailableError(f"SQLite write lock not acquired: {outcome}") from outcome
+            await window.retry_after(outcome)
 
     async def _save_snapshot(self, snapshot: Snapshot) -> None:
-        conn = self._writer
-        if conn is None:
-            raise StoreError("store is not open")
-        async with self._write_lock, self._transaction(conn, "snapshot save"):
-            await conn.execute(
-                "INSERT OR REPLACE INTO snapshots (stream_id, version, schema_version, state, "
-                "state_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)",
-                (snapshot.stream_id, snapshot.version, snapshot.schema_version, snapshot.state,
-                 snapshot.state_hash, snapshot.event_hash),
-            )
+        await self._write("snapshot save", in_write_transaction, _save, snapshot)
 
     async def _commit_batch(self, requests: list[AppendRequest]) -> None:
-        conn = self._writer
-        if conn is None:
+        writer = self._writer
+        if writer is None:
             raise StoreError("store is not open")
-        # The writer is this store's one task, so holding the lock while waiting blocks no one else.
-        async with self._write_lock, self._transaction(conn, "append"):
-            plan = await self._plan(conn, requests)
-            if plan.event_rows:
-                await conn.executemany(
-                    f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    plan.event_rows,
-                )
-                await conn.executemany(
-                    "INSERT INTO streams (stream_id, version, head_hash) VALUES (?, ?, ?) "
-                    "ON CONFLICT(stream_id) DO UPDATE SET version = excluded.version, "
-                    "head_hash = excluded.head_hash",
-                    [(s, h.version, h.head_hash) for s, h in plan.heads.items()],
-                )
-            if plan.commands:
-                await conn.executemany(
-                    "INSERT INTO commands (command_id, stream_id, fingerprint, first_version, "
-                    "last_version, first_position, last_position, head_hash) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(c.command_id, c.stream_id, c.fingerprint, c.first_version, c.last_version,
-                      c.first_position, c.last_position, c.head_hash) for c in plan.commands],
-                )
+        plan: BatchPlan = await self._write("append", self._appender.commit, requests, writer.raw_uses)
         for req, outcome in zip(requests, plan.outcomes, strict=True):
             if req.future.done():  # the caller went away; the outcome stands
                 continue
@@ -272,25 +208,3 @@ class SqliteEventStore(EventStore):
                 req.future.set_exception(outcome)
             else:
                 req.future.set_result(outcome)
-
-    async def _plan(self, conn: aiosqlite.Connection, requests: list[AppendRequest]) -> Any:
-        stream_ids = sorted({r.stream_id for r in requests})
-        heads: dict[str, StreamHead] = {}
-        for chunk in _chunks(stream_ids):
-            marks = ",".join("?" * len(chunk))
-            for sid, version, head_hash in await conn.execute_fetchall(
-                f"SELECT stream_id, version, head_hash FROM streams WHERE stream_id IN ({marks})", chunk
-            ):
-                heads[sid] = StreamHead(version, head_hash)
-        command_ids = sorted({r.command_id for r in requests if r.command_id is not None})
-        commands: dict[str, CommandRecord] = {}
-        for chunk in _chunks(command_ids):
-            marks = ",".join("?" * len(chunk))
-            for row in await conn.execute_fetchall(
-                "SELECT command_id, stream_id, fingerprint, first_version, last_version, "
-                f"first_position, last_position, head_hash FROM commands WHERE command_id IN ({marks})",
-                chunk,
-            ):
-                commands[row[0]] = CommandRecord(*row)
-        (last,) = list(await conn.execute_fetchall("SELECT COALESCE(MAX(global_position), 0) FROM events"))
-        return plan_batch(requests, heads, commands, int(last[0]))

@@ -137,8 +137,10 @@ async def test_a_short_lock_elsewhere_is_waited_out_by_the_busy_timeout(
 async def test_a_store_that_failed_to_open_leaves_no_thread_behind(tmp_path: Path) -> None:
     import threading
 
+    from saas_sim.core.sqlite_thread import THREAD_NAME_PREFIX
+
     def sqlite_threads() -> int:
-        return sum("_connection_worker_thread" in t.name for t in threading.enumerate())
+        return sum(t.name.startswith(THREAD_NAME_PREFIX) for t in threading.enumerate())
 
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"\x00not sqlite" * 500)
