@@ -44,6 +44,14 @@ class WriteProbe:
 
 
 @dataclass
+class _Meter:
+    """Whether the CPU meter runs, and the calls (warm-up stragglers too) that returned meanwhile."""
+
+    running: bool = False
+    returned: int = 0
+
+
+@dataclass
 class _Tally:
     latencies_us: list[float]
     dispatch_lag_us: list[float]
@@ -61,8 +69,9 @@ async def open_loop_writes(
     """Runs the open-loop load and returns its figures, each key starting with `prefix`.
 
     Figures: `_offered_per_s`, `_achieved_per_s`, `_calls` (measured), `_errors`, `_p50_us`,
-    `_p99_us`, `_p999_us` (scheduled arrival to return), `_cpu_us_per_call` (process CPU over
-    the measured span / measured calls), `_cpu_cores` (that CPU / the span's wall time),
+    `_p99_us`, `_p999_us` (scheduled arrival to return), `_cpu_us_per_call` (process CPU from
+    the first measured arrival until every call ended / the calls that returned meanwhile,
+    warm-up stragglers included), `_cpu_cores` (that CPU / the span's wall time),
     `_dispatch_lag_p99_us` (how late the dispatcher started calls), `_max_in_flight`,
     `_episodes`, `_window_s`.
     """
@@ -75,6 +84,7 @@ async def open_loop_writes(
     measured = _Tally([], [])
     warm = _Tally([], [])
     failures: list[BaseException] = []
+    meter = _Meter()
 
     async def one(j: int, due_ns: int, episode: Episode, k: int) -> None:
         tally = measured if j >= n_warm else warm
@@ -93,6 +103,8 @@ async def open_loop_writes(
         finally:
             tally.in_flight -= 1
         done = perf_ns()
+        if meter.running:
+            meter.returned += 1
         tally.latencies_us.append((done - due_ns) / 1000)
         tally.last_done_ns = max(tally.last_done_ns, done)
         if result.ok:
@@ -113,6 +125,7 @@ async def open_loop_writes(
                 break
             if j == n_warm:
                 cpu_start = cpu_ns()
+                meter.running = True
             i = j % len(episodes)
             tasks.append(asyncio.create_task(one(j, due, episodes[i], counts[i])))
             counts[i] += 1
@@ -135,7 +148,7 @@ async def open_loop_writes(
         f"{prefix}_errors": measured.errors,
         f"{prefix}_episodes": len(episodes),
         f"{prefix}_window_s": round(duration_s, 3),
-        f"{prefix}_cpu_us_per_call": round((cpu_end - cpu_start) / 1000 / n_meas, 2),
+        f"{prefix}_cpu_us_per_call": round((cpu_end - cpu_start) / 1000 / max(1, meter.returned), 2),
         f"{prefix}_cpu_cores": round((cpu_end - cpu_start) / span_ns, 3),
         f"{prefix}_dispatch_lag_p99_us": round(pct(measured.dispatch_lag_us, 0.99), 2),
         f"{prefix}_max_in_flight": measured.max_in_flight,
