@@ -15,7 +15,8 @@ writes), for 10 s after a 1 s warm-up, with the default garbage collector (no `g
   arrival to its return (a backlog counts, nothing is omitted);
 * `sustained_write_R_errors`: measured calls that returned an error or did not finish within
   30 s of the last arrival; `_calls`, `_episodes`, `_window_s`: the load's size;
-* `sustained_write_R_cpu_us_per_call`: process CPU time (all threads) over the window / calls;
+* `sustained_write_R_cpu_us_per_call`: process CPU time (all threads) from the window's start
+  until every call ended / the calls that returned meanwhile;
   `_cpu_cores`: that CPU time / wall time (2.0 = both cores of this machine busy);
 * `sustained_write_R_dispatch_lag_p99_us`, `_max_in_flight`: how late the dispatcher started
   calls, and the most calls in flight at once (diagnostics of saturation).
