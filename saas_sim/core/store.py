@@ -26,6 +26,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
@@ -147,6 +148,8 @@ class EventStore(abc.ABC):
         self.outage_budget_s = outage_budget_s
         self._closed = False
         self._committer = GroupCommitter(self._commit_batch)
+        # The last append queued per stream and not yet resolved: a read waits for it (see `read`).
+        self._queued: dict[str, asyncio.Future[AppendResult]] = {}
 
     # lifecycle ---------------------------------------------------------------
     @abc.abstractmethod
@@ -257,7 +260,14 @@ class EventStore(abc.ABC):
             raise UsageError("pending must hold only PendingEvent values")
         loop = asyncio.get_running_loop()
         request = AppendRequest(stream_id, expected_version, command_id, tuple(pending), loop.create_future())
-        return self._committer.enqueue(request)
+        future = self._committer.enqueue(request)
+        self._queued[stream_id] = future
+        future.add_done_callback(partial(self._resolved, stream_id))
+        return future
+
+    def _resolved(self, stream_id: str, future: asyncio.Future[AppendResult]) -> None:
+        if self._queued.get(stream_id) is future:
+            del self._queued[stream_id]
 
     async def fork_stream(self, source: str, target: str, upto_version: int) -> AppendResult | None:
         """Copies the first `upto_version` events of `source` into the new stream `target`.
@@ -289,6 +299,11 @@ class EventStore(abc.ABC):
         self._check_open()
         _check_stream_id(stream_id)
         _check_count("after", after)
+        queued = self._queued.get(stream_id)
+        if queued is not None:
+            # Read-your-queued-writes: a read in this process sees every append queued before it,
+            # committed or refused (its outcome belongs to whoever queued it, not to this read).
+            await asyncio.wait([queued])
         rows = await self._read_stream(stream_id, max(after - 1, 0) if after else 0)
         prev: str | None = None
         if after:

@@ -113,6 +113,11 @@ class Environment:
         builtin: Whether to load the built-in domains, scenarios and profiles.
         registry: The event registry.
         durable: For SQLite files, `synchronous=FULL`.
+        durable_reads: Acknowledge a READ call only once its step is committed. By default a
+            READ (which changes nothing) returns once its record is queued; the store commits in
+            queue order, and the episode's next write, grade, fork or close waits for it. A crash
+            can then lose the records of the reads since the last write, never a write. Set it
+            when every acknowledged call must survive a crash (replicas that take over episodes).
     """
 
     def __init__(
@@ -125,6 +130,7 @@ class Environment:
         builtin: bool = True,
         registry: EventRegistry | None = None,
         durable: bool | None = None,
+        durable_reads: bool = False,
     ) -> None:
         from saas_sim.domains import builtin_domains
 
@@ -137,6 +143,7 @@ class Environment:
         self.store_url = store_url or DEFAULT_STORE_URL
         self.registry = registry or DEFAULT_REGISTRY
         self.durable = durable
+        self.durable_reads = durable_reads
         self.domains: dict[str, Domain] = dict(builtin_domains()) if builtin else {}
         for d in domains:
             self.domains[d.name] = d
@@ -311,7 +318,8 @@ class Environment:
         """
         task = await self.task(scenario, seed)
         profile = task.scenario.spec.faults if faults == "scenario" else faults
-        return Episode(task, self.store, self.toolkit(task.scenario), profile, stream_id=stream_id)
+        return Episode(task, self.store, self.toolkit(task.scenario), profile, stream_id=stream_id,
+                       durable_reads=self.durable_reads)
 
     async def resume(self, stream_id: str) -> Episode:
         """Rebuilds a live episode from its stream (snapshot plus tail), in any process.

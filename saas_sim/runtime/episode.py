@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from saas_sim.core.batching import AppendResult
 from saas_sim.core.canonical import normalize, sha256_hex
 from saas_sim.core.clock import SimClock
 from saas_sim.core.effects import Effect, EffectOutcome
@@ -90,6 +91,12 @@ class _CallMemo:
     result: Any
 
 
+def _observe(write: asyncio.Future[AppendResult]) -> None:
+    """Marks a queued append's error as seen (`_settle` raises it), so asyncio does not log it as lost."""
+    if not write.cancelled():
+        write.exception()
+
+
 class Episode:
     """One isolated attempt at a task. Start one with `Environment.start`, or resume one with `Environment.resume`.
 
@@ -105,8 +112,10 @@ class Episode:
         faults: FaultProfile | None,
         *,
         stream_id: str | None = None,
+        durable_reads: bool = False,
     ) -> None:
         self.task = task
+        self.durable_reads = durable_reads
         self.store = store
         self.toolkit = toolkit
         self.faults = faults
@@ -125,6 +134,8 @@ class Episode:
         self._version = 0
         self._head = self._base_head
         self._unwritten: list[PendingEvent] = [*task.start_events, configured]
+        # Appends of READ steps not yet confirmed: (outcome, version and head they must produce).
+        self._inflight: list[tuple[asyncio.Future[AppendResult], int, str]] = []
         self._step = 0
         self._memo: dict[str, _CallMemo] = {}
         self._step_events: list[list[Event]] = []
@@ -241,7 +252,7 @@ class Episode:
                     name = resolved if isinstance(resolved, str) else tool
                     out = self._outcome(step, cid, name, args, ok=False, error=err.to_dict(),
                                         sim_time=normalize(self._clock.now()))
-                    await self._commit(out, [], self._clock.now(), self._clock)
+                    await self._commit(out, [], self._clock.now(), self._clock, queued=self._is_read(name))
             except ConcurrencyError as exc:
                 # Another writer moved the stream: nothing of this step was written, and this copy
                 # no longer knows the episode's state. The caller resumes it and retries.
@@ -355,7 +366,8 @@ class Episode:
             k = self._step if at_step is None else at_step
             if not 0 <= k <= self._step:
                 raise UsageError(f"cannot fork at step {k}: the episode has {self._step} steps")
-            child = Episode(self.task, self.store, self.toolkit, self.faults, stream_id=stream_id)
+            child = Episode(self.task, self.store, self.toolkit, self.faults, stream_id=stream_id,
+                            durable_reads=self.durable_reads)
             version = self._step_versions[k - 1] if k else self._base_version
             if k == self._step:
                 child._state = self._state
@@ -510,7 +522,7 @@ class Episode:
                                 error=fault_error(fault, spec.name, retry_after).to_dict())
             injected = FaultInjected(step=step, tool=spec.name, call_id=cid, fault=fault,
                                      retry_after_s=retry_after if fault == "rate_limited" else None)
-            await self._commit(out, [injected], now, after)
+            await self._commit(out, [injected], now, after, queued=spec.kind is ToolKind.READ)
             return out
         ctx = ToolContext(self._state, now, self.task.world.projection, lambda: self._step_rng(step), spec.kind)
         result = spec.handler(ctx, parsed)
@@ -539,7 +551,8 @@ class Episode:
             out = self._outcome(step, cid, spec.name, args, ok=True, result=value, fingerprint=fingerprint,
                                 sim_time=normalize(after.now()), events=events, effect=done)
             log = [*events, *effect_log]
-        await self._commit(out, log, now, after, state=ctx.state)
+        await self._commit(out, log, now, after, state=ctx.state,
+                           queued=spec.kind is ToolKind.READ and not log and ctx.state is self._state)
         return out
 
     async def _effect(self, step: int, tool: str, request: Any, ctx: ToolContext,
@@ -561,10 +574,16 @@ class Episode:
             return done, err
 
     async def _commit(self, out: StepOutcome, log: Sequence[Event], now: datetime, clock: SimClock,
-                      state: State | None = None) -> None:
+                      state: State | None = None, *, queued: bool = False) -> None:
         """Appends a step's events and its `StepRecorded` in one commit, then records the step once.
 
         The step's domain events come first in `log`; any unwritten start events go before them.
+
+        Args:
+            queued: The step changed nothing (a READ): unless `durable_reads`, it is acknowledged
+                once its append is queued, not committed. The store commits appends in queue order,
+                so the episode's next write, grade, fork or close waits for it (`_settle`), and a
+                crash can lose only the records of the reads since the last write, never a write.
         """
         registry = self.store.registry
         skip = len(self._unwritten)
@@ -573,9 +592,21 @@ class Episode:
         # Unique per step and content: a store-level retry of this very append is deduplicated, while
         # a different step written by another process at this version collides on expected_version.
         digest = sha256_hex(b"\x1e".join(p.payload for p in pending))[:24]
-        result, cancelled = await to_the_end(self.store.enqueue_pending(
+        write = self.store.enqueue_pending(
             self.stream_id, pending, self._version, command_id=f"{self.stream_id}/{out.index}:{digest}"
-        ))
+        )
+        write.add_done_callback(_observe)
+        if queued and not self.durable_reads and not out.events:
+            version, head = self._chain(pending)
+            self._inflight.append((write, version, head))
+            self._unwritten = []
+            self._clock = clock
+            self._version = version
+            self._head = head
+            self._note(out, [], head, version)
+            return
+        await self._settle()
+        result, cancelled = await to_the_end(write)
         self._cancel_pending = self._cancel_pending or cancelled  # re-raised by `call()` once recorded
         self._unwritten = []
         positions = list(result.positions)[skip:]
@@ -588,6 +619,39 @@ class Episode:
         self._head = result.head_hash
         self._note(out, refs, result.head_hash, result.last_version)
 
+    def _chain(self, pending: Sequence[PendingEvent]) -> tuple[int, str]:
+        """The version and head hash that appending `pending` after this episode's head will produce."""
+        version = self._version
+        head = self._base_head if self._unwritten else self._head
+        start = len(self._unwritten)
+        if start:
+            version = self._base_version
+        for p in pending[start:]:
+            version += 1
+            head = chain_hash(head, version, p.event_type, p.schema_version, p.sim_time, p.payload)
+        return version, head
+
+    async def _settle(self) -> None:
+        """Waits for the queued READ appends, and checks each wrote what this episode recorded.
+
+        Raises:
+            ConcurrencyError: Another writer moved the stream first (this copy is stale).
+            HarnessError: A queued append wrote another chain than the one recorded.
+        """
+        while self._inflight:
+            write, version, head = self._inflight[0]
+            result, cancelled = await to_the_end(write)
+            self._cancel_pending = self._cancel_pending or cancelled
+            del self._inflight[0]
+            if result.last_version != version or result.head_hash != head:
+                raise HarnessError(f"queued append of {self.stream_id} wrote version {result.last_version} "
+                                   f"({result.head_hash[:12]}), not {version} ({head[:12]})")
+
+    def _is_read(self, tool: str) -> bool:
+        """Whether `tool` names one of this episode's READ tools."""
+        spec = self.toolkit.allowed.get(tool)
+        return spec is not None and spec.kind is ToolKind.READ
+
     def _note(self, out: StepOutcome, refs: list[list[Any]], head: str, version: int) -> None:
         """Records a committed step: the one place the per-step structures grow."""
         self._step_events.append(list(out.events))
@@ -598,6 +662,7 @@ class Episode:
             self._memo[out.call_id] = _CallMemo(out.fingerprint, out.index, copy_json(memo))
 
     async def _flush(self) -> None:
+        await self._settle()
         if self._unwritten:
             result, cancelled = await to_the_end(
                 self.store.enqueue_pending(self.stream_id, self._unwritten, self._version)

@@ -90,7 +90,8 @@ async def resume_episode(env: Environment, stream_id: str) -> Episode:
     faults = None if configured.faults is None else FaultProfile.model_validate(configured.faults)
     if rows[-1].event_type == EpisodeEnded.event_type:
         raise UsageError(f"episode stream {stream_id!r} was ended; it cannot be resumed")
-    episode = Episode(task, env.store, env.toolkit(task.scenario), faults, stream_id=stream_id)
+    episode = Episode(task, env.store, env.toolkit(task.scenario), faults, stream_id=stream_id,
+                      durable_reads=env.durable_reads)
     episode.restore(rows)
     await episode.restore_grades()
     return episode

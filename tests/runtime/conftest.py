@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -21,9 +23,10 @@ def env_with_scenario(tmp_path: Path, text: str) -> Environment:
                        domains=[DOMAIN], builtin=False)
 
 
-def notes_env(url: str = "sqlite+aiosqlite:///:memory:") -> Environment:
+def notes_env(url: str = "sqlite+aiosqlite:///:memory:", **options: Any) -> Environment:
     return Environment(
-        url, scenario_dirs=[FIXTURES / "scenarios"], seeds_dirs=[FIXTURES / "seeds"], domains=[DOMAIN], builtin=False
+        url, scenario_dirs=[FIXTURES / "scenarios"], seeds_dirs=[FIXTURES / "seeds"], domains=[DOMAIN], builtin=False,
+        **options,
     )
 
 

@@ -35,8 +35,8 @@ CHILD = """
 import asyncio, json, sys
 from tests.runtime.conftest import notes_env
 
-async def main(url, calls):
-    async with notes_env(url) as env:
+async def main(url, calls, durable_reads):
+    async with notes_env(url, durable_reads=durable_reads) as env:
         ep = await env.start("notes/archive-and-follow-up", 0)
         print("STREAM", ep.stream_id, flush=True)
         for tool, args, cid in calls:
@@ -44,7 +44,7 @@ async def main(url, calls):
             print("STEP", r.step, flush=True)
         sys.stdin.read()  # stay alive until killed
 
-asyncio.run(main(sys.argv[1], json.loads(sys.argv[2])))
+asyncio.run(main(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3] == "1"))
 """
 
 
@@ -57,11 +57,11 @@ async def _run(ep: Episode, calls: list[tuple[str, dict[str, Any], str | None]])
         await ep.call(tool, args, cid)
 
 
-async def _killed_after(url: str, k: int) -> str:
+async def _killed_after(url: str, k: int, *, durable_reads: bool = True) -> str:
     """Runs the calls in a child process, SIGKILLs it once `k` steps were acknowledged; returns the stream."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(ROOT)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CHILD, url, json.dumps(CALLS), cwd=ROOT, env=env,
+        sys.executable, "-c", CHILD, url, json.dumps(CALLS), "1" if durable_reads else "0", cwd=ROOT, env=env,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None
@@ -78,14 +78,23 @@ async def _killed_after(url: str, k: int) -> str:
     return stream
 
 
-@pytest.mark.parametrize("k", [3, 5])
+# The index of the last WRITE among the first k calls (the steps every mode must keep).
+_LAST_WRITE_BEFORE = {3: 2, 4: 2, 5: 4, 6: 4}
+
+
+@pytest.mark.parametrize("durable_reads", [True, False], ids=["durable-reads", "queued-reads"])
+@pytest.mark.parametrize("k", [3, 4, 5, 6])
 async def test_an_episode_killed_mid_run_resumes_and_ends_like_an_uninterrupted_one(
-    durable_store_url: str, k: int
+    durable_store_url: str, k: int, durable_reads: bool
 ) -> None:
-    stream = await _killed_after(durable_store_url, k)
+    stream = await _killed_after(durable_store_url, k, durable_reads=durable_reads)
     async with notes_env(durable_store_url) as env:
         resumed = await env.resume(stream)
-        assert resumed.steps >= k  # every acknowledged step is in the log
+        if durable_reads:
+            assert resumed.steps >= k  # every acknowledged step is in the log
+        else:
+            # Every acknowledged write is, and every read before it; a read after it may be lost.
+            assert resumed.steps >= _LAST_WRITE_BEFORE[k] + 1
         done = resumed.steps
         await _run(resumed, CALLS[done:])
         straight = await env.start(SCENARIO, 0)
