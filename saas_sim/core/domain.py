@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from saas_sim.core.effects import Effect, EffectOutcome
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
+from saas_sim.core.indexes import Index, Order, TextIndex
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Entity, Projection, State, TableKey
@@ -224,6 +225,11 @@ class Domain:
     """
     grade_effects: GradeEffectsFn | None = None
     """The slow or impure work its checks need at grade time (see `GradeEffectsFn`), if any."""
+    indexes: tuple[Index[Any] | TextIndex[Any] | Order[Any], ...] = ()
+    """The secondary indexes and list orders its tools use (`saas_sim.core.indexes`).
+
+    A world builds them once when it is built (`prewarm`), off the event loop, so no agent call does.
+    """
     module: str = ""
     """The module whose `DOMAIN` attribute is this domain, so another process can import it.
 

@@ -1,10 +1,11 @@
 """Secondary indexes and sort orders of tables: declared by domains, built by `Table` when first used.
 
 An `Index` names a pure function from an entity to the keys it is found under
-(an equality key such as `("account", "acc_000042")`, or the trigrams of its
-searchable text). An `Order` names the documented sort key of a list tool.
+(equality keys such as `("account", "acc_000042")`); a `TextIndex` names the
+text a free-text search looks in; an `Order` names the documented sort key of
+a list tool.
 Neither holds data: a `Table` builds the structure the first time it is asked
-(`Table.matching`, `Table.ordered`) and shares it with every table derived from
+(`Table.matching`, `Table.containing`, `Table.ordered`) and shares it with every table derived from
 it, which reads it through an overlay of the ids changed since (see
 `saas_sim.core.table`). A world's big tables are built once, off the event
 loop, by `prewarm`, so no agent call pays for it.
@@ -32,13 +33,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SPARSE_SHARE",
+    "Constraint",
     "Index",
     "Order",
+    "TextIndex",
     "candidates",
     "prewarm",
     "select_page",
-    "text_trigrams",
-    "trigram_keys",
 ]
 
 T = TypeVar("T", bound="Entity")
@@ -79,40 +80,44 @@ class Order(Generic[T]):
         return json_key(self.key(entity))
 
 
-def text_trigrams(text: str) -> set[str]:
-    """Returns every run of three characters of `text` (none when it is shorter)."""
-    return {text[i:i + 3] for i in range(len(text) - 2)}
+@dataclass(frozen=True, slots=True, eq=False)
+class TextIndex(Generic[T]):
+    """A substring index of one table: the text each entity is searched in.
 
+    `Table.containing` finds the entities whose text contains every given term, with
+    one C-level substring search over all texts joined (an entity's text, not its
+    words, so a term of any length, even one letter, is found wherever it occurs).
 
-def trigram_keys(terms: Iterable[str]) -> list[str] | None:
-    """Returns the trigrams every match of `terms` must contain, sorted, or None when a term is too short.
-
-    A record's text contains a term only if it contains each of the term's trigrams, so
-    the records holding all of them are a superset of the matches. A term shorter than
-    three characters constrains nothing: then None says "scan".
+    Attributes:
+        table: The name of the table it indexes (`TableKey.name`).
+        name: Unique among the table's indexes and orders.
+        text: A pure function: the text a search looks in (for candidates: at least all
+            the text the tool's own predicate looks in).
     """
-    grams: set[str] = set()
-    for term in terms:
-        if len(term) < 3:
-            return None
-        grams |= text_trigrams(term)
-    return sorted(grams)
+
+    table: str
+    name: str
+    text: Callable[[T], str]
 
 
-def candidates(table: Table[Any], constraints: Sequence[tuple[Index[Any], Sequence[Hashable] | None]]
-               ) -> frozenset[str] | None:
-    """Returns the ids found under every key of every constraint, or None when nothing constrains.
+Constraint = tuple["Index[Any] | TextIndex[Any]", "Sequence[Hashable] | None"]
+"""`(index, keys)` for an `Index`, `(text index, terms)` for a `TextIndex`; None or empty constrains nothing."""
 
-    Args:
-        table: The table to look in.
-        constraints: `(index, keys)` pairs; a pair whose keys are None (say, a term too short
-            for trigrams) constrains nothing, and neither does an empty list.
+
+def candidates(table: Table[Any], constraints: Sequence[Constraint]) -> frozenset[str] | None:
+    """Returns the ids that satisfy every constraint, or None when nothing constrains.
+
+    An `Index` constraint holds the ids found under every one of its keys; a `TextIndex`
+    constraint the ids whose text contains every one of its terms (strings).
     """
     found: frozenset[str] | None = None
     for index, keys in constraints:
         if not keys:
             continue
-        ids = table.matching(index, keys)
+        if isinstance(index, TextIndex):
+            ids = table.containing(index, [str(k) for k in keys])
+        else:
+            ids = table.matching(index, keys)
         found = ids if found is None else found & ids
         if not found:
             return found
@@ -166,7 +171,7 @@ def select_page(
     return presorted_page(page_cls, keyed, order.key, args, view=view, query=query)
 
 
-def prewarm(state: State, specs: Iterable[Index[Any] | Order[Any]]) -> None:
+def prewarm(state: State, specs: Iterable[Index[Any] | TextIndex[Any] | Order[Any]]) -> None:
     """Builds every index and order in `specs` on `state`'s tables now (O(size); run it off the event loop).
 
     The tables then become the shared base that every state derived from `state` reads
@@ -179,5 +184,7 @@ def prewarm(state: State, specs: Iterable[Index[Any] | Order[Any]]) -> None:
         table.make_base()
         if isinstance(spec, Index):
             table.build_index(spec)
+        elif isinstance(spec, TextIndex):
+            table.build_text(spec)
         else:
             table.ordered(spec)

@@ -36,6 +36,7 @@ from pydantic import BaseModel
 
 from saas_sim.core.domain import CheckFn, Domain, GenerateFn, GradeEffectsFn, NarrateFn, SetupFn
 from saas_sim.core.effects import Effect
+from saas_sim.core.indexes import Index, Order, TextIndex
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Projection, State
 from saas_sim.core.tools import ToolArgs, ToolContext, ToolKind, ToolSpec, tool
@@ -123,6 +124,7 @@ class DomainKit:
         requires: tuple[str, ...] = (),
         uses: tuple[str, ...] = (),
         grade_effects: GradeEffectsFn | None = None,
+        indexes: Sequence[Index[Any] | TextIndex[Any] | Order[Any]] = (),
     ) -> Domain:
         """Builds the `Domain` from everything the listed modules declared.
 
@@ -141,6 +143,7 @@ class DomainKit:
             requires: Domains whose generated state its generator reads.
             uses: Domains whose generated state its generator reads when the world has them.
             grade_effects: The slow or impure work its checks need at grade time.
+            indexes: The secondary indexes and list orders its tools use, prewarmed with each world.
 
         Raises:
             HarnessError: A declaring module is missing from `modules`, or a listed one declares nothing.
@@ -170,5 +173,6 @@ class DomainKit:
             requires=requires,
             uses=uses,
             grade_effects=grade_effects,
+            indexes=tuple(indexes),
             module=module,
         )

@@ -22,6 +22,7 @@ answer depends on which build won.
 
 from __future__ import annotations
 
+import bisect
 import operator
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import immutables
 
 if TYPE_CHECKING:
-    from saas_sim.core.indexes import Index, Order
+    from saas_sim.core.indexes import Index, Order, TextIndex
     from saas_sim.core.paging import SortKey
     from saas_sim.core.state import Entity
 
@@ -45,6 +46,9 @@ _Chain = tuple[tuple[str, ...], "_Chain | None"]
 """A persistent list of the ids changed since the base: (ids of one change, older changes)."""
 
 _EMPTY: frozenset[str] = frozenset()
+_SEPARATOR = "\x00"
+_Texts = tuple[tuple[str, ...], tuple[str, ...], str, tuple[int, ...]]
+"""A built text index: ids and their texts in id order, the texts joined by NUL, and each text's offset."""
 _FIRST = operator.itemgetter(0)
 
 
@@ -209,6 +213,68 @@ class Table(Generic[T]):
         wanted = frozenset(keys)
         data = self._map
         now = [i for i in changed if (e := data.get(i)) is not None and wanted <= self._keys_of(index, i, e)]
+        return (found - changed).union(now)
+
+    def build_text(self, index: TextIndex[T]) -> _Texts:
+        """Returns this base's texts of `index`: ids and texts in id order, joined, with offsets. O(size) once."""
+        if self._base is not None:
+            return self._base.build_text(index)
+        memo = self._memo()
+        built: _Texts | None = memo.get(("text", index.name))
+        if built is None:
+            ids = self.ids()
+            data = self._map
+            texts = tuple(index.text(data[i]) for i in ids)
+            offsets, at = [], 0
+            for text in texts:
+                offsets.append(at)
+                at += len(text) + 1
+            built = memo[("text", index.name)] = (ids, texts, _SEPARATOR.join(texts), tuple(offsets))
+        return built
+
+    def _text_of(self, index: TextIndex[T], entity_id: str, entity: T) -> str:
+        """The text of a changed entity (memoized per table)."""
+        memo = self._memo()
+        per: dict[str, str] | None = memo.get(("texts", index.name))
+        if per is None:
+            per = memo[("texts", index.name)] = {}
+        text = per.get(entity_id)
+        if text is None:
+            text = per[entity_id] = index.text(entity)
+        return text
+
+    def containing(self, index: TextIndex[T], terms: Sequence[str]) -> frozenset[str]:
+        """Returns the ids of the entities whose text (in `index`) contains every one of `terms`.
+
+        The result is a set: sort it before showing or iterating anything in order.
+        """
+        ids, texts, blob, offsets = self.build_text(index)
+        if not terms:
+            return frozenset(self._map.keys())
+        # The longest term is usually the rarest: find it in the joined texts, one hit per entity
+        # (after a hit, the search resumes at the next entity), then test the others per hit.
+        ordered_terms = sorted(set(terms), key=lambda t: (-len(t), t))
+        first, rest = ordered_terms[0], ordered_terms[1:]
+        hits: list[int] = []
+        last = len(offsets) - 1
+        at = blob.find(first)
+        while at >= 0:
+            j = bisect.bisect_right(offsets, at) - 1
+            hits.append(j)
+            if j >= last:
+                break
+            at = blob.find(first, offsets[j + 1])
+        for term in rest:
+            hits = [j for j in hits if term in texts[j]]
+        found = frozenset(ids[j] for j in hits)
+        if self._base is None:
+            return found
+        changed = self._changed()
+        if not changed:
+            return found
+        data = self._map
+        now = [i for i in changed if (e := data.get(i)) is not None
+               and all(term in self._text_of(index, i, e) for term in ordered_terms)]
         return (found - changed).union(now)
 
     def ordered(self, order: Order[T]) -> Sequence[tuple[SortKey, T]]:

@@ -26,13 +26,14 @@ from saas_sim.core.canonical import stable_hash
 from saas_sim.core.domain import Domain, GenerateContext
 from saas_sim.core.faithful import FORMAT_VERSION
 from saas_sim.core.ids import IdFactory
+from saas_sim.core.indexes import prewarm
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Projection, State
 from saas_sim.errors import ScenarioError, ScenarioNotFoundError
 from saas_sim.scenarios.profiles import WorldProfile, load_profiles
 
-__all__ = ["World", "WorldProfile", "build_world", "code_version", "load_profiles", "world_key"]
+__all__ = ["World", "WorldProfile", "build_world", "code_version", "load_profiles", "prewarm_world", "world_key"]
 
 
 def code_version(domains: Mapping[str, Domain]) -> str:
@@ -152,5 +153,16 @@ def build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain]) -
             state = projection.fold(state, events)
         except Exception as exc:
             raise ScenarioError(f"world {profile.name!r}: {domain.name} generator's events failed: {exc}") from exc
+    prewarm_world(state, domains)
     version = code_version({d.name: d for d in domains})
     return World(profile, seed, state, state.content_hash(), projection, schema, version)
+
+
+def prewarm_world(state: State, domains: Sequence[Domain]) -> None:
+    """Builds the domains' secondary indexes and list orders on a world's tables (O(size); off the event loop).
+
+    Every episode's state derives from the world's, so it reads these through its own
+    changes and never builds them again (`saas_sim.core.table`). Call it on a world
+    decoded from a snapshot too; without it, the first search of each table builds it.
+    """
+    prewarm(state, [spec for domain in domains for spec in domain.indexes])

@@ -36,6 +36,7 @@ from saas_sim.domains.crm.data_report import data_report
 from saas_sim.domains.crm.generate import generate
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.policy import POLICY
+from saas_sim.domains.crm.search_index import INDEXES
 from saas_sim.domains.crm.state import PROJECTION, SCHEMA
 
 __all__ = ["DOMAIN", "POLICY"]
@@ -63,6 +64,7 @@ DOMAIN = kit.domain(
     generate=generate,
     policy=POLICY,
     data_report=data_report,
+    indexes=INDEXES,
     id_kinds={
         "acc": "account", "act": "activity", "ct": "contact", "dl": "deal", "enr": "enrollment", "ld": "lead",
         "li": "line_item", "pbe": "price_book_entry", "prd": "product", "rpt": "report", "seq": "sequence",

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.indexes import candidates, select_page, trigram_keys
+from saas_sim.core.indexes import candidates, select_page
 from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import require
 from saas_sim.core.tools import READ, ToolArgs, ToolContext
@@ -16,10 +16,13 @@ from saas_sim.domains.crm.models import Account, Consent, Contact, Lead, LeadSou
 from saas_sim.domains.crm.search_index import (
     ACCOUNT_INDEX,
     ACCOUNT_ORDER,
+    ACCOUNT_TEXT,
     CONTACT_INDEX,
     CONTACT_ORDER,
+    CONTACT_TEXT,
     LEAD_INDEX,
     LEAD_ORDER,
+    LEAD_TEXT,
 )
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, LEADS, USERS
 from saas_sim.domains.crm.tool_helpers import Query, table
@@ -86,7 +89,7 @@ def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
         *([("territory", args.territory)] if args.territory is not None else []),
         *([("owner", args.owner_id)] if args.owner_id is not None else []),
         *([("industry", industry)] if industry is not None else []),
-    ]), (ACCOUNT_INDEX, trigram_keys(query.terms))])
+    ]), (ACCOUNT_TEXT, query.terms)])
 
     def where(a: Account) -> bool:
         return ((args.territory is None or a.territory == args.territory)
@@ -138,7 +141,7 @@ def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
         *([("account", args.account_id)] if args.account_id is not None else []),
         *([("owner", args.owner_id)] if args.owner_id is not None else []),
         *([("consent", args.consent)] if args.consent is not None else []),
-    ]), (CONTACT_INDEX, trigram_keys(query.terms))])
+    ]), (CONTACT_TEXT, query.terms)])
 
     def where(c: Contact) -> bool:
         return ((args.include_merged or c.merged_into is None)
@@ -184,7 +187,7 @@ def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
         *([("status", args.status)] if args.status is not None else []),
         *([("source", args.source)] if args.source is not None else []),
         *([("owner", args.owner_id)] if args.owner_id is not None else []),
-    ]), (LEAD_INDEX, trigram_keys(query.terms))])
+    ]), (LEAD_TEXT, query.terms)])
 
     def where(ld: Lead) -> bool:
         return ((args.status is None or ld.status == args.status)

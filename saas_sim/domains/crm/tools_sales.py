@@ -7,12 +7,14 @@ from typing import Literal
 
 from pydantic import Field
 
+from saas_sim.core.indexes import candidates, select_page
 from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import bad_args, require
 from saas_sim.core.tools import READ, ToolArgs, ToolContext
 from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import (
+    Activity,
     ActivityKind,
     Currency,
     Deal,
@@ -22,6 +24,7 @@ from saas_sim.domains.crm.models import (
     TaskStatus,
 )
 from saas_sim.domains.crm.pipeline import PROBABILITY, REQUIRED_FIELDS, STAGES, allowed_moves, is_open
+from saas_sim.domains.crm.search_index import ACTIVITY_INDEX, ACTIVITY_ORDER, DEAL_INDEX, DEAL_ORDERS
 from saas_sim.domains.crm.state import (
     ACTIVITIES,
     DEALS,
@@ -32,7 +35,7 @@ from saas_sim.domains.crm.state import (
     SEQUENCES,
     TASKS,
 )
-from saas_sim.domains.crm.tool_helpers import matches_query, table
+from saas_sim.domains.crm.tool_helpers import Query, matches_query, table
 from saas_sim.domains.crm.views_sales import (
     ActivityPage,
     DealPage,
@@ -58,7 +61,6 @@ __all__ = [
     "search_deals",
 ]
 
-_FAR = "9999-12-31"
 
 
 # --- deals ----------------------------------------------------------------------------
@@ -86,33 +88,34 @@ class SearchDealsArgs(PageArgs):
     )
 
 
-def _deal_key(sort: str, d: Deal) -> tuple[str | int | float, ...]:
-    if sort == "close_date":
-        return (d.close_date.isoformat() if d.close_date else _FAR, d.id)
-    if sort == "amount_desc":
-        return (-(float(d.amount) if d.amount is not None else -1.0), d.id)
-    if sort == "last_activity":
-        return (d.last_activity_at.isoformat() if d.last_activity_at else "", d.id)
-    return (d.id,)
-
-
 @kit.tool(READ)
 def search_deals(ctx: ToolContext, args: SearchDealsArgs) -> DealPage:
     """Searches deals (opportunities) with filters on account, owner, stage, status, currency and close date."""
     if args.close_date_from and args.close_date_to and args.close_date_from > args.close_date_to:
         raise bad_args("close_date_from is after close_date_to", ["close_date_from", "close_date_to"])
-    rows = [
-        d for d in table(ctx, DEALS)
-        if (args.account_id is None or d.account_id == args.account_id)
-        and (args.owner_id is None or d.owner_id == args.owner_id)
-        and (args.stage is None or d.stage == args.stage)
-        and (args.status == "all" or (args.status == "open") == is_open(d.stage))
-        and (args.currency is None or d.currency == args.currency)
-        and (args.close_date_from is None or (d.close_date is not None and d.close_date >= args.close_date_from))
-        and (args.close_date_to is None or (d.close_date is not None and d.close_date <= args.close_date_to))
-        and matches_query(args.query, (d.name,))
-    ]
-    return DealPage.of(rows, lambda d: _deal_key(args.sort, d), args)
+    query = Query(args.query)
+    deals = table(ctx, DEALS)
+    among = candidates(deals, [(DEAL_INDEX, [
+        *([("account", args.account_id)] if args.account_id is not None else []),
+        *([("owner", args.owner_id)] if args.owner_id is not None else []),
+        *([("stage", args.stage)] if args.stage is not None else []),
+        *([("open", args.status == "open")] if args.status != "all" else []),
+        *([("currency", args.currency)] if args.currency is not None else []),
+    ])])
+
+    def where(d: Deal) -> bool:
+        return ((args.account_id is None or d.account_id == args.account_id)
+                and (args.owner_id is None or d.owner_id == args.owner_id)
+                and (args.stage is None or d.stage == args.stage)
+                and (args.status == "all" or (args.status == "open") == is_open(d.stage))
+                and (args.currency is None or d.currency == args.currency)
+                and (args.close_date_from is None
+                     or (d.close_date is not None and d.close_date >= args.close_date_from))
+                and (args.close_date_to is None or (d.close_date is not None and d.close_date <= args.close_date_to))
+                and query(d.name))
+
+    exact = not query.terms and args.close_date_from is None and args.close_date_to is None
+    return select_page(DealPage, deals, DEAL_ORDERS[args.sort], args, where, among=among, exact=exact)
 
 
 class GetDealArgs(ToolArgs):
@@ -190,15 +193,23 @@ class ListActivitiesArgs(PageArgs):
 @kit.tool(READ)
 def list_activities(ctx: ToolContext, args: ListActivitiesArgs) -> ActivityPage:
     """Lists calls, emails (sent and received), meetings and notes, newest first, with filters."""
-    rows = [
-        a for a in table(ctx, ACTIVITIES)
-        if (args.contact_id is None or a.contact_id == args.contact_id)
-        and (args.deal_id is None or a.deal_id == args.deal_id)
-        and (args.account_id is None or a.account_id == args.account_id)
-        and (args.kind is None or a.kind == args.kind)
-        and (args.direction is None or a.direction == args.direction)
-    ]
-    return ActivityPage.of(rows, lambda a: (-int(a.occurred_at.timestamp()), a.id), args)
+    activities = table(ctx, ACTIVITIES)
+    among = candidates(activities, [(ACTIVITY_INDEX, [
+        *([("contact", args.contact_id)] if args.contact_id is not None else []),
+        *([("deal", args.deal_id)] if args.deal_id is not None else []),
+        *([("account", args.account_id)] if args.account_id is not None else []),
+        *([("kind", args.kind)] if args.kind is not None else []),
+        *([("direction", args.direction)] if args.direction is not None else []),
+    ])])
+
+    def where(a: Activity) -> bool:
+        return ((args.contact_id is None or a.contact_id == args.contact_id)
+                and (args.deal_id is None or a.deal_id == args.deal_id)
+                and (args.account_id is None or a.account_id == args.account_id)
+                and (args.kind is None or a.kind == args.kind)
+                and (args.direction is None or a.direction == args.direction))
+
+    return select_page(ActivityPage, activities, ACTIVITY_ORDER, args, where, among=among, exact=True)
 
 
 class ListTasksArgs(PageArgs):
