@@ -11,7 +11,9 @@ from __future__ import annotations
 from saas_sim.core.key_groups import index_view
 from saas_sim.domains.crm.state import CONTACTS, DEALS, PERSON_TRUTH, TASKS
 
-__all__ = ["CONTACTS_BY_ACCOUNT", "DEALS_BY_PRIMARY_CONTACT", "RECORDS_BY_PERSON", "TASKS_BY_DEAL"]
+__all__ = [
+    "CONTACTS_BY_ACCOUNT", "DEALS_BY_PRIMARY_CONTACT", "INDEX_VIEWS", "RECORDS_BY_PERSON", "TASKS_BY_DEAL",
+]
 
 RECORDS_BY_PERSON = index_view("crm.records_by_person", PERSON_TRUTH, lambda t: (t.person_key,))
 """Contact ids by their true person key (the hidden ground truth)."""
@@ -26,3 +28,6 @@ DEALS_BY_PRIMARY_CONTACT = index_view(
 
 TASKS_BY_DEAL = index_view("crm.tasks_by_deal", TASKS, lambda t: () if t.deal_id is None else (t.deal_id,))
 """Task ids (any status) by deal id."""
+
+INDEX_VIEWS = (RECORDS_BY_PERSON, CONTACTS_BY_ACCOUNT, DEALS_BY_PRIMARY_CONTACT, TASKS_BY_DEAL)
+"""Every view of this module."""

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.identity import IdentityIndex
-from saas_sim.core.key_groups import groups_view
-from saas_sim.core.state import State
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_indexes import CONTACTS_BY_ACCOUNT
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import canonical_first_name, fold
 from saas_sim.domains.crm.models import Contact
-from saas_sim.domains.crm.people_identity import Companies, People, contact_identity_keys
+from saas_sim.domains.crm.people_identity import LIVE_IDENTITY, Companies, People
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, PERSON_TRUTH
 
 __all__ = [
@@ -39,15 +37,6 @@ __all__ = [
 def _people(ctx: CheckContext) -> People:
     # Initial records too: a record merged away or replaced is still evidence of who is who.
     return People.of_episode(ctx.initial, ctx.final)
-
-
-def _live_identity_keys(state: State, contact_id: str) -> list[str] | None:
-    c = state.get(CONTACTS, contact_id)
-    return None if c is None or c.merged_into is not None else contact_identity_keys(c)
-
-
-_LIVE_IDENTITY = groups_view("crm.live_identity", (CONTACTS,), lambda s: s.table(CONTACTS).ids(), _live_identity_keys)
-"""The live (unmerged) contacts of a state grouped by shared normalized email or phone: an `IdentityIndex` of them."""
 
 
 @kit.check
@@ -137,7 +126,7 @@ def identity_collisions(ctx: CheckContext) -> list[str]:
     if not edited:
         return []
     truth = ctx.final.table(PERSON_TRUTH)
-    live = _LIVE_IDENTITY.of(ctx.final)
+    live = LIVE_IDENTITY.of(ctx.final)
     out: set[str] = set()
     for a in edited:
         mine = truth.get(a.id)

@@ -23,14 +23,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from saas_sim.core.derived import Derived
 from saas_sim.core.identity import IdentityIndex, normalize_company, normalize_email, normalize_phone, url_domain
 from saas_sim.core.key_groups import KeyIndex, groups_view, index_view
 from saas_sim.core.state import State
+from saas_sim.domains.crm.check_indexes import INDEX_VIEWS
 from saas_sim.domains.crm.models import Account, Contact
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, PERSON_TRUTH
 
-__all__ = ["Companies", "People", "contact_identity_keys"]
+__all__ = ["CHECK_VIEWS", "LIVE_IDENTITY", "Companies", "People", "contact_identity_keys"]
 
 
 def contact_identity_keys(c: Contact) -> list[str]:
@@ -51,8 +54,16 @@ def _person_keys(state: State, contact_id: str) -> list[str] | None:
     return [*contact_identity_keys(c), f"t:{truth.person_key if truth is not None else contact_id}"]
 
 
+def _live_identity_keys(state: State, contact_id: str) -> list[str] | None:
+    c = state.get(CONTACTS, contact_id)
+    return None if c is None or c.merged_into is not None else contact_identity_keys(c)
+
+
 _PEOPLE = groups_view("crm.people", (CONTACTS, PERSON_TRUTH), lambda s: s.table(CONTACTS).ids(), _person_keys)
 """Every contact record of a state grouped into people (shared email, phone or true person, transitively)."""
+
+LIVE_IDENTITY = groups_view("crm.live_identity", (CONTACTS,), lambda s: s.table(CONTACTS).ids(), _live_identity_keys)
+"""The live (unmerged) contacts of a state grouped by shared normalized email or phone: an `IdentityIndex` of them."""
 
 
 @dataclass(frozen=True)
@@ -177,3 +188,8 @@ class Companies:
             found |= self._index.holders(k)
         found.discard(account.id)
         return sorted(found)
+
+
+CHECK_VIEWS: tuple[Derived[Any], ...] = (_PEOPLE, LIVE_IDENTITY, _COMPANIES, *INDEX_VIEWS)
+"""Every per-state view the CRM checks read. Computing them on a world (`view.of(world_state)`, O(size), off
+the event loop) spares the first grade of each world that cost; a grade computes any it lacks."""

@@ -5,19 +5,28 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from saas_sim.core.derived import Derived
 from saas_sim.core.domain import CheckContext
 from saas_sim.core.key_groups import index_view
 from saas_sim.core.state import State
 from saas_sim.domains.support.models import Message, Order, Ticket
-from saas_sim.domains.support.people import compensation
+from saas_sim.domains.support.people import PEOPLE, compensation
 from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
 from saas_sim.domains.support.state import MESSAGES, ORDERS, REFUNDS, STORE_CREDITS, TICKETS, TRUTHS
 from saas_sim.domains.support.threads import related_tickets
 
-__all__ = ["episode_facts", "episode_replies", "money_value", "order_by_number", "paid_to_person", "ticket_since"]
+__all__ = [
+    "CHECK_VIEWS", "episode_facts", "episode_replies", "money_value", "order_by_number", "paid_to_person",
+    "ticket_since",
+]
 
 _ORDERS_BY_NUMBER = index_view("support.orders_by_number", ORDERS, lambda o: (o.number,))
 """Order ids by order number, per state in O(changes) (a check asking "is this a real order" reads one entry)."""
+
+
+CHECK_VIEWS: tuple[Derived[Any], ...] = (PEOPLE, _ORDERS_BY_NUMBER)
+"""Every per-state view the support checks read. Computing them on a world (`view.of(world_state)`, O(size),
+off the event loop) spares the first grade of each world that cost; a grade computes any it lacks."""
 
 
 def order_by_number(state: State, number: str) -> Order | None:

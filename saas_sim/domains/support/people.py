@@ -15,7 +15,7 @@ from saas_sim.core.state import State
 from saas_sim.domains.support.models import Customer
 from saas_sim.domains.support.state import CUSTOMERS, ORDERS, REFUNDS, STORE_CREDITS
 
-__all__ = ["compensation", "identity", "person_records"]
+__all__ = ["PEOPLE", "compensation", "identity", "person_records"]
 
 
 def _phone(c: Customer) -> str:
@@ -44,7 +44,7 @@ def _identity_keys(state: State, customer_id: str) -> list[str] | None:
     return keys
 
 
-_PEOPLE = groups_view("support.people", (CUSTOMERS,), lambda s: s.table(CUSTOMERS).ids(), _identity_keys)
+PEOPLE = groups_view("support.people", (CUSTOMERS,), lambda s: s.table(CUSTOMERS).ids(), _identity_keys)
 """Every customer record of a state grouped into people: `identity`'s entities, kept in O(changes) per state."""
 
 
@@ -52,7 +52,7 @@ def person_records(state: State, customer_id: str) -> frozenset[str]:
     """Returns the ids of every customer record of the person behind `customer_id`."""
     if state.get(CUSTOMERS, customer_id) is None:
         return frozenset({customer_id})
-    return _PEOPLE.of(state).group(customer_id) or frozenset({customer_id})
+    return PEOPLE.of(state).group(customer_id) or frozenset({customer_id})
 
 
 def compensation(state: State, customer_id: str, *, refund_ids: set[str], credit_ids: set[str]) -> Decimal:

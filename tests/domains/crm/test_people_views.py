@@ -21,8 +21,7 @@ from saas_sim.domains.crm.check_indexes import (
     RECORDS_BY_PERSON,
     TASKS_BY_DEAL,
 )
-from saas_sim.domains.crm.checks_identity import _LIVE_IDENTITY
-from saas_sim.domains.crm.people_identity import Companies, People, contact_identity_keys
+from saas_sim.domains.crm.people_identity import LIVE_IDENTITY, Companies, People, contact_identity_keys
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, DEALS, PERSON_TRUTH
 from tests.domains.crm.conftest import smb_world
 
@@ -94,7 +93,7 @@ def _assert_views_equal_full(initial: State, state: State) -> None:
 
     live = [c for c in contacts if c.merged_into is None]
     index = IdentityIndex.of((c.id, [c.email, c.secondary_email], [c.phone]) for c in live)
-    view = _LIVE_IDENTITY.of(state)
+    view = LIVE_IDENTITY.of(state)
     assert {c.id: sorted(view.group(c.id) or ()) for c in live} == \
         {c.id: list(index.records(index.entity(c.id))) for c in live}
     assert set(view.groups) == {c.id for c in live}
@@ -128,6 +127,6 @@ def test_views_of_an_episode_that_touched_none_of_their_tables_are_the_worlds() 
     world = _world()
     episode = world.put(DEALS, world.table(DEALS).values()[0])  # a deal re-put: no contact, truth or task
     assert People.of_state(episode)._by_key is People.of_state(world)._by_key
-    assert _LIVE_IDENTITY.of(episode) is _LIVE_IDENTITY.of(world)
+    assert LIVE_IDENTITY.of(episode) is LIVE_IDENTITY.of(world)
     assert TASKS_BY_DEAL.of(episode) is TASKS_BY_DEAL.of(world)
     assert DEALS_BY_PRIMARY_CONTACT.of(episode) is not DEALS_BY_PRIMARY_CONTACT.of(world)
