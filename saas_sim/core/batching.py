@@ -14,6 +14,7 @@ import hashlib
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from saas_sim.core.events import GENESIS_HASH, PendingEvent, RecordedEvent, chain_hash
 from saas_sim.errors import (
@@ -67,17 +68,19 @@ class AppendResult:
         return range(self.first_position, self.last_position + 1)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamHead:
-    """A stream's current version and last chain hash."""
+class StreamHead(NamedTuple):
+    """A stream's current version and last chain hash.
+
+    A named tuple, not a frozen dataclass: a batch builds one per stream, and a
+    tuple is built several times faster, just as immutable.
+    """
 
     version: int
     head_hash: str
 
 
-@dataclass(frozen=True, slots=True)
-class CommandRecord:
-    """A stored idempotent command."""
+class CommandRecord(NamedTuple):
+    """A stored idempotent command (a named tuple, like `StreamHead`, for the same reason)."""
 
     command_id: str
     stream_id: str
@@ -158,47 +161,43 @@ def plan_batch(
         last_position: The highest global position already stored.
     """
     plan = BatchPlan()
+    # Locals, not attribute look-ups, in the loop: it runs once per event of every batch.
+    rows = plan.event_rows
+    outcomes = plan.outcomes
+    new_heads = plan.heads
     live_heads = dict(heads)
     seen_commands = dict(commands)
     position = last_position
     for req in requests:
-        if req.command_id is not None and req.command_id in seen_commands:
-            record = seen_commands[req.command_id]
+        stream_id, command_id = req.stream_id, req.command_id
+        if command_id is not None and command_id in seen_commands:
+            record = seen_commands[command_id]
             if record.fingerprint != req.fingerprint:
-                plan.outcomes.append(IdempotencyConflictError(req.command_id))
+                outcomes.append(IdempotencyConflictError(command_id))
             else:
-                plan.outcomes.append(record.result())
+                outcomes.append(record.result())
             continue
-        head = live_heads.get(req.stream_id, StreamHead(0, GENESIS_HASH))
-        if req.expected_version is not None and req.expected_version != head.version:
-            plan.outcomes.append(
-                ConcurrencyError(req.stream_id, req.expected_version, head.version)
-            )
+        head = live_heads.get(stream_id)
+        start_version, prev = (0, GENESIS_HASH) if head is None else head
+        if req.expected_version is not None and req.expected_version != start_version:
+            outcomes.append(ConcurrencyError(stream_id, req.expected_version, start_version))
             continue
-        prev = head.head_hash
-        version = head.version
+        version = start_version
         first_position = position + 1
         for p in req.pending:
             version += 1
             position += 1
             h = chain_hash(prev, version, p.event_type, p.schema_version, p.sim_time, p.payload)
-            plan.event_rows.append(
-                (position, req.stream_id, version, p.event_type, p.schema_version, p.payload,
-                 p.sim_time, req.command_id, prev, h)
-            )
+            rows.append((position, stream_id, version, p.event_type, p.schema_version, p.payload,
+                         p.sim_time, command_id, prev, h))
             prev = h
-        live_heads[req.stream_id] = plan.heads[req.stream_id] = StreamHead(version, prev)
-        result = AppendResult(
-            req.stream_id, head.version + 1, version, first_position, position, prev
-        )
-        if req.command_id is not None:
-            record = CommandRecord(
-                req.command_id, req.stream_id, req.fingerprint, result.first_version,
-                result.last_version, result.first_position, result.last_position, prev,
-            )
+        live_heads[stream_id] = new_heads[stream_id] = StreamHead(version, prev)
+        if command_id is not None:
+            record = CommandRecord(command_id, stream_id, req.fingerprint, start_version + 1, version,
+                                   first_position, position, prev)
             plan.commands.append(record)
-            seen_commands[req.command_id] = record
-        plan.outcomes.append(result)
+            seen_commands[command_id] = record
+        outcomes.append(AppendResult(stream_id, start_version + 1, version, first_position, position, prev))
     return plan
 
 
@@ -236,10 +235,16 @@ class GroupCommitter:
     Args:
         commit: The backend's batch commit. It must resolve every request's future.
         max_events: The most events one transaction takes.
+        settled: Called with each batch once every one of its futures is resolved
+            (by `commit`, or failed here), before the next batch starts.
     """
 
-    def __init__(self, commit: CommitFn, *, max_events: int = 4000) -> None:
+    def __init__(
+        self, commit: CommitFn, *, max_events: int = 4000,
+        settled: Callable[[list[AppendRequest]], None] | None = None,
+    ) -> None:
         self._commit = commit
+        self._settled = settled
         self._max_events = max_events
         self._queue: deque[AppendRequest] = deque()
         self._wakeup: asyncio.Future[None] | None = None
@@ -313,3 +318,5 @@ class GroupCommitter:
                 for req in batch:
                     if not req.future.done():
                         req.future.set_exception(StoreError("append was not resolved by the backend"))
+                if self._settled is not None:
+                    self._settled(batch)

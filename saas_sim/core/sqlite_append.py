@@ -126,12 +126,9 @@ class SqliteAppender:
                           self._last(conn))
         if plan.event_rows:
             conn.executemany(_INSERT_EVENTS, plan.event_rows)
-            conn.executemany(_UPSERT_HEADS, [(s, h.version, h.head_hash) for s, h in plan.heads.items()])
+            conn.executemany(_UPSERT_HEADS, [(s, *h) for s, h in plan.heads.items()])
         if plan.commands:
-            conn.executemany(_INSERT_COMMANDS, [
-                (c.command_id, c.stream_id, c.fingerprint, c.first_version, c.last_version,
-                 c.first_position, c.last_position, c.head_hash) for c in plan.commands
-            ])
+            conn.executemany(_INSERT_COMMANDS, plan.commands)  # a record is a tuple in column order
         return plan
 
     def _heads_of(self, conn: sqlite3.Connection, requests: list[AppendRequest]) -> dict[str, StreamHead]:

@@ -26,7 +26,6 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
@@ -147,7 +146,7 @@ class EventStore(abc.ABC):
         self.registry = registry
         self.outage_budget_s = outage_budget_s
         self._closed = False
-        self._committer = GroupCommitter(self._commit_batch)
+        self._committer = GroupCommitter(self._commit_batch, settled=self._settled)
         # The last append queued per stream and not yet resolved: a read waits for it (see `read`).
         self._queued: dict[str, asyncio.Future[AppendResult]] = {}
 
@@ -219,8 +218,9 @@ class EventStore(abc.ABC):
         self._check_append(stream_id, expected_version, command_id)
         if not isinstance(events, list | tuple) or not events:
             raise UsageError("events must be a non-empty sequence of Event")
-        pending = tuple(self.registry.encode(ev, sim_time) for ev in events)
-        return await self.append_pending(stream_id, pending, expected_version, command_id)
+        encode = self.registry.encode
+        pending = tuple([encode(ev, sim_time) for ev in events])
+        return await self._enqueue(stream_id, pending, expected_version, command_id)
 
     def _check_append(self, stream_id: object, expected_version: object, command_id: object) -> None:
         """Rejects a closed store and malformed append arguments before anything is encoded or written."""
@@ -256,18 +256,27 @@ class EventStore(abc.ABC):
         self._check_append(stream_id, expected_version, command_id)
         if not isinstance(pending, list | tuple) or not pending:
             raise UsageError("pending must be a non-empty sequence of PendingEvent")
-        if not all(isinstance(p, PendingEvent) for p in pending):
-            raise UsageError("pending must hold only PendingEvent values")
-        loop = asyncio.get_running_loop()
-        request = AppendRequest(stream_id, expected_version, command_id, tuple(pending), loop.create_future())
-        future = self._committer.enqueue(request)
+        for p in pending:
+            if not isinstance(p, PendingEvent):
+                raise UsageError("pending must hold only PendingEvent values")
+        return self._enqueue(stream_id, tuple(pending), expected_version, command_id)
+
+    def _enqueue(
+        self, stream_id: str, pending: tuple[PendingEvent, ...], expected_version: int | None,
+        command_id: str | None,
+    ) -> asyncio.Future[AppendResult]:
+        """Queues an append whose arguments were checked: the one path every write takes."""
+        future: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
+        self._committer.enqueue(AppendRequest(stream_id, expected_version, command_id, pending, future))
         self._queued[stream_id] = future
-        future.add_done_callback(partial(self._resolved, stream_id))
         return future
 
-    def _resolved(self, stream_id: str, future: asyncio.Future[AppendResult]) -> None:
-        if self._queued.get(stream_id) is future:
-            del self._queued[stream_id]
+    def _settled(self, batch: Sequence[AppendRequest]) -> None:
+        """Forgets the queued appends of a batch whose outcomes are all set (called by the committer)."""
+        queued = self._queued
+        for req in batch:
+            if queued.get(req.stream_id) is req.future:
+                del queued[req.stream_id]
 
     async def fork_stream(self, source: str, target: str, upto_version: int) -> AppendResult | None:
         """Copies the first `upto_version` events of `source` into the new stream `target`.
