@@ -176,8 +176,15 @@ class EventRegistry:
         """Returns the registered event names, sorted."""
         return sorted(self._types)
 
-    def encode(self, ev: Event, sim_time: datetime | None = None) -> PendingEvent:
+    def encode(self, ev: Event, sim_time: datetime | None = None, *, revalidate: bool = True) -> PendingEvent:
         """Validates and encodes an event for appending.
+
+        Args:
+            ev: The event.
+            sim_time: The simulated instant recorded with it.
+            revalidate: Validate the event's fields again before encoding. Only code that built
+                the event itself through its constructor (the runtime's own records) may pass
+                False: it skips a second validation, never the encoding's own checks.
 
         Raises:
             UnregisteredEventError: The event's class was never registered here.
@@ -194,7 +201,7 @@ class EventRegistry:
             # The payload is the validated (coerced) form, so one fact has one encoding. It is
             # faithful, not canonical: a state rebuilt from the log must show an agent exactly
             # what the live state showed ("22950.00", not "22950").
-            payload = faithful_bytes(cls.model_validate(data).model_dump(mode="python"))
+            payload = faithful_bytes(cls.model_validate(data).model_dump(mode="python") if revalidate else data)
         except (ValidationError, ValueError) as exc:  # UsageError (a non-finite number) is a ValueError
             raise EventValidationError(f"invalid {cls.event_type} payload: {exc}") from exc
         return PendingEvent(

@@ -587,8 +587,11 @@ class Episode:
         """
         registry = self.store.registry
         skip = len(self._unwritten)
-        batch = [*log, out.to_event()]
-        pending = [*self._unwritten, *(registry.encode(e, now) for e in batch)]
+        record = out.to_event()
+        batch = [*log, record]
+        # The step's record is built here through its constructor: one validation is enough.
+        pending = [*self._unwritten, *(registry.encode(e, now) for e in log),
+                   registry.encode(record, now, revalidate=False)]
         # Unique per step and content: a store-level retry of this very append is deduplicated, while
         # a different step written by another process at this version collides on expected_version.
         digest = sha256_hex(b"\x1e".join(p.payload for p in pending))[:24]
@@ -659,7 +662,8 @@ class Episode:
         self.trajectory.steps.append(out.trajectory_step(refs, head))
         memo = out.memo_result
         if memo is not None:
-            self._memo[out.call_id] = _CallMemo(out.fingerprint, out.index, copy_json(memo))
+            # Shared with the trajectory step: both are the episode's own, and a retry gets a copy.
+            self._memo[out.call_id] = _CallMemo(out.fingerprint, out.index, memo)
 
     async def _flush(self) -> None:
         await self._settle()

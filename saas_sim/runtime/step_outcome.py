@@ -9,13 +9,12 @@ memo and the agent's observation are all views of it, so they cannot drift.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from saas_sim.core.canonical import normalize
 from saas_sim.core.events import Event
 from saas_sim.runtime.call_result import CallError, CallResult
-from saas_sim.runtime.recorded_args import copy_json
 from saas_sim.runtime.records import StepRecorded
 from saas_sim.runtime.trajectory import StepRecord
 
@@ -55,6 +54,12 @@ class StepOutcome:
     sim_time: str
     events: tuple[Event, ...] = ()
     effect: dict[str, Any] | None = None
+    result_text: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Encoded once: the log's record keeps this text, and each observation decodes its own copy.
+        if not self.result_text:
+            object.__setattr__(self, "result_text", _text(self.result))
 
     @property
     def memo_result(self) -> Any | None:
@@ -70,7 +75,7 @@ class StepOutcome:
             # re-issues that form, and its chain hash must equal the original's.
             index=self.index, call_id=self.call_id, tool=self.tool, args=_text(normalize(self.args), sort_keys=True),
             fingerprint=self.fingerprint,
-            ok=self.ok, result=_text(self.result), error=_text(self.error), fault=self.fault, replayed=self.replayed,
+            ok=self.ok, result=self.result_text, error=_text(self.error), fault=self.fault, replayed=self.replayed,
             sim_time=self.sim_time,
         )
 
@@ -82,22 +87,23 @@ class StepOutcome:
             index=rec.index, call_id=rec.call_id, tool=rec.tool, args=json.loads(rec.args),
             fingerprint=rec.fingerprint, ok=rec.ok, result=json.loads(rec.result), error=json.loads(rec.error),
             fault=rec.fault, replayed=rec.replayed,
-            sim_time=rec.sim_time, events=events, effect=effect,
+            sim_time=rec.sim_time, events=events, effect=effect, result_text=rec.result,
         )
 
     def trajectory_step(self, event_refs: list[list[Any]], state_hash: str) -> StepRecord:
-        """The trajectory's step: its own copies, so nothing the agent holds can rewrite it."""
+        """The trajectory's step. It shares this outcome's values: the episode made them and owns them,
+        and the agent only ever gets copies (`observation`), so nothing it holds can rewrite them."""
         return StepRecord(
-            index=self.index, call_id=self.call_id, tool=self.tool, args=copy_json(self.args), ok=self.ok,
-            result=copy_json(self.result) if self.ok else None, error=copy_json(self.error), events=event_refs,
+            index=self.index, call_id=self.call_id, tool=self.tool, args=self.args, ok=self.ok,
+            result=self.result if self.ok else None, error=self.error, events=event_refs,
             state_hash=state_hash, sim_time=self.sim_time, fault=self.fault, replayed=self.replayed,
-            effect=copy_json(self.effect),
+            effect=self.effect,
         )
 
     def observation(self, *, done: bool, truncated: bool) -> CallResult:
-        """What the agent observes: its own copy of the value or the error."""
+        """What the agent observes: its own copy of the value (decoded from the recorded text) or the error."""
         if self.ok:
-            return CallResult(True, copy_json(self.result), None, self.call_id, self.index, self.fault,
+            return CallResult(True, json.loads(self.result_text), None, self.call_id, self.index, self.fault,
                               done=done, truncated=truncated)
         error = None if self.error is None else CallError.from_dict(self.error)
         return CallResult(False, None, error, self.call_id, self.index, self.fault, done=done, truncated=truncated)
