@@ -40,6 +40,7 @@ from saas_sim.domains.support.data_report import data_report
 from saas_sim.domains.support.generate import generate
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.policy import POLICY
+from saas_sim.domains.support.search_index import INDEXES
 from saas_sim.domains.support.state import PROJECTION, SCHEMA
 
 __all__ = ["DOMAIN"]
@@ -64,6 +65,7 @@ DOMAIN = kit.domain(
     generate=generate,
     policy=POLICY,
     data_report=data_report,
+    indexes=INDEXES,
     id_kinds={
         "agt": "agent", "apr": "approval", "cus": "customer", "esc": "escalation", "kb": "kb_article",
         "mac": "macro", "msg": "message", "ol": "order_line", "ord": "order", "prd": "product", "rf": "refund",

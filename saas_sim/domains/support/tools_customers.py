@@ -6,12 +6,23 @@ import re
 
 from pydantic import Field
 
+from saas_sim.core.indexes import candidates, select_page
 from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import bad_args, not_found, require
 from saas_sim.core.tools import READ, ToolArgs, ToolContext
 from saas_sim.domains.support.customer_text import ascii_slug
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import ACTIVE_STATUSES, Customer, KbArticle, Order
+from saas_sim.domains.support.search_index import (
+    CUSTOMER_BY_ID,
+    CUSTOMER_INDEX,
+    CUSTOMER_NAME,
+    CUSTOMER_PHONE,
+    ORDER_INDEX,
+    ORDER_NEWEST,
+    TICKET_INDEX,
+    phone_digits,
+)
 from saas_sim.domains.support.state import CUSTOMERS, KB_ARTICLES, ORDERS, TICKETS
 from saas_sim.domains.support.ticket_outcome import plain
 from saas_sim.domains.support.views_customers import (
@@ -44,15 +55,19 @@ def find_order(ctx: ToolContext, ref: str, field: str = "order_id") -> Order:
         match = _NUMBER.match(ref.strip())
         if match:
             number = match.group(1)
-            order = next((o for o in ctx.table(ORDERS) if o.number == number), None)
+            # The lowest id with that number, as a scan in id order finds it.
+            found = ctx.table(ORDERS).matching(ORDER_INDEX, [("number", number)])
+            order = ctx.table(ORDERS).get(min(found)) if found else None
     if order is None:
         raise not_found("order with id or number", ref, field)
     return order
 
 
 def _customer_view(ctx: ToolContext, c: Customer) -> CustomerView:
-    orders = sum(1 for o in ctx.table(ORDERS) if o.customer_id == c.id)
-    open_tickets = sum(1 for t in ctx.table(TICKETS) if t.requester_id == c.id and t.status in ACTIVE_STATUSES)
+    orders = len(ctx.table(ORDERS).matching(ORDER_INDEX, [("customer", c.id)]))
+    tickets = ctx.table(TICKETS)
+    open_tickets = sum(1 for i in tickets.matching(TICKET_INDEX, [("requester", c.id)])
+                       if tickets.get(i).status in ACTIVE_STATUSES)
     return CustomerView.of(c, order_count=orders, open_ticket_count=open_tickets)
 
 
@@ -84,16 +99,20 @@ def search_customers(ctx: ToolContext, args: SearchCustomersArgs) -> CustomerPag
         raise bad_args("give an email, a name or a phone", ["email", "name", "phone"])
     words = [ascii_slug(w) for w in (args.name or "").split() if ascii_slug(w)]
     digits = re.sub(r"\D", "", args.phone or "")
-    hits: list[Customer] = []
-    for c in ctx.table(CUSTOMERS):
-        if args.email and c.email.lower() != args.email.strip().lower():
-            continue
+    email = args.email.strip().lower() if args.email else None
+    customers = ctx.table(CUSTOMERS)
+    among = candidates(customers, [(CUSTOMER_INDEX, None if email is None else [("email", email)]),
+                                   (CUSTOMER_NAME, words), (CUSTOMER_PHONE, [digits] if digits else None)])
+
+    def where(c: Customer) -> bool:
+        if email is not None and c.email.lower() != email:
+            return False
         if words and not all(w in ascii_slug(c.name) for w in words):
-            continue
-        if digits and digits not in re.sub(r"\D", "", c.phone):
-            continue
-        hits.append(c)
-    return CustomerPage.of(hits, lambda c: (c.id,), args, view=lambda c: _customer_view(ctx, c))
+            return False
+        return not digits or digits in phone_digits(c.phone)
+
+    return select_page(CustomerPage, customers, CUSTOMER_BY_ID, args, where, among=among,
+                       view=lambda c: _customer_view(ctx, c))
 
 
 class ListOrdersArgs(PageArgs):
@@ -104,9 +123,10 @@ class ListOrdersArgs(PageArgs):
 def list_customer_orders(ctx: ToolContext, args: ListOrdersArgs) -> OrderPage:
     """Lists a customer's orders with lines, shipment and refunds, newest first (ties by id)."""
     require(ctx, CUSTOMERS, args.customer_id, "customer", "customer_id")
-    orders = [o for o in ctx.table(ORDERS) if o.customer_id == args.customer_id]
-    return OrderPage.of(orders, lambda o: (-int(o.placed_at.timestamp()), o.id), args,
-                        view=lambda o: OrderView.of(o, ctx.state))
+    orders = ctx.table(ORDERS)
+    return select_page(OrderPage, orders, ORDER_NEWEST, args, lambda o: o.customer_id == args.customer_id,
+                       among=orders.matching(ORDER_INDEX, [("customer", args.customer_id)]), exact=True,
+                       view=lambda o: OrderView.of(o, ctx.state))
 
 
 class GetOrderArgs(ToolArgs):

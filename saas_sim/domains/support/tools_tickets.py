@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from saas_sim.core.events import Event
+from saas_sim.core.indexes import select_page
 from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import bad_args, require
 from saas_sim.core.tools import READ, WRITE, ToolArgs, ToolContext
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.kit import kit
-from saas_sim.domains.support.models import PRIORITY_RANK, Group, Message, Priority, Ticket, TicketStatus
+from saas_sim.domains.support.models import Group, Message, Priority, Ticket, TicketStatus
+from saas_sim.domains.support.search_index import TICKET_INDEX, TICKET_ORDERS
 from saas_sim.domains.support.simulator import RULES
 from saas_sim.domains.support.state import MESSAGES, TICKETS, sla_state, thread
 from saas_sim.domains.support.ticket_outcome import plain
@@ -34,7 +35,6 @@ __all__ = [
 
 SortKey = Literal["created_at", "-created_at", "sla_due", "priority"]
 SlaState = Literal["breached", "at_risk", "ok", "none"]
-_FAR = "9999-12-31T23:59:59+00:00"
 
 
 class ListTicketsArgs(PageArgs):
@@ -55,22 +55,6 @@ class ListTicketsArgs(PageArgs):
         description="Order: 'created_at' oldest first, '-created_at' newest first, 'sla_due' soonest SLA "
         "deadline first (tickets without one last), 'priority' most urgent first then soonest deadline. "
         "Ties are broken by ticket id.")
-
-
-def _due(t: Ticket) -> str:
-    if t.status in ("solved", "closed"):
-        return _FAR
-    return (t.first_response_due if t.first_responded_at is None else t.resolution_due).isoformat()
-
-
-def _sort_key(sort: str) -> Callable[[Ticket], tuple[Any, ...]]:
-    if sort == "-created_at":
-        return lambda t: (-int(t.created_at.timestamp()), t.id)
-    if sort == "sla_due":
-        return lambda t: (_due(t), t.id)
-    if sort == "priority":
-        return lambda t: (PRIORITY_RANK[t.priority], _due(t), t.id)
-    return lambda t: (t.created_at.isoformat(), t.id)
 
 
 def _matches(t: Ticket, args: ListTicketsArgs, now: datetime) -> bool:
@@ -98,8 +82,20 @@ def list_tickets(ctx: ToolContext, args: ListTicketsArgs) -> TicketPage:
     Use the filters to build a work queue, for example status ["new", "open"] with sla_state "breached".
     Pass `next_cursor` back as `cursor` with the same filters to get the next page.
     """
-    tickets = [t for t in ctx.table(TICKETS) if _matches(t, args, ctx.now)]
-    return TicketPage.of(tickets, _sort_key(args.sort), args, view=lambda t: TicketSummary.of(t, ctx.now))
+    tickets = ctx.table(TICKETS)
+    among: frozenset[str] | None = None
+    for field, values in (("status", args.status), ("priority", args.priority),
+                          ("group", None if args.group is None else [args.group]),
+                          ("tag", None if args.tag is None else [args.tag]),
+                          ("requester", None if args.requester_id is None else [args.requester_id]),
+                          ("assignee", None if args.assignee_id is None
+                           else [None if args.assignee_id == "unassigned" else args.assignee_id])):
+        if values is None:
+            continue
+        ids: frozenset[str] = frozenset().union(*(tickets.matching(TICKET_INDEX, [(field, v)]) for v in values))
+        among = ids if among is None else among & ids
+    return select_page(TicketPage, tickets, TICKET_ORDERS[args.sort], args, lambda t: _matches(t, args, ctx.now),
+                       among=among, view=lambda t: TicketSummary.of(t, ctx.now))
 
 
 class SearchTicketsArgs(PageArgs):
