@@ -33,6 +33,7 @@ from saas_sim.core.snapshots import decode_state, take_snapshot
 from saas_sim.core.store import EventStore, open_store
 from saas_sim.errors import SnapshotError, UsageError
 from saas_sim.runtime.episode import Episode
+from saas_sim.runtime.heap import retire_long_lived
 from saas_sim.runtime.task import TaskInstance, make_task
 from saas_sim.runtime.toolkit import Toolkit
 from saas_sim.runtime.world import (
@@ -118,6 +119,9 @@ class Environment:
             queue order, and the episode's next write, grade, fork or close waits for it. A crash
             can then lose the records of the reads since the last write, never a write. Set it
             when every acknowledged call must survive a crash (replicas that take over episodes).
+        freeze_worlds: After a world is built or loaded, move the heap out of the cyclic garbage
+            collector's view (`runtime.heap`), so full collections stop rescanning worlds (the
+            pauses that otherwise dominate the call-latency tail). False keeps the default GC.
     """
 
     def __init__(
@@ -131,6 +135,7 @@ class Environment:
         registry: EventRegistry | None = None,
         durable: bool | None = None,
         durable_reads: bool = False,
+        freeze_worlds: bool = True,
     ) -> None:
         from saas_sim.domains import builtin_domains
 
@@ -144,6 +149,7 @@ class Environment:
         self.registry = registry or DEFAULT_REGISTRY
         self.durable = durable
         self.durable_reads = durable_reads
+        self.freeze_worlds = freeze_worlds
         self.domains: dict[str, Domain] = dict(builtin_domains()) if builtin else {}
         for d in domains:
             self.domains[d.name] = d
@@ -241,6 +247,8 @@ class Environment:
         finally:
             del self._building[key]
         self._worlds[key] = world
+        if self.freeze_worlds:
+            retire_long_lived()
         future.set_result(world)
         return world
 
