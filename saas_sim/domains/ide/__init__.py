@@ -40,6 +40,7 @@ from saas_sim.domains.ide.generate import generate
 from saas_sim.domains.ide.grade_runs import grade_effects
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.policy import POLICY
+from saas_sim.domains.ide.search_index import INDEXES
 from saas_sim.domains.ide.state import PROJECTION, SCHEMA
 
 __all__ = ["DOMAIN", "POLICY"]
@@ -69,6 +70,7 @@ DOMAIN = kit.domain(
     generate=generate,
     policy=POLICY,
     data_report=data_report,
+    indexes=INDEXES,
     grade_effects=grade_effects,
     id_kinds={"run": "run"},
 )

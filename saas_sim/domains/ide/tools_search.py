@@ -18,7 +18,8 @@ from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import bad_args
 from saas_sim.core.tools import READ, ToolArgs, ToolContext
 from saas_sim.domains.ide.kit import kit
-from saas_sim.domains.ide.state import FILES
+from saas_sim.domains.ide.search_index import BLOB_TEXT, blobs_with_literal
+from saas_sim.domains.ide.state import BLOBS, FILES
 from saas_sim.domains.ide.symbols import module_index
 from saas_sim.domains.ide.tool_helpers import cut_line, glob_matches, split_lines, text_of
 from saas_sim.domains.ide.views_files import FileMatch, SearchHit, SearchResult, SymbolHit, SymbolPage
@@ -114,7 +115,12 @@ def search_code(ctx: ToolContext, args: SearchCodeArgs) -> SearchResult:
     pattern = _pattern(args)
     matches: list[FileMatch] = []
     total_files = total_lines = 0
+    # A literal can only match files whose blob holds it: the others are not read (an index prefilter).
+    blobs = ctx.table(BLOBS)
+    among = None if args.regex else blobs_with_literal(blobs, args.query, case_sensitive=args.case_sensitive)
     for entry in ctx.table(FILES):
+        if among is not None and entry.blob not in among and entry.blob in blobs:
+            continue  # (a file naming a blob never stored goes on to text_of, which says so loudly)
         if args.glob and not glob_matches(entry.id, args.glob):
             continue
         text = text_of(ctx, entry)
@@ -154,9 +160,11 @@ def find_symbol(ctx: ToolContext, args: FindSymbolArgs) -> SymbolPage:
     dotted = "." in args.name
     last = args.name.rsplit(".", 1)[-1]
     hits: list[SymbolHit] = []
+    blobs = ctx.table(BLOBS)
+    holding = blobs.containing(BLOB_TEXT, [last])
     for entry in ctx.table(FILES):
-        if not entry.id.endswith(".py"):
-            continue
+        if not entry.id.endswith(".py") or (entry.blob not in holding and entry.blob in blobs):
+            continue  # not Python, or the name is neither defined nor used here
         text = text_of(ctx, entry)
         if last not in text:
             continue  # the name is neither defined nor used here: no need to parse the file
