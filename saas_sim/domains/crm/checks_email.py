@@ -8,6 +8,7 @@ contradictory ones does not pass.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -26,6 +27,13 @@ __all__ = ["MIN_WORDS", "emails_are_messages", "personal_email_sent", "rep_email
 _WORD = re.compile(r"[^\W\d_]{2,}")
 # A sentence of substance: a greeting and a signature alone are about five words.
 MIN_WORDS = 8
+
+
+@functools.lru_cache(maxsize=1024)
+def _flaw(body: str, names: tuple[str, ...], echo_of: str | None) -> str | None:
+    # `message_flaw` is a pure function of its text and names, and its language identification costs
+    # milliseconds per email: a regrade, replay or audit of the same emails reads the memo.
+    return message_flaw(body, names, echo_of)
 
 
 def rep_emails(ctx: CheckContext) -> list[Activity]:
@@ -78,7 +86,7 @@ def personal_email_sent(
         if not _mentions(text, names):
             why = f"email {a.id} names neither the person nor the deal"
             continue
-        flaw = message_flaw(a.body or "", known, echo_of)
+        flaw = _flaw(a.body or "", tuple(known), echo_of)
         if flaw is not None:
             why = f"email {a.id} is no real message: {flaw}"
             continue
@@ -110,7 +118,7 @@ def emails_are_messages(ctx: CheckContext, echo_of: str | None = None) -> CheckO
     did; see `email_substance.message_flaw`. An episode without emails holds.
     """
     bad = [f"{a.id}: {flaw}" for a in rep_emails(ctx)
-           if (flaw := message_flaw(a.body or "", _names_of(ctx, a), echo_of)) is not None]
+           if (flaw := _flaw(a.body or "", tuple(_names_of(ctx, a)), echo_of)) is not None]
     if bad:
         return CheckOutcome.failed(f"emails without a real message: {'; '.join(bad[:3])}")
     return CheckOutcome.passed("every email sent is a real message")

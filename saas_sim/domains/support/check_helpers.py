@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -17,7 +19,7 @@ from saas_sim.domains.support.threads import related_tickets
 
 __all__ = [
     "CHECK_VIEWS", "episode_facts", "episode_replies", "money_value", "order_by_number", "paid_to_person",
-    "ticket_since",
+    "replies_facts", "ticket_since",
 ]
 
 _ORDERS_BY_NUMBER = index_view("support.orders_by_number", ORDERS, lambda o: (o.number,))
@@ -27,6 +29,21 @@ _ORDERS_BY_NUMBER = index_view("support.orders_by_number", ORDERS, lambda o: (o.
 CHECK_VIEWS: tuple[Derived[Any], ...] = (PEOPLE, _ORDERS_BY_NUMBER)
 """Every per-state view the support checks read. Computing them on a world (`view.of(world_state)`, O(size),
 off the event loop) spares the first grade of each world that cost; a grade computes any it lacks."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _facts_of(bodies: tuple[str, ...]) -> ReplyFacts:
+    return read_facts(bodies)
+
+
+def replies_facts(bodies: Iterable[str]) -> ReplyFacts:
+    """`reply_facts.read_facts`, memoized by the bodies it reads (it is a pure function of them).
+
+    Several checks of one grade read the same replies (what they state, whether it is true, whether
+    they decline), and language identification costs milliseconds per text; a regrade, replay or
+    audit reads them again. The memo is bounded and holds only immutable facts of texts.
+    """
+    return _facts_of(tuple(bodies))
 
 
 def order_by_number(state: State, number: str) -> Order | None:
@@ -50,7 +67,7 @@ def episode_replies(ctx: CheckContext, ticket_id: str) -> list[Message]:
 
 def episode_facts(ctx: CheckContext, ticket_id: str) -> ReplyFacts:
     """What the episode's public replies on the ticket (and tickets merged with it) state, read together."""
-    return read_facts(m.body for m in episode_replies(ctx, ticket_id))
+    return replies_facts(m.body for m in episode_replies(ctx, ticket_id))
 
 
 def ticket_since(ctx: CheckContext, ticket_id: str) -> Ticket | None:

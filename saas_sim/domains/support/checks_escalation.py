@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.support import events as ev
-from saas_sim.domains.support.check_helpers import order_by_number
+from saas_sim.domains.support.check_helpers import order_by_number, replies_facts
 from saas_sim.domains.support.kit import kit
-from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
+from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES
 
 __all__ = ["escalation_states_cause", "status_only"]
@@ -69,7 +69,7 @@ def escalation_states_cause(ctx: CheckContext, *, ticket_id: str, team: str, ord
     """
     if not any(e.ticket_id == ticket_id and e.team == team for e in ctx.created(ESCALATIONS)):
         return CheckOutcome.failed(f"{ticket_id} was not escalated to {team}")
-    facts = read_facts(_texts(ctx, ticket_id))
+    facts = replies_facts(_texts(ctx, ticket_id))
     kinds = _kinds_named(facts)
     others = sorted(c for c in set(facts.codes) if c != str(order_number) and order_by_number(ctx.final, c) is not None)
     problems = [f"another order named: {others}"] if others else []

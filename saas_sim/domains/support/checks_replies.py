@@ -18,11 +18,11 @@ from saas_sim.domains.support.check_helpers import (
     episode_replies,
     money_value,
     order_by_number,
+    replies_facts,
     ticket_since,
 )
 from saas_sim.domains.support.judge import deny_verdict, kb_verdict, names_item, truth_problems
 from saas_sim.domains.support.kit import kit
-from saas_sim.domains.support.reply_facts import read_facts
 from saas_sim.domains.support.state import (
     ORDERS,
     REFUNDS,
@@ -65,7 +65,7 @@ def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None 
     replies = episode_replies(ctx, ticket_id)
     if not replies:
         return CheckOutcome.failed(f"no public reply on {ticket_id}")
-    facts = read_facts(m.body for m in replies)
+    facts = replies_facts(m.body for m in replies)
     if language is not None:
         wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
         if wrong or facts.language != language:
@@ -127,7 +127,7 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
     replies = [m for m in episode_replies(ctx, ticket_id) if m.id in later and m.ticket_id == ticket_id]
     if not replies:
         return CheckOutcome.failed(f"no reply on {ticket_id} after the merge")
-    facts = read_facts(m.body for m in replies)
+    facts = replies_facts(m.body for m in replies)
     if language is not None and (facts.language != language or facts.off_language(language)):
         return CheckOutcome.failed(f"the reply is not in {language} (detected {facts.language})")
     # Telling the customer the tickets were combined is the task; naming the order or item is a
@@ -179,7 +179,7 @@ def replies_truthful(ctx: CheckContext, *, ticket_id: str, order_id: str | None 
 def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> CheckOutcome:
     """Constraint: every public reply on the ticket is in the customer's language (policy rule 14)."""
     replies = episode_replies(ctx, ticket_id)
-    facts = read_facts(m.body for m in replies)
+    facts = replies_facts(m.body for m in replies)
     wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
     if wrong:
         return CheckOutcome.failed(f"replies {wrong} are not in {language} (detected {list(facts.languages)})")
