@@ -5,8 +5,10 @@
   committed, so insert order equals commit order, and a tailing reader that
   advances to the highest position it saw never skips a late commit. There is
   no time-based gap detection anywhere.
-* One writer task group-commits many streams per transaction with set-based
-  statements (`unnest`), one round trip each.
+* One writer task group-commits many streams per transaction in six round
+  trips however large the batch: BEGIN with the lock; one read of the last
+  position, the heads and the stored commands; a binary COPY of the events
+  (two); one statement for heads and commands (`unnest`); COMMIT.
 * `lock_timeout` and `idle_in_transaction_session_timeout` are set on every
   connection, so a stuck peer cannot hang us forever.
 * A dropped connection or a server that is restarting is retried with
@@ -25,7 +27,7 @@ import contextlib
 import dataclasses
 import hashlib
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import asyncpg
@@ -68,7 +70,39 @@ _EVENT_COLUMNS = (
     "global_position, stream_id, version, event_type, schema_version, payload, sim_time, "
     "command_id, prev_hash, hash"
 )
+_EVENT_COLUMN_LIST = [c.strip() for c in _EVENT_COLUMNS.split(",")]
+_READ_BATCH_STATE = (
+    # One round trip for all a batch must know: the last position (kind 0), the heads of its
+    # streams (kind 1) and its stored commands (kind 2), in one column layout.
+    "SELECT 0, NULL::text, NULL::text, NULL::text, NULL::text, COALESCE(MAX(global_position), 0)::bigint, "
+    "NULL::bigint, NULL::bigint, NULL::bigint FROM events "
+    # The keys are joined, not matched with `= ANY`: on the update-heavy streams table the
+    # planner picked a scan of every row for `= ANY` (10 ms for 1,000 heads, against 1 ms).
+    "UNION ALL SELECT 1, s.stream_id, s.head_hash, NULL, NULL, s.version::bigint, NULL, NULL, NULL "
+    "FROM unnest($1::text[]) AS k(id) JOIN streams s ON s.stream_id = k.id "
+    "UNION ALL SELECT 2, c.command_id, c.stream_id, c.fingerprint, c.head_hash, c.first_version::bigint, "
+    "c.last_version::bigint, c.first_position, c.last_position "
+    "FROM unnest($2::text[]) AS k(id) JOIN commands c ON c.command_id = k.id"
+)
+_WRITE_HEADS_AND_COMMANDS = (
+    # Heads and commands in one statement (empty arrays where a batch has none). Under the lock
+    # the batch knows which streams exist: those are updated (cheaper than an upsert), the
+    # others inserted, and a stream that exists after all fails the batch instead of forking it.
+    "WITH moved AS (UPDATE streams s SET version = u.version, head_hash = u.head_hash FROM "
+    "unnest($1::text[], $2::int[], $3::text[]) AS u(stream_id, version, head_hash) "
+    "WHERE s.stream_id = u.stream_id), "
+    "born AS (INSERT INTO streams (stream_id, version, head_hash) SELECT * FROM "
+    "unnest($4::text[], $5::int[], $6::text[])) "
+    "INSERT INTO commands (command_id, stream_id, fingerprint, first_version, last_version, "
+    "first_position, last_position, head_hash) SELECT * FROM unnest($7::text[], $8::text[], "
+    "$9::text[], $10::int[], $11::int[], $12::bigint[], $13::bigint[], $14::text[])"
+)
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
+    """Turns rows into `width` column lists, the arguments of an `unnest` (empty lists for no rows)."""
+    return [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
 
 
 def _record(row: Any) -> RecordedEvent:
@@ -250,62 +284,65 @@ class PostgresEventStore(EventStore):
     async def _commit_once(
         self, conn: asyncpg.Connection, requests: list[AppendRequest], *, recovering: bool
     ) -> BatchPlan:
-        async with conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock($1)", self.lock_key)
-            stream_ids = sorted({r.stream_id for r in requests})
-            heads = {
-                r[0]: StreamHead(r[1], r[2])
-                for r in await conn.fetch(
-                    "SELECT stream_id, version, head_hash FROM streams WHERE stream_id = ANY($1::text[])",
-                    stream_ids,
-                )
-            }
-            command_ids = sorted({r.command_id for r in requests if r.command_id is not None})
-            commands: dict[str, CommandRecord] = {}
-            if command_ids:
-                for r in await conn.fetch(
-                    "SELECT command_id, stream_id, fingerprint, first_version, last_version, "
-                    "first_position, last_position, head_hash FROM commands "
-                    "WHERE command_id = ANY($1::text[])",
-                    command_ids,
-                ):
-                    commands[r[0]] = CommandRecord(*r)
-            last = await conn.fetchval("SELECT COALESCE(MAX(global_position), 0) FROM events")
-            done = await self._committed_earlier(conn, requests) if recovering else {}
-            todo = [r for i, r in enumerate(requests) if i not in done]
-            plan = plan_batch(todo, heads, commands, int(last))
-            if recovering:
-                await self._recover(conn, todo, plan)
-            if done:
-                rest = iter(plan.outcomes)
-                plan.outcomes = [done[i] if i in done else next(rest) for i in range(len(requests))]
-            self._inflight = list(plan.outcomes)
-            if plan.event_rows:
-                cols = list(zip(*plan.event_rows, strict=True))
-                await conn.execute(
-                    f"INSERT INTO events ({_EVENT_COLUMNS}) SELECT * FROM unnest($1::bigint[], "
-                    "$2::text[], $3::int[], $4::text[], $5::int[], $6::bytea[], $7::text[], "
-                    "$8::text[], $9::text[], $10::text[])",
-                    *[list(c) for c in cols],
-                )
-                await conn.execute(
-                    "INSERT INTO streams (stream_id, version, head_hash) SELECT * FROM "
-                    "unnest($1::text[], $2::int[], $3::text[]) ON CONFLICT (stream_id) DO UPDATE "
-                    "SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash",
-                    list(plan.heads), [h.version for h in plan.heads.values()],
-                    [h.head_hash for h in plan.heads.values()],
-                )
-            if plan.commands:
-                await conn.execute(
-                    "INSERT INTO commands (command_id, stream_id, fingerprint, first_version, "
-                    "last_version, first_position, last_position, head_hash) SELECT * FROM "
-                    "unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], "
-                    "$6::bigint[], $7::bigint[], $8::text[])",
-                    *[list(c) for c in zip(*[
-                        (c.command_id, c.stream_id, c.fingerprint, c.first_version, c.last_version,
-                         c.first_position, c.last_position, c.head_hash) for c in plan.commands
-                    ], strict=True)],
-                )
+        """One attempt at a batch, in five round trips: lock, read, COPY events, heads and commands, COMMIT.
+
+        Any failure rolls back, or drops the connection when even that is unsure (a
+        cancellation mid-transaction), so the connection never carries a half transaction.
+        """
+        # One simple-protocol round trip opens the transaction and waits for the lock (the key is
+        # our own integer, never input). The reads that follow start after the lock is held, so
+        # their snapshots see every earlier holder's commit.
+        await conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({int(self.lock_key)})")
+        try:
+            plan = await self._plan_and_write(conn, requests, recovering=recovering)
+            await conn.execute("COMMIT")
+        except asyncio.CancelledError:
+            conn.terminate()  # the server rolls back; a rollback here could itself be cut short
+            raise
+        except BaseException:
+            if not conn.is_closed():
+                try:
+                    await conn.execute("ROLLBACK")
+                except Exception:
+                    conn.terminate()
+            raise
+        return plan
+
+    async def _plan_and_write(
+        self, conn: asyncpg.Connection, requests: list[AppendRequest], *, recovering: bool
+    ) -> BatchPlan:
+        stream_ids = sorted({r.stream_id for r in requests})
+        command_ids = sorted({r.command_id for r in requests if r.command_id is not None})
+        heads: dict[str, StreamHead] = {}
+        commands: dict[str, CommandRecord] = {}
+        last = 0
+        for r in await conn.fetch(_READ_BATCH_STATE, stream_ids, command_ids):
+            kind = r[0]
+            if kind == 0:
+                last = int(r[5])
+            elif kind == 1:
+                heads[r[1]] = StreamHead(r[5], r[2])
+            else:
+                commands[r[1]] = CommandRecord(r[1], r[2], r[3], r[5], r[6], r[7], r[8], r[4])
+        done = await self._committed_earlier(conn, requests) if recovering else {}
+        todo = [r for i, r in enumerate(requests) if i not in done]
+        plan = plan_batch(todo, heads, commands, last)
+        if recovering:
+            await self._recover(conn, todo, plan)
+        if done:
+            rest = iter(plan.outcomes)
+            plan.outcomes = [done[i] if i in done else next(rest) for i in range(len(requests))]
+        self._inflight = list(plan.outcomes)
+        if plan.event_rows:
+            # Binary COPY: the cheapest way in, for the client (no per-element array checks) and the server.
+            await conn.copy_records_to_table(
+                "events", records=plan.event_rows, columns=_EVENT_COLUMN_LIST, schema_name=self.schema
+            )
+            moved = [(sid, *h) for sid, h in plan.heads.items() if sid in heads]
+            born = [(sid, *h) for sid, h in plan.heads.items() if sid not in heads]
+            await conn.execute(
+                _WRITE_HEADS_AND_COMMANDS, *_columns(moved, 3), *_columns(born, 3), *_columns(plan.commands, 8)
+            )
         return plan
 
     async def _committed_earlier(

@@ -41,6 +41,10 @@ class StreamRow(SQLModel, table=True):
     """The head of each stream: its version and the hash of its last event."""
 
     __tablename__ = "streams"
+    # Every append rewrites its stream's row. Half-empty pages on PostgreSQL keep the new
+    # version on the same page (a HOT update: no index entry), which roughly halves a
+    # batch's head writes. Tables created before this keep their fill factor.
+    __table_args__ = {"postgresql_with": {"fillfactor": 50}}
 
     stream_id: str = Field(primary_key=True, max_length=255)
     version: int

@@ -40,9 +40,9 @@ class ForcedRollback(Exception):
 class FlakyPgStore(PostgresEventStore):
     """A real PostgreSQL store whose transactions wait 0-50 ms before COMMIT, and 10% roll back.
 
-    The store's own transaction runs as a savepoint inside an outer one, so the
-    advisory lock, the inserts and the stream heads are exactly the store's; only
-    the COMMIT is delayed (holding the lock) or replaced by a ROLLBACK.
+    The advisory lock, the reads and the writes are exactly the store's (its whole
+    transaction body runs); only the COMMIT is delayed (holding the lock) or
+    replaced by the store's own ROLLBACK, as a failure after the writes causes.
     """
 
     def __init__(self, url: str, seed: int) -> None:
@@ -50,15 +50,14 @@ class FlakyPgStore(PostgresEventStore):
         self.rng = random.Random(seed)
         self.rollbacks = 0
 
-    async def _commit_once(
+    async def _plan_and_write(
         self, conn: asyncpg.Connection, requests: list[AppendRequest], *, recovering: bool
     ) -> BatchPlan:
-        async with conn.transaction():
-            plan = await super()._commit_once(conn, requests, recovering=recovering)
-            await asyncio.sleep(self.rng.uniform(0, 0.05))
-            if self.rng.random() < 0.10:
-                self.rollbacks += 1
-                raise ForcedRollback
+        plan = await super()._plan_and_write(conn, requests, recovering=recovering)
+        await asyncio.sleep(self.rng.uniform(0, 0.05))
+        if self.rng.random() < 0.10:
+            self.rollbacks += 1
+            raise ForcedRollback
         return plan
 
 
