@@ -292,8 +292,9 @@ class PostgresEventStore(EventStore):
         # One simple-protocol round trip opens the transaction and waits for the lock (the key is
         # our own integer, never input). The reads that follow start after the lock is held, so
         # their snapshots see every earlier holder's commit.
-        await conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({int(self.lock_key)})")
         try:
+            # Inside the try: a lock wait past lock_timeout leaves the transaction open and aborted.
+            await conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({int(self.lock_key)})")
             plan = await self._plan_and_write(conn, requests, recovering=recovering)
             await conn.execute("COMMIT")
         except asyncio.CancelledError:

@@ -320,3 +320,30 @@ async def test_a_lost_commit_acknowledgement_without_version_or_command_id_is_no
         assert len(await s.read_all()) == 4
     finally:
         await s.close()
+
+
+class ShortLockWaitStore(PostgresEventStore):
+    """A store whose connections give up on a lock after 200 ms instead of 15 s."""
+
+    def _settings(self) -> dict[str, str]:
+        return {**super()._settings(), "lock_timeout": "200ms"}
+
+
+async def test_a_lock_wait_past_lock_timeout_fails_the_batch_and_leaves_the_connection_usable(pg_url: str) -> None:
+    # The batch's BEGIN and lock wait are one round trip: a lock timeout there leaves an aborted
+    # transaction open, which must be rolled back, or every later batch on the connection fails.
+    s = ShortLockWaitStore(pg_url, REG, StoreUrl.parse(pg_url))
+    holder = await admin_connection()
+    try:
+        await s._open()
+        await s.append("s", [Tick(writer=0, n=0)], 0)
+        await holder.execute("SELECT pg_advisory_lock($1)", s.lock_key)
+        with pytest.raises(StoreError, match="lock timeout"):
+            await s.append("s", [Tick(writer=0, n=1)], 1)
+        await holder.execute("SELECT pg_advisory_unlock($1)", s.lock_key)
+        result = await s.append("s", [Tick(writer=0, n=1)], 1)
+        assert result.last_version == 2
+        assert [REG.decode(r) for r in await s.read("s")] == [Tick(writer=0, n=0), Tick(writer=0, n=1)]
+    finally:
+        await holder.close()
+        await s.close()
