@@ -83,6 +83,36 @@ async def test_the_fingerprint_covers_stream_expected_version_and_events() -> No
                 _req("a", 2, 0, tag="x").fingerprint}) == 5
 
 
+async def test_the_fingerprint_bytes_never_change_since_stored_commands_are_compared_with_it() -> None:
+    # Golden values from the original field-by-field digest: a retry after an upgrade must still match.
+    loop = asyncio.get_running_loop()
+    two = (PendingEvent("t.E", 1, b'{"i":0}', None), PendingEvent("t.F", 2, b'{"j":1}', "2024-05-01T09:30:00+00:00"))
+    assert AppendRequest("ep_1", 3, "c", two, loop.create_future()).fingerprint == (
+        "120c69d3e3f030dbd690a57eb31b7cd9c18074163d6bde908861145217fe2fcf"
+    )
+    assert AppendRequest("ep_1", None, "c", two[:1], loop.create_future()).fingerprint == (
+        "67bd27b06e5dccf4e3759b0b00ccc80903d1196128abd3ba8a7f2246e60729b9"
+    )
+
+
+async def test_a_committer_reports_each_batch_as_settled_once_every_future_is_resolved() -> None:
+    settled: list[list[bool]] = []
+
+    async def commit(reqs: list[AppendRequest]) -> None:
+        reqs[0].future.set_result(AppendResult(reqs[0].stream_id, 1, 1, 1, 1, "h"))  # the rest left unresolved
+
+    gc = GroupCommitter(commit, settled=lambda batch: settled.append([r.future.done() for r in batch]))
+    loop = asyncio.get_running_loop()
+    outcomes = await asyncio.gather(
+        *(gc.submit(AppendRequest(f"s{i}", None, None, _pending(1), loop.create_future())) for i in range(3)),
+        return_exceptions=True,
+    )
+    await gc.close()
+    assert settled == [[True, True, True]]
+    assert isinstance(outcomes[0], AppendResult)
+    assert all(isinstance(o, StoreError) for o in outcomes[1:])
+
+
 async def test_match_committed_recognises_exactly_the_rows_a_request_would_write() -> None:
     req = _req("a", 2, 3)
     prev = "p" * 64

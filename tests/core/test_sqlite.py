@@ -5,16 +5,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
+from saas_sim.core.batching import AppendRequest, BatchPlan
 from saas_sim.core.events import Event, EventRegistry, event
+from saas_sim.core.schema import ddl_statements
 from saas_sim.core.sqlite import SqliteEventStore
+from saas_sim.core.sqlite_append import SqliteAppender
 from saas_sim.core.store import EventStore, open_store
-from saas_sim.errors import StoreUnavailableError
+from saas_sim.errors import ConcurrencyError, StoreUnavailableError
 from tests.conftest import StoreFactory, wait_until
-from tests.core.helpers import outage_retries, raw_fetch
+from tests.core.helpers import outage_retries, raw_execute, raw_fetch
 
 REG = EventRegistry()
 
@@ -151,3 +155,110 @@ async def test_a_store_that_failed_to_open_leaves_no_thread_behind(tmp_path: Pat
         with pytest.raises(StoreUnavailableError):
             await open_store(f"sqlite+aiosqlite:///{tmp_path}", registry=REG)
     await wait_until(lambda: sqlite_threads() <= before, what="aiosqlite worker threads to exit")
+
+
+async def test_a_store_whose_file_another_store_wrote_meanwhile_plans_from_the_file_not_its_memory(
+    tmp_path: Path, open_stores: StoreFactory
+) -> None:
+    # The writer remembers heads and the last position between batches; a commit by another
+    # connection (PRAGMA data_version moves) must make it read them again.
+    url = f"sqlite+aiosqlite:///{tmp_path}/events.db"
+    a, b = await open_stores(url), await open_stores(url)
+    await a.append("s", [Wrote(n=1)], 0)
+    await b.append("s", [Wrote(n=2)], 1)
+    await b.append("t", [Wrote(n=3)], 0)
+    with pytest.raises(ConcurrencyError):
+        await a.append("s", [Wrote(n=4)], 1)
+    result = await a.append("s", [Wrote(n=4)], 2)
+    assert (result.last_version, result.first_position) == (3, 4)
+    assert [r.global_position for r in await b.read_all()] == [1, 2, 3, 4]
+    assert [r.version for r in await b.read("s")] == [1, 2, 3]
+
+
+async def test_a_process_writing_the_file_between_batches_is_seen_by_the_next_batch(
+    tmp_path: Path, open_stores: StoreFactory
+) -> None:
+    path = tmp_path / "events.db"
+    store = await open_stores(f"sqlite+aiosqlite:///{path}")
+    await store.append("s", [Wrote(n=1)], 0)
+    script = (
+        "import asyncio, sys\n"
+        "from saas_sim.core.events import Event, EventRegistry, event\n"
+        "from saas_sim.core.store import open_store\n"
+        "REG = EventRegistry()\n"
+        "@event('lite.Wrote', registry=REG)\n"
+        "class Wrote(Event):\n"
+        "    n: int\n"
+        "async def main():\n"
+        "    async with await open_store(sys.argv[1], registry=REG) as s:\n"
+        "        await s.append('s', [Wrote(n=2)], 1)\n"
+        "asyncio.run(main())\n"
+    )
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", script, f"sqlite+aiosqlite:///{path}")
+    assert await proc.wait() == 0
+    result = await store.append("s", [Wrote(n=3)], 2)
+    assert (result.first_version, result.first_position) == (3, 3)
+    rows = await store.read("s")  # verifies the chain across both writers
+    assert [REG.decode(r) for r in rows] == [Wrote(n=1), Wrote(n=2), Wrote(n=3)]
+
+
+async def test_raw_sql_on_the_writer_connection_drops_the_writers_memory(
+    tmp_path: Path, open_stores: StoreFactory
+) -> None:
+    # Statements run on the writer's own connection do not move data_version; the connection counts them.
+    store = await open_stores(f"sqlite+aiosqlite:///{tmp_path}/events.db")
+    await store.append("s", [Wrote(n=1)], 0)
+    await raw_execute(store, "UPDATE streams SET version = 7 WHERE stream_id = 's'")
+    with pytest.raises(ConcurrencyError) as caught:
+        await store.append("s", [Wrote(n=2)], 1)
+    assert caught.value.actual == 7
+
+
+def test_the_writers_memory_of_heads_is_bounded_and_keeps_the_most_recent(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "events.db", isolation_level=None)
+    try:
+        for statement in ddl_statements("sqlite"):
+            conn.execute(statement)
+        appender = SqliteAppender(max_cached_heads=3)
+        loop = asyncio.new_event_loop()
+        try:
+            for round_ in range(2):
+                for s in "abcde":
+                    req = AppendRequest(s, round_, None, (REG.encode(Wrote(n=round_)),), loop.create_future())
+                    plan = appender.commit(conn, [req], raw_uses=0)
+                    assert isinstance(plan, BatchPlan) and plan.outcomes[0].last_version == round_ + 1  # type: ignore[union-attr]
+                assert list(appender._heads) == ["c", "d", "e"]
+        finally:
+            loop.close()
+        assert conn.execute("SELECT stream_id, version FROM streams ORDER BY stream_id").fetchall() == [
+            (s, 2) for s in "abcde"
+        ]
+    finally:
+        conn.close()
+
+
+def test_a_failed_batch_rolls_back_and_forgets_what_the_writer_remembered(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "events.db", isolation_level=None)
+    try:
+        for statement in ddl_statements("sqlite"):
+            conn.execute(statement)
+        appender = SqliteAppender()
+        loop = asyncio.new_event_loop()
+        try:
+            first = AppendRequest("s", 0, None, (REG.encode(Wrote(n=1)),), loop.create_future())
+            appender.commit(conn, [first], raw_uses=0)
+            # A row the plan does not know about makes the insert fail after BEGIN.
+            conn.execute("INSERT INTO events VALUES (2, 'x', 1, 't', 1, x'00', NULL, NULL, 'p', 'h')")
+            clash = AppendRequest("s", 1, None, (REG.encode(Wrote(n=2)),), loop.create_future())
+            with pytest.raises(sqlite3.IntegrityError):
+                appender.commit(conn, [clash], raw_uses=0)
+            assert not conn.in_transaction
+            assert appender._last_position is None and not appender._heads
+            conn.execute("DELETE FROM events WHERE stream_id = 'x'")
+            again = AppendRequest("s", 1, None, (REG.encode(Wrote(n=2)),), loop.create_future())
+            plan = appender.commit(conn, [again], raw_uses=1)
+            assert isinstance(plan, BatchPlan) and plan.event_rows[0][0] == 2
+        finally:
+            loop.close()
+    finally:
+        conn.close()
