@@ -92,7 +92,8 @@ Episodes = Annotated[EpisodeRegistry, Depends(_registry)]
 Env = Annotated[Environment, Depends(_environment)]
 
 
-def create_app(env: Environment, *, max_episodes: int = 10_000) -> FastAPI:
+def create_app(env: Environment, *, max_episodes: int = 10_000, openenv: bool = False,
+               openenv_options: dict[str, Any] | None = None) -> FastAPI:
     """Builds the HTTP app serving episodes of `env`.
 
     Args:
@@ -101,6 +102,11 @@ def create_app(env: Environment, *, max_episodes: int = 10_000) -> FastAPI:
             the caller opened stays the caller's to close.
         max_episodes: How many episodes may be live at once; POST /episodes
             and fork answer 429 (with Retry-After) beyond it.
+        openenv: Also speak OpenEnv's protocol (`/ws`, `/reset`, `/step`, `/state`,
+            `/schema`, `/metadata`, `/mcp`; see saas_sim.adapters.openenv). `/health`
+            then answers OpenEnv's `{"status": "healthy", ...}`.
+        openenv_options: Keyword arguments of `mount_openenv` (`max_sessions`,
+            default `max_episodes`; `idle_ttl_s`, `default_scenario`, `max_frame_bytes`).
 
     Returns:
         The FastAPI app. Its episode registry is `app.state.episodes`.
@@ -120,7 +126,13 @@ def create_app(env: Environment, *, max_episodes: int = 10_000) -> FastAPI:
     app.add_exception_handler(SaasSimError, _harness_error)  # type: ignore[arg-type]
     # uvicorn accepts connections only after the lifespan has opened the environment, so any
     # answer here means ready. `/healthz` stays for clients written against it.
-    app.add_api_route("/health", health, methods=["GET"], tags=["server"])
+    if openenv:
+        from saas_sim.adapters.openenv import mount_openenv, openenv_health
+
+        mount_openenv(app, env, app.state.episodes, **{"max_sessions": max_episodes, **(openenv_options or {})})
+        app.add_api_route("/health", openenv_health, methods=["GET"], tags=["server"])
+    else:
+        app.add_api_route("/health", health, methods=["GET"], tags=["server"])
     app.add_api_route("/healthz", health, methods=["GET"], tags=["server"], include_in_schema=False)
     app.add_api_route("/conventions", conventions, methods=["GET"], tags=["server"],
                       response_class=PlainTextResponse)
@@ -165,6 +177,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        openenv = getattr(app.state, "openenv", None)
+        if openenv is not None:  # its sessions end their episodes first
+            await openenv.sessions.close_all()
         await registry.close_all()
         if owned:
             await env.close()

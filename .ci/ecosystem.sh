@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Creates the ecosystem's client virtualenvs the OpenEnv acceptance tests drive (tests/adapters/test_openenv*.py).
+# Idempotent: a venv whose pinned package already imports is left as it is. Packages come from pip's
+# configured index (never a hard-coded host). Each client gets its own venv, since their releases pin
+# conflicting versions of `mcp`/`fastmcp`; saas_sim itself never imports them.
+#
+# It prints the `export` lines the tests read, and nothing else on stdout, so CI runs:
+#   eval "$(bash .ci/ecosystem.sh)"
+# Progress goes to stderr. The folder is $SAAS_SIM_ECOSYSTEM_DIR (default: $TMPDIR or /tmp, saas_sim_ecosystem).
+set -euo pipefail
+
+ROOT="${SAAS_SIM_ECOSYSTEM_DIR:-${TMPDIR:-/tmp}/saas_sim_ecosystem}"
+BASE_PY="${SAAS_SIM_ECOSYSTEM_BASE_PYTHON:-python3}"
+mkdir -p "$ROOT"
+
+# name  requirement  import-check  env-var
+make_venv() {
+  local name=$1 requirement=$2 check=$3 var=$4
+  local venv="$ROOT/$name" py="$ROOT/$name/bin/python"
+  if [ -x "$py" ] && "$py" -c "$check" >/dev/null 2>&1; then
+    echo "ecosystem: $name ready ($requirement)" >&2
+  else
+    echo "ecosystem: creating $name ($requirement)" >&2
+    rm -rf "$venv"
+    "$BASE_PY" -m venv "$venv"
+    "$py" -m pip install -q --upgrade pip >&2
+    "$py" -m pip install -q "$requirement" >&2
+    "$py" -c "$check" >&2
+  fi
+  echo "export $var=$py"
+}
+
+make_venv openenv03 "openenv-core==0.3.0" \
+  "import importlib.metadata as m; assert m.version('openenv-core') == '0.3.0'; from openenv.core import GenericEnvClient; from openenv.core.mcp_client import MCPToolClient" \
+  SAAS_SIM_OPENENV03_PYTHON
+make_venv openenv010 "openenv==0.10.0" \
+  "import importlib.metadata as m; assert m.version('openenv') == '0.10.0'; from openenv.core import GenericEnvClient; from openenv.core.mcp_client import MCPToolClient" \
+  SAAS_SIM_OPENENV010_PYTHON
