@@ -28,6 +28,11 @@ class Wrote(Event):
     n: int
 
 
+@event("lite.Noted", registry=REG)
+class Noted(Event):
+    text: str
+
+
 @pytest.fixture
 def registry() -> EventRegistry:
     return REG
@@ -262,3 +267,17 @@ def test_a_failed_batch_rolls_back_and_forgets_what_the_writer_remembered(tmp_pa
             loop.close()
     finally:
         conn.close()
+
+
+async def test_the_wal_is_checkpointed_off_the_writer_after_enough_appends(
+    tmp_path: Path, open_stores: StoreFactory
+) -> None:
+    path = tmp_path / "events.db"
+    store = await open_stores(f"sqlite+aiosqlite:///{path}")
+    assert await _pragma(store, "wal_autocheckpoint") == 4000  # the writer's own checkpoint is a backstop
+    big = "x" * 4000
+    for n in range(600):  # about 2.5 MB of payloads: past the checkpointer's threshold
+        await store.append("s", [Noted(text=big)], n)
+    assert isinstance(store, SqliteEventStore)
+    await wait_until(lambda: store.checkpoints >= 1, what="a checkpoint off the writer")
+    assert [r.version for r in await store.read("s")][-1] == 600
