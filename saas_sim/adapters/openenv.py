@@ -30,6 +30,7 @@ import logging
 from enum import Enum
 from typing import Any
 
+import anyio
 from fastapi import Body, FastAPI, Query, Request, WebSocket
 from fastapi.responses import JSONResponse
 from pydantic import TypeAdapter, ValidationError
@@ -277,14 +278,16 @@ class _Routes:
             await self._serve(websocket, session)
         finally:
             # The session ends with its connection however that ends (a close frame, a drop, a
-            # failed send to a client gone mid-call); an attached one ends only if closing.
-            if requested:
-                await sessions.detach(session)
-            else:
-                await sessions.close(session)
-            if websocket.application_state is WebSocketState.CONNECTED:
-                with contextlib.suppress(RuntimeError, OSError):  # the peer is already gone
-                    await websocket.close()
+            # failed send to a client gone mid-call, the server cancelling the handler); an
+            # attached one ends only if closing. Shielded: a cancelled handler still frees its slot.
+            with anyio.CancelScope(shield=True):
+                if requested:
+                    await sessions.detach(session)
+                else:
+                    await sessions.close(session)
+                if websocket.application_state is WebSocketState.CONNECTED:
+                    with contextlib.suppress(RuntimeError, OSError):  # the peer is already gone
+                        await websocket.close()
 
     async def _serve(self, websocket: WebSocket, session: OpenEnvSession) -> None:
         while True:
