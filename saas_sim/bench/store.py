@@ -7,6 +7,12 @@ Every number comes from this run on this machine:
 * `sqlite_events_per_s_group`: 1,000 streams appending concurrently through one
   store, one event per append, group-committed (SQLite file);
 * `sqlite_durable_events_per_s_group`: the same with `synchronous=FULL`;
+* `sqlite_events_per_s_group_preencoded`: the group run with events encoded
+  beforehand (`append_pending`, as the runtime appends): the store's write
+  path alone, without `EventRegistry.encode`;
+* `sqlite_durable_append_us_p50` / `_p99`: the latency of one durable
+  (`synchronous=FULL`) append with a command id, one at a time, as a tool
+  call's write makes it (SQLite file);
 * `postgres_events_per_s_group`: the same on PostgreSQL, in a private schema
   that is dropped afterwards (only when a URL is given);
 * `raw_sqlite_events_per_s`: stdlib `sqlite3` `executemany` of the very rows the
@@ -117,6 +123,27 @@ async def _single(url: str, appends: int) -> float:
     return _rate(appends, elapsed)
 
 
+async def _durable_latencies(url: str, appends: int) -> list[float]:
+    """One durable appender, one event and a command id per append: each append's latency in µs."""
+    pending = [BENCH_REGISTRY.encode(line_event(0, n)) for n in range(appends)]
+    store = await open_store(url, registry=BENCH_REGISTRY, durable=True)
+    times: list[float] = []
+    try:
+        gc.collect()
+        for n, p in enumerate(pending):
+            start = perf_ns()
+            await store.append_pending("acct_latency", [p], n, command_id=f"acct_latency/call_{n:06d}")
+            times.append((perf_ns() - start) / 1000)
+    finally:
+        await store.close()
+    return times[min(len(times) // 10, 100):]  # the first appends warm caches and create the stream
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 async def _singles(workdir: Path, appends: int) -> list[float]:
     rates: list[float] = []
     for i in range(_SINGLE_REPEATS):
@@ -130,21 +157,27 @@ async def _singles(workdir: Path, appends: int) -> list[float]:
 
 
 async def _group(
-    url: str, streams: int, appends: int, *, durable: bool | None = None, command_ids: bool = False
+    url: str, streams: int, appends: int, *, durable: bool | None = None, command_ids: bool = False,
+    preencoded: bool = False,
 ) -> float:
     """`streams` concurrent appenders, one event per append, through one store.
 
     With `command_ids`, every append carries an idempotency key, as the runtime's
-    tool calls do (one more row and lookup per append).
+    tool calls do (one more row and lookup per append). With `preencoded`, the
+    events are encoded before the clock starts and appended with `append_pending`.
     """
     events = [[line_event(s, n) for n in range(appends)] for s in range(streams)]
+    pending = [[BENCH_REGISTRY.encode(ev) for ev in evs] for evs in events] if preencoded else []
     store = await open_store(url, registry=BENCH_REGISTRY, durable=durable)
 
     async def appender(s: int) -> None:
         stream = f"acct_{s + 1:06d}"
         for n, ev in enumerate(events[s]):
             cid = f"{stream}/call_{n:06d}" if command_ids else None
-            await store.append(stream, [ev], expected_version=n, command_id=cid)
+            if preencoded:
+                await store.append_pending(stream, [pending[s][n]], n, cid)
+            else:
+                await store.append(stream, [ev], expected_version=n, command_id=cid)
 
     try:
         gc.collect()  # hygiene: no garbage from the set-up is charged to the run (GC stays on)
@@ -263,7 +296,7 @@ async def _drop_schema(pg_url: str, schema: str) -> None:
 
 async def _sqlite_groups(
     workdir: Path, label: str, streams: int, appends: int, *, durable: bool = False,
-    command_ids: bool = False, keep_rows: bool = False,
+    command_ids: bool = False, keep_rows: bool = False, preencoded: bool = False,
 ) -> tuple[list[float], list[tuple[object, ...]]]:
     """Runs `_GROUP_REPEATS` group runs, each on a fresh file; optionally returns the first run's rows."""
     rates: list[float] = []
@@ -273,7 +306,7 @@ async def _sqlite_groups(
         _remove_db(path)
         try:
             rates.append(await _group(_sqlite_url(path), streams, appends, durable=durable,
-                                      command_ids=command_ids))
+                                      command_ids=command_ids, preencoded=preencoded))
             if keep_rows and i == 0:
                 rows = _stored_rows(path)
         finally:
@@ -365,6 +398,22 @@ async def run_store_bench(
     rates, _ = await _sqlite_groups(workdir, "cmd", streams, appends, command_ids=True)
     say(f"sqlite group with command ids: "
         f"{_put_rates(out, 'sqlite_events_per_s_group_command_ids', rates):.0f} events/s")
+
+    rates, _ = await _sqlite_groups(workdir, "pre", streams, appends, preencoded=True)
+    say(f"sqlite group, pre-encoded: "
+        f"{_put_rates(out, 'sqlite_events_per_s_group_preencoded', rates):.0f} events/s")
+
+    path = workdir / "bench-latency.db"
+    _remove_db(path)
+    try:
+        latencies = await _durable_latencies(_sqlite_url(path), single)
+    finally:
+        _remove_db(path)
+    out["sqlite_durable_append_us_p50"] = _percentile(latencies, 0.5)
+    out["sqlite_durable_append_us_p99"] = _percentile(latencies, 0.99)
+    out["durable_latency_appends"] = len(latencies)
+    say(f"sqlite durable append, one at a time: p50 {out['sqlite_durable_append_us_p50']:.0f} us, "
+        f"p99 {out['sqlite_durable_append_us_p99']:.0f} us")
 
     raw = _put_rates(out, "raw_sqlite_events_per_s",
                      [_raw(rows, workdir / "bench-raw.db") for _ in range(_RAW_REPEATS)])
