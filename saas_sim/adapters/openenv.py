@@ -64,6 +64,9 @@ log = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 1 << 20
 """The largest WebSocket frame or `/mcp` body read (1 MiB): tool arguments are small."""
 
+SEND_TIMEOUT_S = 30.0
+"""How long one WebSocket send may wait on a client that does not read."""
+
 _ACTION: TypeAdapter[Any] = TypeAdapter(OpenEnvAction)
 _DESCRIPTION = ("Deterministic, event-sourced simulated SaaS backends (a CRM, a support desk, an IDE) for agent RL. "
                 "Reset with {seed, scenario}; call tools with call_tool; `submit` ends and grades the episode.")
@@ -71,7 +74,7 @@ _DESCRIPTION = ("Deterministic, event-sourced simulated SaaS backends (a CRM, a 
 
 def mount_openenv(app: FastAPI, env: Environment, episodes: EpisodeRegistry, *, max_sessions: int,
                   idle_ttl_s: float = 600.0, default_scenario: str | None = None,
-                  max_frame_bytes: int = MAX_FRAME_BYTES) -> OpenEnvService:
+                  max_frame_bytes: int = MAX_FRAME_BYTES, send_timeout_s: float = SEND_TIMEOUT_S) -> OpenEnvService:
     """Adds OpenEnv's routes (all but `/health`, which the app registers) to `app`.
 
     Args:
@@ -82,6 +85,8 @@ def mount_openenv(app: FastAPI, env: Environment, episodes: EpisodeRegistry, *, 
         idle_ttl_s: Idle seconds after which a session no WebSocket holds is dropped.
         default_scenario: The scenario of a reset that names none (default: the first id).
         max_frame_bytes: The largest frame or `/mcp` body accepted.
+        send_timeout_s: How long one WebSocket send may wait for a client that does not read
+            before the connection counts as gone (and its session ends).
 
     Returns:
         The service (also `app.state.openenv`); the app's lifespan closes its sessions.
@@ -89,7 +94,7 @@ def mount_openenv(app: FastAPI, env: Environment, episodes: EpisodeRegistry, *, 
     service = OpenEnvService(env, episodes, max_sessions=max_sessions, idle_ttl_s=idle_ttl_s,
                              default_scenario=default_scenario)
     app.state.openenv = service
-    routes = _Routes(service, max_frame_bytes)
+    routes = _Routes(service, max_frame_bytes, send_timeout_s)
     tags: list[str | Enum] = ["openenv"]
     app.add_api_route("/reset", routes.reset, methods=["POST"], tags=tags, response_model=StepResponse)
     app.add_api_route("/step", routes.step, methods=["POST"], tags=tags, response_model=StepResponse)
@@ -111,9 +116,10 @@ def openenv_health(request: Request) -> OpenEnvHealth:
 class _Routes:
     """The endpoints, bound to one service."""
 
-    def __init__(self, service: OpenEnvService, max_frame_bytes: int) -> None:
+    def __init__(self, service: OpenEnvService, max_frame_bytes: int, send_timeout_s: float) -> None:
         self.service = service
         self.max_frame_bytes = max_frame_bytes
+        self.send_timeout_s = send_timeout_s
 
     # stateless HTTP -------------------------------------------------------------------------------
     async def reset(self, body: ResetRequest = Body(default_factory=ResetRequest)) -> StepResponse:  # noqa: B008
@@ -268,11 +274,11 @@ class _Routes:
         try:
             session = await (sessions.attach(requested) if requested else sessions.create())
         except SessionCapacityError as exc:
-            await _send_and_close(websocket, {"message": str(exc), "code": WSErrorCode.CAPACITY_REACHED,
-                                              "active_sessions": exc.active, "max_sessions": exc.limit}, 1013)
+            await self._send_and_close(websocket, {"message": str(exc), "code": WSErrorCode.CAPACITY_REACHED,
+                                                   "active_sessions": exc.active, "max_sessions": exc.limit}, 1013)
             return
         except SessionError as exc:
-            await _send_and_close(websocket, {"message": str(exc), "code": WSErrorCode.SESSION_ERROR}, 1008)
+            await self._send_and_close(websocket, {"message": str(exc), "code": WSErrorCode.SESSION_ERROR}, 1008)
             return
         try:
             await self._serve(websocket, session)
@@ -286,8 +292,7 @@ class _Routes:
                 else:
                     await sessions.close(session)
                 if websocket.application_state is WebSocketState.CONNECTED:
-                    with contextlib.suppress(RuntimeError, OSError):  # the peer is already gone
-                        await websocket.close()
+                    await self._close(websocket, 1000)
 
     async def _serve(self, websocket: WebSocket, session: OpenEnvSession) -> None:
         while True:
@@ -303,13 +308,35 @@ class _Routes:
             reply = await self._frame(raw, session)
             if reply is None:  # a close frame
                 return
-            try:
-                await websocket.send_text(json.dumps(reply))
-            except (WebSocketDisconnect, RuntimeError, OSError):
-                return  # the client went away before reading its answer
+            if not await self._send(websocket, json.dumps(reply)):
+                return  # the client went away (or stopped reading) before taking its answer
             if reply["type"] == "error" and reply["data"]["code"] == WSErrorCode.CAPACITY_REACHED:
-                await websocket.close(1013)
+                await self._close(websocket, 1013)
                 return
+
+    async def _send(self, websocket: WebSocket, text: str) -> bool:
+        """Sends one frame; False when the client is gone or has not read for `send_timeout_s`.
+
+        The bound matters: uvicorn closes an unanswered keepalive gracefully, which waits for
+        the unread buffer to drain, so without it a send to a client that never reads would
+        wait forever and its session would never end.
+        """
+        with anyio.move_on_after(self.send_timeout_s):
+            try:
+                await websocket.send_text(text)
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                return False
+            return True
+        return False
+
+    async def _close(self, websocket: WebSocket, code: int) -> None:
+        """Closes the connection, waiting at most `send_timeout_s` (a close frame is a send too)."""
+        with anyio.move_on_after(self.send_timeout_s), contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            await websocket.close(code)
+
+    async def _send_and_close(self, websocket: WebSocket, error: dict[str, Any], code: int) -> None:
+        if await self._send(websocket, json.dumps({"type": "error", "data": error})):
+            await self._close(websocket, code)
 
     async def _frame(self, raw: str | bytes, session: OpenEnvSession) -> dict[str, Any] | None:
         """Answers one client frame; None for `close`."""
@@ -377,11 +404,3 @@ def _http_error(exc: ProtocolError) -> ApiError:
     if reason in ("episode_closed", "episode_unresumable"):
         return ApiError(409, reason, exc.message)
     return ApiError(500, "harness_error", exc.message, details=exc.data or None)
-
-
-async def _send_and_close(websocket: WebSocket, error: dict[str, Any], code: int) -> None:
-    try:
-        await websocket.send_text(json.dumps({"type": "error", "data": error}))
-        await websocket.close(code)
-    except (WebSocketDisconnect, RuntimeError, OSError):
-        pass  # the peer is already gone
