@@ -12,7 +12,10 @@ Every number comes from this run on this machine:
   path alone, without `EventRegistry.encode`;
 * `sqlite_durable_append_us_p50` / `_p99`: the latency of one durable
   (`synchronous=FULL`) append with a command id, one at a time, as a tool
-  call's write makes it (SQLite file);
+  call's write makes it (SQLite file); `raw_sqlite_durable_commit_us_p50` /
+  `_p99` is its floor: the same transaction (the same reads and rows) in
+  plain `sqlite3` on one thread, run right after it, so the fsync is what it
+  was then (`durable_overhead_us_p50` is the difference of the medians);
 * `postgres_events_per_s_group`: the same on PostgreSQL, in a private schema
   that is dropped afterwards (only when a URL is given);
 * `raw_sqlite_events_per_s`: stdlib `sqlite3` `executemany` of the very rows the
@@ -47,7 +50,7 @@ import aiosqlite
 from saas_sim.bench.workload import BENCH_REGISTRY, SCHEMA, fold_events, line_event, projection
 from saas_sim.core.canonical import sha256_hex
 from saas_sim.core.clock import perf_ns, wall_ns
-from saas_sim.core.events import Event
+from saas_sim.core.events import Event, chain_hash
 from saas_sim.core.schema import ddl_statements
 from saas_sim.core.snapshots import decode_state, encode_state, load_state, take_snapshot
 from saas_sim.core.state import State
@@ -137,6 +140,43 @@ async def _durable_latencies(url: str, appends: int) -> list[float]:
     finally:
         await store.close()
     return times[min(len(times) // 10, 100):]  # the first appends warm caches and create the stream
+
+
+def _raw_durable_latencies(path: Path, appends: int) -> list[float]:
+    """The floor of `_durable_latencies`: its transaction in plain `sqlite3` (FULL sync), in µs each."""
+    _remove_db(path)
+    pending = [BENCH_REGISTRY.encode(line_event(0, n)) for n in range(appends)]
+    conn = sqlite3.connect(path, isolation_level=None)
+    times: list[float] = []
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        for statement in ddl_statements("sqlite"):
+            conn.execute(statement)
+        prev = "0" * 64
+        gc.collect()
+        for n, p in enumerate(pending):
+            cid = f"acct_latency/call_{n:06d}"
+            start = perf_ns()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("SELECT version, head_hash FROM streams WHERE stream_id = ?", ("acct_latency",)).fetchall()
+            conn.execute("SELECT * FROM commands WHERE command_id = ?", (cid,)).fetchall()
+            conn.execute("SELECT COALESCE(MAX(global_position), 0) FROM events").fetchall()
+            h = chain_hash(prev, n + 1, p.event_type, p.schema_version, p.sim_time, p.payload)
+            conn.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (n + 1, "acct_latency", n + 1, p.event_type, p.schema_version, p.payload, p.sim_time,
+                          cid, prev, h))
+            conn.execute("INSERT INTO streams VALUES (?, ?, ?) ON CONFLICT(stream_id) DO UPDATE SET "
+                         "version = excluded.version, head_hash = excluded.head_hash", ("acct_latency", n + 1, h))
+            conn.execute("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (cid, "acct_latency", h, n + 1, n + 1, n + 1, n + 1, h))
+            conn.execute("COMMIT")
+            times.append((perf_ns() - start) / 1000)
+            prev = h
+    finally:
+        conn.close()
+        _remove_db(path)
+    return times[min(len(times) // 10, 100):]
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -409,11 +449,17 @@ async def run_store_bench(
         latencies = await _durable_latencies(_sqlite_url(path), single)
     finally:
         _remove_db(path)
-    out["sqlite_durable_append_us_p50"] = _percentile(latencies, 0.5)
+    floor = _raw_durable_latencies(workdir / "bench-latency-raw.db", single)
+    p50, floor_p50 = _percentile(latencies, 0.5), _percentile(floor, 0.5)
+    out["sqlite_durable_append_us_p50"] = p50
     out["sqlite_durable_append_us_p99"] = _percentile(latencies, 0.99)
+    out["raw_sqlite_durable_commit_us_p50"] = floor_p50
+    out["raw_sqlite_durable_commit_us_p99"] = _percentile(floor, 0.99)
+    out["durable_overhead_us_p50"] = p50 - floor_p50
     out["durable_latency_appends"] = len(latencies)
     say(f"sqlite durable append, one at a time: p50 {out['sqlite_durable_append_us_p50']:.0f} us, "
-        f"p99 {out['sqlite_durable_append_us_p99']:.0f} us")
+        f"p99 {out['sqlite_durable_append_us_p99']:.0f} us (raw sqlite3 floor: p50 "
+        f"{out['raw_sqlite_durable_commit_us_p50']:.0f} us)")
 
     raw = _put_rates(out, "raw_sqlite_events_per_s",
                      [_raw(rows, workdir / "bench-raw.db") for _ in range(_RAW_REPEATS)])
