@@ -6,9 +6,12 @@ import asyncio
 import logging
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from saas_sim.core.batching import AppendRequest, BatchPlan
 from saas_sim.core.events import Event, EventRegistry, event
@@ -281,3 +284,65 @@ async def test_the_wal_is_checkpointed_off_the_writer_after_enough_appends(
     assert isinstance(store, SqliteEventStore)
     await wait_until(lambda: store.checkpoints >= 1, what="a checkpoint off the writer")
     assert [r.version for r in await store.read("s")][-1] == 600
+
+
+# One step of the interleaving property: (store index, stream, expected-version offset, command id or None).
+_Step = tuple[int, str, int, str | None]
+_STEPS = st.lists(
+    st.tuples(st.integers(0, 1), st.sampled_from(["a", "b", "c"]), st.sampled_from([0, 0, 0, -1, 1]),
+              st.one_of(st.none(), st.sampled_from(["k1", "k2", "k3", "k4"]))),
+    min_size=1, max_size=25,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=_STEPS)
+def test_two_stores_interleaving_on_one_file_agree_with_a_model_of_the_log(tmp_path: Path, steps: list[_Step]) -> None:
+    # Two store objects (two writers, each remembering heads) take turns on one file. Every outcome
+    # must be what one log would give: conflicts exactly when the expected version is stale, a
+    # reused command id answers its first result, positions contiguous, every chain intact.
+    async def run(path: Path) -> None:
+        url = f"sqlite+aiosqlite:///{path}"
+        stores = [await open_store(url, registry=REG), await open_store(url, registry=REG)]
+        versions: dict[str, int] = {}
+        commands: dict[str, tuple[str, int, int]] = {}  # command id -> (stream, first version, n)
+        position = 0
+        try:
+            for i, (who, stream, offset, command) in enumerate(steps):
+                expected = versions.get(stream, 0) + offset
+                if expected < 0:
+                    continue
+                events = [Wrote(n=i)]
+                key = None if command is None else f"{command}:{stream}:{expected}:{i % 2}"
+                if key is not None and key in commands:
+                    # A retry of the very same command (same stream, version and events) is deduplicated.
+                    events = [Wrote(n=commands[key][2])]
+                conflict: ConcurrencyError | None = None
+                try:
+                    result = await stores[who].append(stream, events, expected, command_id=key)
+                except ConcurrencyError as exc:
+                    conflict = exc
+                if conflict is not None:
+                    assert offset != 0 and (key is None or key not in commands)
+                    assert conflict.actual == versions.get(stream, 0)
+                    continue
+                if key is not None and key in commands:
+                    assert result.deduplicated and result.first_version == commands[key][1]
+                    continue
+                assert offset == 0 and not result.deduplicated
+                position += 1
+                versions[stream] = expected + 1
+                assert (result.first_version, result.first_position) == (expected + 1, position)
+                if key is not None:
+                    commands[key] = (stream, expected + 1, i)
+            for stream, version in versions.items():
+                for s in stores:
+                    assert [r.version for r in await s.read(stream)] == list(range(1, version + 1))
+                    assert await s.stream_version(stream) == version
+            assert [r.global_position for r in await stores[0].read_all()] == list(range(1, position + 1))
+        finally:
+            for s in stores:
+                await s.close()
+
+    with tempfile.TemporaryDirectory(dir=tmp_path) as d:
+        asyncio.run(run(Path(d) / "events.db"))
