@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import immutables
 
+from saas_sim.errors import UsageError
+
 if TYPE_CHECKING:
     from saas_sim.core.indexes import Index, Order, TextIndex
     from saas_sim.core.paging import SortKey
@@ -148,6 +150,13 @@ class Table(Generic[T]):
             self._cache = {}
         return self._cache
 
+    def _claim(self, spec: Index[T] | TextIndex[T] | Order[T]) -> dict[tuple[str, str], Any]:
+        """Returns the memo, after checking that no other spec of this table uses `spec`'s name."""
+        memo = self._memo()
+        if memo.setdefault(("spec", spec.name), spec) is not spec:
+            raise UsageError(f"two indexes or orders of table {spec.table} are named {spec.name!r}")
+        return memo
+
     def _changed(self) -> frozenset[str]:
         """The ids changed since the base (cached per table)."""
         memo = self._memo()
@@ -174,7 +183,7 @@ class Table(Generic[T]):
         """Returns this base's postings of `index` (key -> ids), building them on first use. O(size) once."""
         if self._base is not None:
             return self._base.build_index(index)
-        memo = self._memo()
+        memo = self._claim(index)
         postings: dict[Hashable, frozenset[str]] | None = memo.get(("index", index.name))
         if postings is None:
             lists: dict[Hashable, list[str]] = {}
@@ -219,7 +228,7 @@ class Table(Generic[T]):
         """Returns this base's texts of `index`: ids and texts in id order, joined, with offsets. O(size) once."""
         if self._base is not None:
             return self._base.build_text(index)
-        memo = self._memo()
+        memo = self._claim(index)
         built: _Texts | None = memo.get(("text", index.name))
         if built is None:
             ids = self.ids()
@@ -279,7 +288,7 @@ class Table(Generic[T]):
 
     def ordered(self, order: Order[T]) -> Sequence[tuple[SortKey, T]]:
         """Returns `(order.sort_key(e), e)` for every entity, in ascending key order (cached)."""
-        memo = self._memo()
+        memo = self._claim(order)
         found: list[tuple[SortKey, T]] | None = memo.get(("order", order.name))
         if found is not None:
             return found

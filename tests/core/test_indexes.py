@@ -15,6 +15,7 @@ from saas_sim.core.indexes import Index, Order, TextIndex, candidates, prewarm, 
 from saas_sim.core.paging import Page, PageArgs, encode_cursor
 from saas_sim.core.state import Entity, State, TableKey
 from saas_sim.core.table import Table
+from saas_sim.errors import UsageError
 
 
 class Item(Entity):
@@ -186,3 +187,11 @@ def test_select_page_equals_page_of_over_a_scan(
     except Exception as exc:
         got = repr(exc)
     assert got == expected
+
+
+def test_two_specs_with_one_name_on_one_table_are_refused() -> None:
+    table: Table[Item] = Table(immutables.Map({"it_000001": Item(id="it_000001", group="a", name="x", score=1)}))
+    table.build_index(BY_GROUP)
+    twin: Index[Item] = Index(ITEMS.name, BY_GROUP.name, lambda item: [item.score])
+    with pytest.raises(UsageError, match="named 'filters'"):
+        table.matching(twin, [1])
