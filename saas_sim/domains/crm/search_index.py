@@ -75,7 +75,7 @@ def _account_keys(a: Account) -> list[Hashable]:
 
 def _deal_keys(d: Deal) -> list[Hashable]:
     return [("account", d.account_id), ("owner", d.owner_id), ("stage", d.stage), ("currency", d.currency),
-            ("open", is_open(d.stage))]
+            ("open", is_open(d.stage)), ("primary_contact", d.primary_contact_id)]
 
 
 def _activity_keys(a: Activity) -> list[Hashable]:

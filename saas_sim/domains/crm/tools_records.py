@@ -15,6 +15,7 @@ from saas_sim.domains.crm.matching import AccountMatch, account_candidates, cont
 from saas_sim.domains.crm.models import Account, Consent, Contact
 from saas_sim.domains.crm.pipeline import is_open
 from saas_sim.domains.crm.reference_data import TERRITORIES
+from saas_sim.domains.crm.search_index import ACTIVITY_INDEX, DEAL_INDEX
 from saas_sim.domains.crm.state import ACCOUNTS, ACTIVITIES, CONTACTS, DEALS, ENROLLMENTS, LEADS, TASKS
 from saas_sim.domains.crm.tool_helpers import clean, contact_conflict, live_contact, require_user, table
 from saas_sim.domains.crm.views_records import AccountResult, AssignOwnerResult, ContactResult, MergeResult
@@ -234,9 +235,10 @@ def merge_contacts(ctx: ToolContext, args: MergeContactsArgs) -> MergeResult:
         changes["secondary_email"] = loser.email
     if _CONSENT_RANK[loser.consent] > _CONSENT_RANK[winner.consent]:
         changes["consent"] = loser.consent
-    moved_acts = [a.id for a in table(ctx, ACTIVITIES) if a.contact_id == loser.id]
+    # In id order, as a scan finds them (the indexes hand out sets).
+    moved_acts = sorted(table(ctx, ACTIVITIES).matching(ACTIVITY_INDEX, [("contact", loser.id)]))
     moved_tasks = [t.id for t in table(ctx, TASKS) if t.contact_id == loser.id]
-    moved_deals = [d.id for d in table(ctx, DEALS) if d.primary_contact_id == loser.id]
+    moved_deals = sorted(table(ctx, DEALS).matching(DEAL_INDEX, [("primary_contact", loser.id)]))
     moved_enr = [e.id for e in table(ctx, ENROLLMENTS) if e.contact_id == loser.id]
     ctx.emit(
         ev.ContactsMerged(

@@ -198,3 +198,25 @@ def test_a_cursor_walks_the_same_pages_as_a_scan(warm_world: State) -> None:
             cursor = got["next_cursor"]
             if cursor is None:
                 break
+
+
+def test_a_merge_moves_the_records_a_scan_finds_in_id_order(warm_world: State) -> None:
+    from saas_sim.domains.crm.events import ContactsMerged
+
+    state = _edit(warm_world, random.Random(11), 20)
+    acts = state.table(ACTIVITIES).values()
+    counts: dict[str, int] = {}
+    for a in acts:
+        if a.contact_id:
+            counts[a.contact_id] = counts.get(a.contact_id, 0) + 1
+    contacts = state.table(CONTACTS)
+    loser = next(c for i in sorted(counts, key=lambda i: (-counts[i], i))
+                 if (c := contacts.get(i)) is not None and c.merged_into is None)
+    winner = next(c for c in contacts
+                  if c.id != loser.id and c.merged_into is None and c.account_id == loser.account_id)
+    crm = Caller(state)
+    crm.call("crm.merge_contacts", winner_id=winner.id, loser_id=loser.id)
+    merged = next(e for e in crm.events if isinstance(e, ContactsMerged))
+    assert merged.moved_activity_ids == [a.id for a in acts if a.contact_id == loser.id]
+    assert len(merged.moved_activity_ids) == counts[loser.id] > 0
+    assert merged.moved_deal_ids == [d.id for d in state.table(DEALS) if d.primary_contact_id == loser.id]
