@@ -340,7 +340,9 @@ class _Routes:
 
     async def _frame(self, raw: str | bytes, session: OpenEnvSession) -> dict[str, Any] | None:
         """Answers one client frame; None for `close`."""
-        if len(raw) > self.max_frame_bytes:
+        # A str holds up to 4 UTF-8 bytes a character: only long ones need encoding to be measured.
+        size = len(raw) if isinstance(raw, bytes) or len(raw) * 4 <= self.max_frame_bytes else len(raw.encode())
+        if size > self.max_frame_bytes:
             return _ws_error(WSErrorCode.VALIDATION_ERROR, f"frame larger than {self.max_frame_bytes} bytes")
         try:
             frame = json.loads(raw)

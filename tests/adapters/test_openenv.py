@@ -247,8 +247,11 @@ class TestBadFrames:
     def test_an_oversized_frame_is_refused_and_the_connection_stays_usable(self) -> None:
         with serve(max_frame_bytes=1024) as c, c.websocket_connect("/ws") as ws:
             reply = send(ws, "step", {"type": "call_tool", "tool_name": "x", "arguments": {"pad": "x" * 2048}})
+            ws.send_text('{"type": "state", "pad": "' + "\u00e9" * 600 + '"}')  # 600 characters, 1,200 bytes
+            wide = ws.receive_json()
             assert send(ws, "state")["type"] == "state"
         assert reply["data"]["code"] == "VALIDATION_ERROR" and "larger than 1024" in reply["data"]["message"]
+        assert wide["data"]["code"] == "VALIDATION_ERROR"
 
     def test_an_oversized_mcp_body_is_a_json_rpc_error(self) -> None:
         with serve(max_frame_bytes=1024) as c:
