@@ -57,7 +57,7 @@ from saas_sim.adapters.openenv_service import OpenEnvService, ProtocolError, wir
 from saas_sim.adapters.openenv_sessions import OpenEnvSession, SessionCapacityError, SessionError
 from saas_sim.runtime.environment import Environment
 
-__all__ = ["MAX_FRAME_BYTES", "mount_openenv"]
+__all__ = ["MAX_FRAME_BYTES", "SEND_TIMEOUT_S", "mount_openenv", "openenv_health"]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def mount_openenv(app: FastAPI, env: Environment, episodes: EpisodeRegistry, *, 
     return service
 
 
-def openenv_health(request: Request) -> OpenEnvHealth:
+async def openenv_health(request: Request) -> OpenEnvHealth:
     """Answers 200 `healthy` once the server is ready (OpenEnv's word), with the live counts."""
     service: OpenEnvService = request.app.state.openenv
     return OpenEnvHealth(episodes=len(service.episodes), max_episodes=service.episodes.max_episodes,

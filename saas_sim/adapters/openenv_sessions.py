@@ -102,6 +102,9 @@ class SessionTable:
         self._release = release
         self._now = now_ns
         self._live: dict[str, OpenEnvSession] = {}
+        # Sweeps scan every session, so lookups sweep at most once a second (or once a TTL, if shorter).
+        self._sweep_every_ns = min(self._ttl_ns, 1_000_000_000)
+        self._last_sweep_ns: int | None = None
 
     def __len__(self) -> int:
         return len(self._live)
@@ -167,8 +170,15 @@ class SessionTable:
             await self._release(session)
 
     async def expire(self) -> int:
-        """Drops sessions no WebSocket holds that were idle past the TTL; returns how many."""
-        cutoff = self._now() - self._ttl_ns
+        """Drops sessions no WebSocket holds that were idle past the TTL; returns how many.
+
+        Called on every create and lookup; it scans only if the last scan is over a second old.
+        """
+        now = self._now()
+        if self._last_sweep_ns is not None and now - self._last_sweep_ns < self._sweep_every_ns:
+            return 0
+        self._last_sweep_ns = now
+        cutoff = now - self._ttl_ns
         stale = [s for s in self._live.values() if not s.attached and s.last_used_ns < cutoff and not s.lock.locked()]
         for session in stale:
             await self.close(session)
