@@ -1,4 +1,4 @@
-"""OpenEnv's protocol, spoken natively on the HTTP app (`create_app(env, openenv=True)`, `saas-sim serve`).
+"""OpenEnv's protocol, spoken natively on the HTTP app: `create_app(env, openenv=True)` mounts it.
 
 | route | what |
 | --- | --- |
