@@ -412,3 +412,14 @@ class TestStatelessHttp:
 
     def test_reset_of_an_unknown_scenario_is_422(self, client: TestClient) -> None:
         assert client.post("/reset", json={"scenario": "nope/none"}).status_code == 422
+
+    def test_reset_beyond_the_episode_cap_is_429_with_retry_after(self) -> None:
+        with serve(max_episodes=1) as c:
+            assert c.post("/reset", json={"seed": 1}).status_code == 200
+            refused = c.post("/reset", json={"seed": 2})
+        assert refused.status_code == 429 and refused.headers["Retry-After"]
+
+    def test_state_of_a_deleted_episode_is_409(self, client: TestClient) -> None:
+        episode_id = client.post("/reset", json={"seed": 1}).json()["metadata"]["episode_id"]
+        assert client.delete(f"/episodes/{episode_id}").status_code == 204
+        assert client.get("/state", params={"episode_id": episode_id}).status_code == 409
