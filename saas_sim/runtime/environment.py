@@ -43,6 +43,7 @@ from saas_sim.runtime.world import (
     code_version,
     compose,
     load_profiles,
+    prewarm_world,
     resolve_domains,
     world_key,
 )
@@ -276,6 +277,8 @@ class Environment:
             # built one shows, so a value whose form does not survive the round trip is refused.
             state = await anyio.to_thread.run_sync(partial(decode_state, snap.state, schema, verify=True))
             world_hash = await anyio.to_thread.run_sync(state.content_hash)
+            # Off the loop, like a build's: or the first search of the process builds the index on it.
+            await anyio.to_thread.run_sync(prewarm_world, state, domains)
         except SnapshotError as exc:
             log.warning("world snapshot %s unusable (%s); rebuilding", key, exc)
             return None

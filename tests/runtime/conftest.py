@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 

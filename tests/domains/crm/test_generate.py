@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from saas_sim.core.canonical import stable_hash
 from saas_sim.core.domain import GenerateContext
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.rng import SeedTree
@@ -18,9 +19,13 @@ from saas_sim.runtime.world import build_world, load_profiles
 from tests.domains.crm.conftest import smb_world
 from tests.domains.helpers import ROOT
 
-GOLDEN_SMB_SEED0 = "ce29bfc1b6e2c530148c09e8b6daa70a28e9c70b612e616111b1f652e7fab400"
+GOLDEN_SMB_SEED0 = "168a430825bf120a409e1d83d3dcbc18d3632aa9856c9c3d0f39756cf33fd25a"
 """State.content_hash() of crm-smb seed 0. If this changes, world data changed: bump SCHEMA.version
 or the scenarios' versions as needed, and update the pin on purpose."""
+
+GOLDEN_SMB_SEED0_CONTENT = "ce29bfc1b6e2c530148c09e8b6daa70a28e9c70b612e616111b1f652e7fab400"
+"""sha256 of the canonical JSON of the whole world (`stable_hash(state.content())`): independent of
+the content hash's scheme, so a change of scheme cannot hide a change of data."""
 
 
 def _world(params: dict[str, object], seed: str = "s") -> State:
@@ -31,6 +36,7 @@ def _world(params: dict[str, object], seed: str = "s") -> State:
 
 def test_golden_world_hash_of_smb_seed_0(world: State) -> None:
     assert world.content_hash() == GOLDEN_SMB_SEED0
+    assert stable_hash(world.content()) == GOLDEN_SMB_SEED0_CONTENT
 
 
 def test_same_seed_gives_the_same_world() -> None:
