@@ -76,6 +76,20 @@ def json_text_depth(text: str | bytes, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _flat(value: Any) -> bool:
+    """Whether `value` is a dict of str keys to plain scalars: most calls' arguments, checked without a walk."""
+    if type(value) is not dict:
+        return False
+    scalars = _SCALARS
+    for key, item in value.items():
+        if type(key) is not str or type(item) not in scalars:
+            return False
+    return True
+
+
 def python_depth(value: Any, limit: int = MAX_DEPTH) -> int | None:
     """Returns the nesting depth of Python arguments, or None if they contain a cycle.
 
@@ -89,6 +103,8 @@ def python_depth(value: Any, limit: int = MAX_DEPTH) -> int | None:
     Returns:
         The deepest level seen (at most `limit + 1`), or None for a cyclic structure.
     """
+    if _flat(value):
+        return 1
     deepest = 0
     # (container, depth, ids of the containers above it): a container seen among its own
     # ancestors is a cycle; the same container twice side by side is only sharing.
@@ -128,6 +144,8 @@ def not_json(value: Any) -> str | None:
     Returns:
         A short reason naming the first offending path, or None.
     """
+    if _flat(value):
+        return None
     depth = python_depth(value, MAX_PYTHON_DEPTH)
     if depth is None:
         return "they contain a cycle"

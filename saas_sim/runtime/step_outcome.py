@@ -109,6 +109,12 @@ class StepOutcome:
         return CallResult(False, None, error, self.call_id, self.index, self.fault, done=done, truncated=truncated)
 
 
+# Built once: `json.dumps` with options builds a new encoder on every call.
+_ENCODERS = {
+    sort_keys: json.JSONEncoder(ensure_ascii=True, sort_keys=sort_keys, allow_nan=False) for sort_keys in (False, True)
+}
+
+
 def _text(value: Any, *, sort_keys: bool = False) -> str:
     """JSON text that reads back to the very same value (ASCII, so lone surrogates survive)."""
-    return json.dumps(value, ensure_ascii=True, sort_keys=sort_keys, allow_nan=False)
+    return _ENCODERS[sort_keys].encode(value)
