@@ -84,10 +84,7 @@ def _flat(value: Any) -> bool:
     if type(value) is not dict:
         return False
     scalars = _SCALARS
-    for key, item in value.items():
-        if type(key) is not str or type(item) not in scalars:
-            return False
-    return True
+    return all(type(key) is str and type(item) in scalars for key, item in value.items())
 
 
 def python_depth(value: Any, limit: int = MAX_DEPTH) -> int | None:
