@@ -504,15 +504,18 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port.", min=0, max=65535)] = 8000,
     store: StoreOpt = None,
     max_episodes: Annotated[int, typer.Option(help="Live episodes admitted at once (429 beyond).", min=1)] = 10_000,
+    openenv: Annotated[bool, typer.Option(
+        "--openenv", help="Also speak OpenEnv's protocol (WS /ws, /reset, /step, /state, /schema, POST /mcp)."
+    )] = False,
 ) -> None:
-    """Serves episodes over HTTP (JSON API; docs at /docs, schema at /openapi.json)."""
+    """Serves episodes over HTTP (JSON API; docs at /docs, schema at /openapi.json; OpenEnv with --openenv)."""
     _server_extra("serve")
     import uvicorn
 
     from saas_sim.adapters.http import create_app
 
     try:
-        app_ = create_app(_env(store), max_episodes=max_episodes)
+        app_ = create_app(_env(store), max_episodes=max_episodes, openenv=openenv)
     except (SaasSimError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
