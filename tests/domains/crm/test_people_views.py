@@ -97,7 +97,8 @@ def _assert_views_equal_full(initial: State, state: State) -> None:
     assert {c.id: sorted(view.group(c.id) or ()) for c in live} == \
         {c.id: list(index.records(index.entity(c.id))) for c in live}
     assert set(view.groups) == {c.id for c in live}
-    assert all(sorted(contact_identity_keys(c)) == sorted(view.index.keys(c.id) or ()) for c in live)
+    # Sets: a record whose two emails normalize alike is found under that key once.
+    assert all(set(contact_identity_keys(c)) == set(view.index.keys(c.id) or ()) for c in live)
 
     companies, fresh = Companies.of_state(state), Companies.of(state.table(ACCOUNTS))
     assert all(companies.matches(a) == fresh.matches(a) for a in state.table(ACCOUNTS))
