@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from saas_sim.core.derived import Derived
 from saas_sim.core.effects import Effect, EffectOutcome
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
@@ -230,6 +231,9 @@ class Domain:
 
     A world builds them once when it is built (`prewarm`), off the event loop, so no agent call does.
     """
+    views: tuple[Derived[Any], ...] = ()
+    """The per-state views its checks read (`saas_sim.core.derived`): computed on each world when it is
+    built, off the event loop, so a grade only carries them forward over the episode's changes."""
     module: str = ""
     """The module whose `DOMAIN` attribute is this domain, so another process can import it.
 

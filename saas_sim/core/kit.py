@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from saas_sim.core.derived import Derived
 from saas_sim.core.domain import CheckFn, Domain, GenerateFn, GradeEffectsFn, NarrateFn, SetupFn
 from saas_sim.core.effects import Effect
 from saas_sim.core.indexes import Index, Order, TextIndex
@@ -125,6 +126,7 @@ class DomainKit:
         uses: tuple[str, ...] = (),
         grade_effects: GradeEffectsFn | None = None,
         indexes: Sequence[Index[Any] | TextIndex[Any] | Order[Any]] = (),
+        views: Sequence[Derived[Any]] = (),
     ) -> Domain:
         """Builds the `Domain` from everything the listed modules declared.
 
@@ -144,6 +146,7 @@ class DomainKit:
             uses: Domains whose generated state its generator reads when the world has them.
             grade_effects: The slow or impure work its checks need at grade time.
             indexes: The secondary indexes and list orders its tools use, prewarmed with each world.
+            views: The per-state views its checks read, computed on each world when it is built.
 
         Raises:
             HarnessError: A declaring module is missing from `modules`, or a listed one declares nothing.
@@ -174,5 +177,6 @@ class DomainKit:
             uses=uses,
             grade_effects=grade_effects,
             indexes=tuple(indexes),
+            views=tuple(views),
             module=module,
         )

@@ -126,6 +126,22 @@ def _letters(text: str) -> int:
     return sum(ch.isalpha() for ch in text)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _sentence_language(sentence: str) -> tuple[str, int] | None:
+    """The language lingua gives one sentence and its letter count, or None (no letters, or no guess).
+
+    Memoized (bounded; pure): several checks of one grade, a regrade and the audit's replays all
+    read the same replies, and classing a sentence is the costly part of reading one.
+    """
+    letters = _letters(sentence)
+    if letters == 0:
+        return None
+    values = _detector().compute_language_confidence_values(sentence)
+    if not values or values[0].value <= 0.0:
+        return None
+    return values[0].language.iso_code_639_1.name.lower(), letters
+
+
 def language_shares(text: str) -> dict[str, float]:
     """Returns each detected language's share of the letters of `text`, by code, sorted by code.
 
@@ -134,16 +150,11 @@ def language_shares(text: str) -> dict[str, float]:
     Sentences without letters count for nothing. An empty text gives `{}`.
     """
     weights: dict[str, int] = {}
-    detector = _detector()
     for sentence in sentences(text):
-        letters = _letters(sentence)
-        if letters == 0:
-            continue
-        values = detector.compute_language_confidence_values(sentence)
-        if not values or values[0].value <= 0.0:
-            continue
-        code = values[0].language.iso_code_639_1.name.lower()
-        weights[code] = weights.get(code, 0) + letters
+        classed = _sentence_language(sentence)
+        if classed is not None:
+            code, letters = classed
+            weights[code] = weights.get(code, 0) + letters
     total = sum(weights.values())
     return {code: weights[code] / total for code in sorted(weights)} if total else {}
 

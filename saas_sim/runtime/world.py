@@ -159,10 +159,13 @@ def build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain]) -
 
 
 def prewarm_world(state: State, domains: Sequence[Domain]) -> None:
-    """Builds the domains' secondary indexes and list orders on a world's tables (O(size); off the event loop).
+    """Builds the domains' secondary indexes, list orders and check views on a world (O(size); off the event loop).
 
     Every episode's state derives from the world's, so it reads these through its own
     changes and never builds them again (`saas_sim.core.table`). Call it on a world
     decoded from a snapshot too; without it, the first search of each table builds it.
     """
     prewarm(state, [spec for domain in domains for spec in domain.indexes])
+    for domain in domains:
+        for view in domain.views:
+            view.of(state)

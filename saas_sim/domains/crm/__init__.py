@@ -35,6 +35,7 @@ from saas_sim.domains.crm import (
 from saas_sim.domains.crm.data_report import data_report
 from saas_sim.domains.crm.generate import generate
 from saas_sim.domains.crm.kit import kit
+from saas_sim.domains.crm.people_identity import CHECK_VIEWS
 from saas_sim.domains.crm.policy import POLICY
 from saas_sim.domains.crm.search_index import INDEXES
 from saas_sim.domains.crm.state import PROJECTION, SCHEMA
@@ -65,6 +66,7 @@ DOMAIN = kit.domain(
     policy=POLICY,
     data_report=data_report,
     indexes=INDEXES,
+    views=CHECK_VIEWS,
     id_kinds={
         "acc": "account", "act": "activity", "ct": "contact", "dl": "deal", "enr": "enrollment", "ld": "lead",
         "li": "line_item", "pbe": "price_book_entry", "prd": "product", "rpt": "report", "seq": "sequence",

@@ -36,6 +36,7 @@ from saas_sim.domains.support import (
     tools_tickets,
     tools_workflow,
 )
+from saas_sim.domains.support.check_helpers import CHECK_VIEWS
 from saas_sim.domains.support.data_report import data_report
 from saas_sim.domains.support.generate import generate
 from saas_sim.domains.support.kit import kit
@@ -66,6 +67,7 @@ DOMAIN = kit.domain(
     policy=POLICY,
     data_report=data_report,
     indexes=INDEXES,
+    views=CHECK_VIEWS,
     id_kinds={
         "agt": "agent", "apr": "approval", "cus": "customer", "esc": "escalation", "kb": "kb_article",
         "mac": "macro", "msg": "message", "ol": "order_line", "ord": "order", "prd": "product", "rf": "refund",
