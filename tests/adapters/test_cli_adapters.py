@@ -45,6 +45,16 @@ def plugin_env() -> dict[str, str]:
     }
 
 
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """Stops a server process: SIGTERM, then SIGKILL if it has not exited within 15 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
 def free_loopback_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -74,12 +84,7 @@ def test_serve_binds_loopback_and_answers_health(tmp_path: Path) -> None:
             started = client.post("/episodes", json={"scenario": SCENARIO, "seed": 0})
             assert started.status_code == 201
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        stop_server(proc)
     # A clean shutdown: the lifespan closed the episodes and the store. (uvicorn re-raises the
     # signal once it has shut down, so the status is that of a SIGTERM.)
     assert proc.returncode in (0, -signal.SIGTERM), log_text(log)

@@ -28,7 +28,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from tests.adapters.test_cli_adapters import free_loopback_port, log_text, plugin_env
+from tests.adapters.test_cli_adapters import free_loopback_port, log_text, plugin_env, stop_server
 
 HERE = Path(__file__).resolve().parent
 DRIVE = HERE / "openenv_drive.py"
@@ -80,12 +80,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         wait_until(lambda: _answers(srv), STARTUP_S, lambda: f"no answer: {log_text(log)}", proc=proc)
         yield srv
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        stop_server(proc)
     assert "Traceback" not in log_text(log), log_text(log)
 
 
