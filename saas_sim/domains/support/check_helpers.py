@@ -11,22 +11,38 @@ from saas_sim.core.derived import Derived
 from saas_sim.core.domain import CheckContext
 from saas_sim.core.key_groups import index_view
 from saas_sim.core.state import State
-from saas_sim.domains.support.models import Message, Order, Ticket
+from saas_sim.domains.support.models import Message, Order, Refund, Replacement, StoreCredit, Ticket
 from saas_sim.domains.support.people import PEOPLE, compensation
 from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
-from saas_sim.domains.support.state import MESSAGES, ORDERS, REFUNDS, STORE_CREDITS, TICKETS, TRUTHS
+from saas_sim.domains.support.state import (
+    MESSAGES,
+    ORDERS,
+    REFUNDS,
+    REPLACEMENTS,
+    STORE_CREDITS,
+    TICKETS,
+    TRUTHS,
+)
 from saas_sim.domains.support.threads import related_tickets
 
 __all__ = [
-    "CHECK_VIEWS", "episode_facts", "episode_replies", "money_value", "order_by_number", "paid_to_person",
-    "replies_facts", "ticket_since",
+    "CHECK_VIEWS", "credits_of", "episode_facts", "episode_replies", "money_value", "order_by_number",
+    "order_ids_by_number", "paid_to_person", "refunds_on", "replacements_on", "replies_facts", "ticket_since",
 ]
 
 _ORDERS_BY_NUMBER = index_view("support.orders_by_number", ORDERS, lambda o: (o.number,))
 """Order ids by order number, per state in O(changes) (a check asking "is this a real order" reads one entry)."""
+_REFUNDS_BY_ORDER = index_view("support.refunds_by_order", REFUNDS, lambda r: (r.order_id,))
+"""Refund ids by order id: what was refunded on one order, without scanning every refund."""
+_REPLACEMENTS_BY_ORDER = index_view("support.replacements_by_order", REPLACEMENTS, lambda r: (r.order_id,))
+"""Replacement ids by order id."""
+_CREDITS_BY_CUSTOMER = index_view("support.store_credits_by_customer", STORE_CREDITS, lambda c: (c.customer_id,))
+"""Store credit ids by customer record id."""
 
 
-CHECK_VIEWS: tuple[Derived[Any], ...] = (PEOPLE, _ORDERS_BY_NUMBER)
+CHECK_VIEWS: tuple[Derived[Any], ...] = (
+    PEOPLE, _ORDERS_BY_NUMBER, _REFUNDS_BY_ORDER, _REPLACEMENTS_BY_ORDER, _CREDITS_BY_CUSTOMER,
+)
 """Every per-state view the support checks read. Computing them on a world (`view.of(world_state)`, O(size),
 off the event loop) spares the first grade of each world that cost; a grade computes any it lacks."""
 
@@ -50,6 +66,34 @@ def order_by_number(state: State, number: str) -> Order | None:
     """Returns the order with `number` (the lowest id if several share it), or None."""
     ids = _ORDERS_BY_NUMBER.of(state).holders(number)
     return state.get(ORDERS, min(ids)) if ids else None
+
+
+def order_ids_by_number(state: State, number: str) -> frozenset[str]:
+    """Returns the ids of every order numbered `number` (none: empty)."""
+    return _ORDERS_BY_NUMBER.of(state).holders(number)
+
+
+def refunds_on(state: State, order_id: str) -> list[Refund]:
+    """Returns the refunds on an order, in id order."""
+    refunds = state.table(REFUNDS)
+    return [r for i in sorted(_REFUNDS_BY_ORDER.of(state).holders(order_id)) if (r := refunds.get(i)) is not None]
+
+
+def replacements_on(state: State, order_id: str) -> list[Replacement]:
+    """Returns the replacements on an order, in id order."""
+    replacements = state.table(REPLACEMENTS)
+    return [r for i in sorted(_REPLACEMENTS_BY_ORDER.of(state).holders(order_id))
+            if (r := replacements.get(i)) is not None]
+
+
+def credits_of(state: State, customer_ids: Iterable[str]) -> list[StoreCredit]:
+    """Returns the store credits issued to any of the customer records `customer_ids`, in id order."""
+    index = _CREDITS_BY_CUSTOMER.of(state)
+    credits = state.table(STORE_CREDITS)
+    ids: set[str] = set()
+    for cid in customer_ids:
+        ids |= index.holders(cid)
+    return [c for i in sorted(ids) if (c := credits.get(i)) is not None]
 
 
 def money_value(value: Any) -> Decimal:

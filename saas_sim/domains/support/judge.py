@@ -14,10 +14,17 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from saas_sim.core.state import State
+from saas_sim.domains.support.check_helpers import (
+    credits_of,
+    order_ids_by_number,
+    refunds_on,
+    replacements_on,
+    replies_facts,
+)
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
 from saas_sim.domains.support.people import person_records
-from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
-from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS, REFUNDS, REPLACEMENTS, STORE_CREDITS
+from saas_sim.domains.support.reply_facts import ReplyFacts
+from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS
 
 __all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts", "truth_problems"]
 
@@ -61,7 +68,7 @@ def true_amounts(state: State, order: Order) -> set[Decimal]:
     out = {order.total, order.refunded_total}
     for ln in order.lines:
         out |= {ln.unit_price, ln.total}
-    refunds = [r.amount for r in state.table(REFUNDS) if r.order_id == order.id]
+    refunds = [r.amount for r in refunds_on(state, order.id)]
     out |= set(refunds)
     out.add(sum(refunds, Decimal("0")))
     return {a.quantize(Decimal("0.01")) for a in out}
@@ -74,10 +81,10 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     that was not, any amount that is no price, total or refund of the order, and another order's number.
     """
     problems: list[str] = []
-    refunds = [r for r in state.table(REFUNDS)
-               if order is not None and r.order_id == order.id and r.created_at >= since.created_at]
-    replaced = [r for r in state.table(REPLACEMENTS)
-                if order is not None and r.order_id == order.id and r.created_at >= since.created_at]
+    refunds = [r for r in refunds_on(state, order.id) if r.created_at >= since.created_at] \
+        if order is not None else []
+    replaced = [r for r in replacements_on(state, order.id) if r.created_at >= since.created_at] \
+        if order is not None else []
     if facts.refund_claims() and not refunds:
         problems.append("a reply claims a refund that was never issued")
     if facts.replacement_claims() and not replaced:
@@ -86,8 +93,7 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         problems.append("a reply says nothing was refunded, but the records show a refund (a contradiction)")
     if facts.credit_claims():
         people = person_records(state, order.customer_id) if order is not None else frozenset()
-        credits = [c for c in state.table(STORE_CREDITS)
-                   if c.customer_id in people and c.created_at >= since.created_at]
+        credits = [c for c in credits_of(state, people) if c.created_at >= since.created_at]
         if not credits:
             problems.append("a reply claims store credit or a voucher that was never issued")
     refunded = {r.amount for r in refunds} | {sum((r.amount for r in refunds), Decimal("0"))}
@@ -102,8 +108,7 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         if stray:
             problems.append(f"a reply states amounts that are no price, total or refund of the order: "
                             f"{[str(a) for a in stray]}")
-        numbers = {o.number for o in state.table(ORDERS) if o.id != order.id}
-        other = sorted({c for c in facts.codes if c in numbers})
+        other = sorted({c for c in facts.codes if order_ids_by_number(state, c) - {order.id}})
         if other:
             problems.append(f"a reply names other orders: {other}")
     return problems
@@ -125,7 +130,7 @@ def deny_verdict(state: State, facts: ReplyFacts, truth: TicketTruth, since: Tic
         return Verdict(False, ("no public reply",))
     line = order.line(truth.line_id) if truth.line_id else None
     problems = truth_problems(state, facts, order, since=since)
-    if any(r.order_id == order.id and r.created_at >= since.created_at for r in state.table(REFUNDS)):
+    if any(r.created_at >= since.created_at for r in refunds_on(state, order.id)):
         problems.append("money was refunded on the order")
     if facts.refund_claims() or facts.replacement_claims() or facts.credit_claims():
         problems.append("a reply promises a refund, replacement or credit that policy forbids")
@@ -174,7 +179,7 @@ def kb_verdict(state: State, facts: ReplyFacts, article_id: str | None) -> Verdi
     rest = facts
     if article is not None:
         title = re.compile(re.escape(article.title), re.IGNORECASE)
-        rest = read_facts(title.sub(" ", b) for b in facts.bodies)
+        rest = replies_facts(title.sub(" ", b) for b in facts.bodies)
     others = []
     pasted = " ".join(b.lower() for b in rest.bodies)
     for other in state.table(KB_FACTS):

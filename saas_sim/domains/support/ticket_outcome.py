@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from saas_sim.core.state import State
+from saas_sim.domains.support.check_helpers import refunds_on, replacements_on, replies_facts
 from saas_sim.domains.support.judge import deny_verdict, kb_verdict
 from saas_sim.domains.support.models import Message, Ticket, TicketTruth
-from saas_sim.domains.support.reply_facts import read_replies
-from saas_sim.domains.support.state import ESCALATIONS, REFUNDS, REPLACEMENTS, TICKETS, TRUTHS
+from saas_sim.domains.support.reply_facts import ReplyFacts
+from saas_sim.domains.support.state import ESCALATIONS, TICKETS, TRUTHS
 from saas_sim.domains.support.threads import agent_replies
 
 __all__ = ["Assessment", "agent_replies", "assess", "plain"]
@@ -51,8 +52,8 @@ class Assessment:
 
 def _refunded(state: State, truth: TicketTruth, since: Ticket) -> Decimal:
     total = Decimal("0.00")
-    for r in state.table(REFUNDS):
-        if r.order_id != truth.order_id or r.created_at < since.created_at:
+    for r in refunds_on(state, truth.order_id) if truth.order_id is not None else ():
+        if r.created_at < since.created_at:
             continue
         if truth.line_id is None or r.line_id == truth.line_id:
             total += r.amount
@@ -60,13 +61,22 @@ def _refunded(state: State, truth: TicketTruth, since: Ticket) -> Decimal:
 
 
 def _replaced(state: State, truth: TicketTruth, since: Ticket) -> int:
+    if truth.order_id is None:
+        return 0
     return sum(
         r.quantity
-        for r in state.table(REPLACEMENTS)
-        if r.order_id == truth.order_id
-        and r.line_id == truth.replacement_line_id
+        for r in replacements_on(state, truth.order_id)
+        if r.line_id == truth.replacement_line_id
         and r.created_at >= since.created_at
     )
+
+
+def _replies(state: State, ticket: Ticket, extra: Message | None) -> ReplyFacts:
+    # `reply_facts.read_replies`, through the memo the checks share (the same replies, read once).
+    replies = agent_replies(state, ticket)
+    if extra is not None and all(m.id != extra.id for m in replies):
+        replies = [*replies, extra]
+    return replies_facts(m.body for m in replies)
 
 
 def assess(state: State, ticket_id: str, extra: Message | None = None) -> Assessment | None:
@@ -96,9 +106,9 @@ def assess(state: State, ticket_id: str, extra: Message | None = None) -> Assess
     elif kind == "refund_and_replacement":
         fixed = truth.amount is not None and refunded >= truth.amount and replaced >= truth.replacement_qty
     elif kind == "deny":
-        fixed = deny_verdict(state, read_replies(state, ticket, extra), truth, since).ok
+        fixed = deny_verdict(state, _replies(state, ticket, extra), truth, since).ok
     elif kind in ("kb_answer", "reply"):
-        fixed = kb_verdict(state, read_replies(state, ticket, extra), truth.kb_article_id).ok
+        fixed = kb_verdict(state, _replies(state, ticket, extra), truth.kb_article_id).ok
     else:
         fixed = truth.team is not None and truth.team in teams
     return Assessment(fixed=fixed, refunded=refunded, replaced=replaced, escalated_to=teams)
