@@ -14,6 +14,7 @@ goal was met: goals are met by the state plus stated facts that are true.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -108,8 +109,8 @@ class Sentence:
 
     def parts(self, splitter: re.Pattern[str]) -> list[Sentence]:
         """Returns the sentence's clauses (split by `splitter`), each with its own flags."""
-        pieces = [p for p in splitter.split(self.text) if p and p.strip()]
-        return [_sentence(p, self.lang) for p in pieces] if len(pieces) > 1 else [self]
+        parts = _parts(self.text, self.lang, splitter)
+        return list(parts) if parts else [self]
 
 
 @dataclass(frozen=True)
@@ -141,15 +142,21 @@ class ReplyFacts:
         """There is no reply."""
         return not self.bodies
 
-    def _claims(self) -> list[Sentence]:
+    @functools.cached_property
+    def _claims(self) -> tuple[Sentence, ...]:
         # A negated sentence may hold an affirmed clause: a refusal followed by a turn ("we cannot refund
         # it, but as an exception we will"), or a "no" elsewhere ("at no cost, and I have refunded 25.00").
-        # Each clause of a negated sentence is judged on its own.
-        return [c for s in self.sentences for c in (s.parts(_CLAUSE) if s.negated else [s]) if c.affirms]
+        # Each clause of a negated sentence is judged on its own. Cached on the (immutable) facts: a grade
+        # asks for the claims a dozen times, and `replies_facts` hands every check the same facts.
+        return tuple(c for s in self.sentences for c in (s.parts(_CLAUSE) if s.negated else [s]) if c.affirms)
+
+    @functools.cached_property
+    def _refund_claims(self) -> tuple[Sentence, ...]:
+        return tuple(s for s in self._claims if s.mentions(_REFUND) or _BACK.search(s.text))
 
     def refund_claims(self) -> list[Sentence]:
         """Sentences (or clauses after a contrast word) that claim or promise money or goods coming back."""
-        return [s for s in self._claims() if s.mentions(_REFUND) or _BACK.search(s.text)]
+        return list(self._refund_claims)
 
     def refund_denials(self) -> list[Sentence]:
         """Clauses that say a refund was not or will not be made ("we could not refund anything").
@@ -161,7 +168,7 @@ class ReplyFacts:
 
     def credit_claims(self) -> list[Sentence]:
         """Sentences that claim or promise store credit, a voucher or another goodwill payment."""
-        return [s for s in self._claims() if s.mentions(_CREDIT)]
+        return [s for s in self._claims if s.mentions(_CREDIT)]
 
     def day_counts(self) -> set[int]:
         """Numbers of days the replies state ("57 days ago", "a 30-day window")."""
@@ -169,7 +176,7 @@ class ReplyFacts:
 
     def replacement_claims(self) -> list[Sentence]:
         """Sentences (or clauses after a contrast word) that claim or promise a replacement."""
-        return [s for s in self._claims() if s.mentions(_REPLACE)]
+        return [s for s in self._claims if s.mentions(_REPLACE)]
 
     def claimed_amounts(self) -> list[Decimal]:
         """Amounts stated in sentences that claim a refund (what the reply says was refunded)."""
@@ -228,6 +235,14 @@ class ReplyFacts:
 def _norm_code(code: str) -> str:
     found = extract_codes(code, ORDER_NUMBER)
     return found[0] if found else code.strip().lower()
+
+
+@functools.lru_cache(maxsize=4096)
+def _parts(text: str, lang: str | None, splitter: re.Pattern[str]) -> tuple[Sentence, ...]:
+    """The clauses of a sentence, flagged; empty when it is one clause. Memoized (bounded): it is a pure
+    function of its arguments, and the same sentences are read by several checks and every regrade."""
+    pieces = [p for p in splitter.split(text) if p and p.strip()]
+    return tuple(_sentence(p, lang) for p in pieces) if len(pieces) > 1 else ()
 
 
 def _sentence(text: str, lang: str | None) -> Sentence:

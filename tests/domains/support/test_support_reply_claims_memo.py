@@ -1,0 +1,69 @@
+"""Memoized claim parsing (clauses per sentence, claims per facts) gives what parsing afresh gives.
+
+Replies are built from sentences that refuse, turn, promise, ask and deny, in several languages; for
+each, the claims, refund claims, denials and claimed amounts must equal a fresh, unmemoized reading,
+asked twice (the second answer comes from the caches).
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from saas_sim.domains.support.reply_facts import (
+    _BACK,
+    _CLAUSE,
+    _CREDIT,
+    _REFUND,
+    _REPLACE,
+    ReplyFacts,
+    Sentence,
+    _sentence,
+    read_facts,
+)
+
+_SENTENCES = (
+    "Unfortunately we cannot refund the kettle, but as an exception we will send you a new one.",
+    "I have refunded 25.00 USD on order 100234 at no cost, and a voucher is on its way.",
+    "We could not refund anything; the item was a final sale.",
+    "If you prefer, we can replace it.",
+    "Would you like a refund?",
+    "Leider können wir den Betrag nicht erstatten, aber wir senden Ersatz.",
+    "No hemos podido reembolsar el pedido; sin embargo, le enviamos un cupón.",
+    "Nous ne pouvons pas rembourser, mais nous renvoyons un article.",
+    "Your order was delivered 57 days ago, outside our 30-day window.",
+    "Thanks for writing, we will get back to you soon.",
+    "You will get your 12,50 € back within five days.",
+)
+
+
+def _fresh_parts(s: Sentence) -> list[Sentence]:
+    pieces = [p for p in _CLAUSE.split(s.text) if p and p.strip()]
+    return [_sentence(p, s.lang) for p in pieces] if len(pieces) > 1 else [s]
+
+
+def _fresh_claims(facts: ReplyFacts) -> list[Sentence]:
+    return [c for s in facts.sentences for c in (_fresh_parts(s) if s.negated else [s]) if c.affirms]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_SENTENCES), min_size=1, max_size=4).map(" ".join), max_size=3))
+def test_memoized_claims_equal_a_fresh_reading(bodies: list[str]) -> None:
+    facts = read_facts(bodies)
+    claims = _fresh_claims(facts)
+    denials = [c for s in facts.sentences if s.negated and not s.conditional
+               for c in _fresh_parts(s) if c.negated and c.mentions(_REFUND)]
+    for _ in range(2):
+        assert list(facts._claims) == claims
+        assert facts.refund_claims() == [s for s in claims if s.mentions(_REFUND) or _BACK.search(s.text)]
+        assert facts.replacement_claims() == [s for s in claims if s.mentions(_REPLACE)]
+        assert facts.credit_claims() == [s for s in claims if s.mentions(_CREDIT)]
+        assert facts.refund_denials() == denials
+        assert [s.parts(_CLAUSE) for s in facts.sentences] == [_fresh_parts(s) for s in facts.sentences]
+
+
+def test_a_returned_claims_list_is_the_callers_to_change() -> None:
+    facts = read_facts(["I have refunded 25.00 USD on order 100234."])
+    first = facts.refund_claims()
+    first.clear()
+    assert facts.refund_claims()
