@@ -178,12 +178,17 @@ class ReplyFacts:
         """Sentences (or clauses after a contrast word) that claim or promise a replacement."""
         return [s for s in self._claims if s.mentions(_REPLACE)]
 
+    @functools.cached_property
+    def _claimed_amounts(self) -> tuple[Decimal, ...]:
+        # Cached like `_claims`: several checks of a grade ask, and reading amounts costs a parse per sentence.
+        out: list[Decimal] = []
+        for s in self._refund_claims:
+            out.extend(a for a in extract_amounts(s.text) if str(a) not in self.codes)
+        return tuple(out)
+
     def claimed_amounts(self) -> list[Decimal]:
         """Amounts stated in sentences that claim a refund (what the reply says was refunded)."""
-        out: list[Decimal] = []
-        for s in self.refund_claims():
-            out.extend(a for a in extract_amounts(s.text) if str(a) not in self.codes)
-        return out
+        return list(self._claimed_amounts)
 
     def reasons(self) -> set[str]:
         """Policy reasons the replies name: `final_sale` and/or `window` (a 30-day window)."""
@@ -204,6 +209,16 @@ class ReplyFacts:
         English paragraph after a native one, are off, while a short native reply ("Erstattet: 25,00 €.")
         and a native reply quoting an English product name are not.
         """
+        if lang not in self._off_memo:
+            self._off_memo[lang] = self._off_language(lang)
+        return list(self._off_memo[lang])
+
+    @functools.cached_property
+    def _off_memo(self) -> dict[str, tuple[str, ...]]:
+        # `off_language` by language: a pure function of the (immutable) bodies, asked by several checks.
+        return {}
+
+    def _off_language(self, lang: str) -> tuple[str, ...]:
         off: list[str] = []
         for body in self.bodies:
             shares = language_shares(body)
@@ -212,7 +227,7 @@ class ReplyFacts:
                 continue
             off += [t[:60] for t in sentences(body, lang)
                     if sum(ch.isalpha() for ch in t) >= _MIN_SENTENCE_LETTERS and detect_language(t) != lang]
-        return off
+        return tuple(off)
 
     def states_code(self, code: str) -> bool:
         """Whether an order-number-shaped code equal to `code` is stated."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from saas_sim.core.text_facts import extract_amounts
 from saas_sim.domains.support.reply_facts import (
     _BACK,
     _CLAUSE,
@@ -59,7 +60,19 @@ def test_memoized_claims_equal_a_fresh_reading(bodies: list[str]) -> None:
         assert facts.replacement_claims() == [s for s in claims if s.mentions(_REPLACE)]
         assert facts.credit_claims() == [s for s in claims if s.mentions(_CREDIT)]
         assert facts.refund_denials() == denials
+        assert facts.claimed_amounts() == [a for c in facts.refund_claims() for a in extract_amounts(c.text)
+                                           if str(a) not in facts.codes]
         assert [s.parts(_CLAUSE) for s in facts.sentences] == [_fresh_parts(s) for s in facts.sentences]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_SENTENCES), min_size=1, max_size=3).map(" ".join), max_size=2),
+       st.sampled_from(["en", "de", "es", "fr"]))
+def test_memoized_off_language_equals_a_fresh_reading(bodies: list[str], lang: str) -> None:
+    facts = read_facts(bodies)
+    fresh = list(read_facts(bodies)._off_language(lang))
+    assert facts.off_language(lang) == fresh
+    assert facts.off_language(lang) == fresh
 
 
 def test_a_returned_claims_list_is_the_callers_to_change() -> None:
