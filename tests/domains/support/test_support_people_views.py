@@ -7,7 +7,6 @@ spellings too), add alias records, delete records and renumber orders; after eac
 
 from __future__ import annotations
 
-import functools
 from datetime import UTC, datetime
 
 from hypothesis import given, settings
@@ -20,11 +19,9 @@ from saas_sim.domains.support.state import CUSTOMERS, ORDERS
 from tests.domains.support.conftest import support_world
 
 
-@functools.cache
 def _world() -> State:
-    state = support_world(0).state
-    state.content_hash()  # a hashed anchor, as the runtime's worlds are
-    return state
+    """The support-default world's state (built once; hashed by the build, as the runtime's worlds are)."""
+    return support_world(0).state
 
 
 def _pool() -> tuple[list[str], list[str], list[str], list[str]]:
