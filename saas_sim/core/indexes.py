@@ -38,6 +38,7 @@ __all__ = [
     "Order",
     "TextIndex",
     "candidates",
+    "given_keys",
     "prewarm",
     "select_page",
 ]
@@ -102,6 +103,11 @@ class TextIndex(Generic[T]):
 
 Constraint = tuple["Index[Any] | TextIndex[Any]", "Sequence[Hashable] | None"]
 """`(index, keys)` for an `Index`, `(text index, terms)` for a `TextIndex`; None or empty constrains nothing."""
+
+
+def given_keys(**filters: Hashable | None) -> list[tuple[str, Hashable]]:
+    """Returns the `(name, value)` equality keys of the filters a call set; None means "not filtering"."""
+    return [(name, value) for name, value in filters.items() if value is not None]
 
 
 def candidates(table: Table[Any], constraints: Sequence[Constraint]) -> frozenset[str] | None:

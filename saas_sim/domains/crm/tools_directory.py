@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.indexes import candidates, select_page
+from saas_sim.core.indexes import candidates, given_keys, select_page
 from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import require
 from saas_sim.core.tools import READ, ToolArgs, ToolContext
@@ -85,11 +85,8 @@ def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
     industry = fold(args.industry) if args.industry else None
     query = Query(args.query)
     accounts = table(ctx, ACCOUNTS)
-    among = candidates(accounts, [(ACCOUNT_INDEX, [
-        *([("territory", args.territory)] if args.territory is not None else []),
-        *([("owner", args.owner_id)] if args.owner_id is not None else []),
-        *([("industry", industry)] if industry is not None else []),
-    ]), (ACCOUNT_TEXT, query.terms)])
+    keys = given_keys(territory=args.territory, owner=args.owner_id, industry=industry)
+    among = candidates(accounts, [(ACCOUNT_INDEX, keys), (ACCOUNT_TEXT, query.terms)])
 
     def where(a: Account) -> bool:
         return ((args.territory is None or a.territory == args.territory)
@@ -136,12 +133,9 @@ def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
     """
     query = Query(args.query)
     contacts = table(ctx, CONTACTS)
-    among = candidates(contacts, [(CONTACT_INDEX, [
-        *([] if args.include_merged else [("live", True)]),
-        *([("account", args.account_id)] if args.account_id is not None else []),
-        *([("owner", args.owner_id)] if args.owner_id is not None else []),
-        *([("consent", args.consent)] if args.consent is not None else []),
-    ]), (CONTACT_TEXT, query.terms)])
+    keys = given_keys(live=None if args.include_merged else True, account=args.account_id, owner=args.owner_id,
+                      consent=args.consent)
+    among = candidates(contacts, [(CONTACT_INDEX, keys), (CONTACT_TEXT, query.terms)])
 
     def where(c: Contact) -> bool:
         return ((args.include_merged or c.merged_into is None)
@@ -183,11 +177,8 @@ def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
     """Searches leads by name, email or company, with filters. Newest first."""
     query = Query(args.query)
     leads = table(ctx, LEADS)
-    among = candidates(leads, [(LEAD_INDEX, [
-        *([("status", args.status)] if args.status is not None else []),
-        *([("source", args.source)] if args.source is not None else []),
-        *([("owner", args.owner_id)] if args.owner_id is not None else []),
-    ]), (LEAD_TEXT, query.terms)])
+    keys = given_keys(status=args.status, source=args.source, owner=args.owner_id)
+    among = candidates(leads, [(LEAD_INDEX, keys), (LEAD_TEXT, query.terms)])
 
     def where(ld: Lead) -> bool:
         return ((args.status is None or ld.status == args.status)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from saas_sim.core.indexes import candidates, select_page
+from saas_sim.core.indexes import candidates, given_keys, select_page
 from saas_sim.core.paging import PageArgs
 from saas_sim.core.tool_errors import bad_args, require
 from saas_sim.core.tools import READ, ToolArgs, ToolContext
@@ -95,13 +95,9 @@ def search_deals(ctx: ToolContext, args: SearchDealsArgs) -> DealPage:
         raise bad_args("close_date_from is after close_date_to", ["close_date_from", "close_date_to"])
     query = Query(args.query)
     deals = table(ctx, DEALS)
-    among = candidates(deals, [(DEAL_INDEX, [
-        *([("account", args.account_id)] if args.account_id is not None else []),
-        *([("owner", args.owner_id)] if args.owner_id is not None else []),
-        *([("stage", args.stage)] if args.stage is not None else []),
-        *([("open", args.status == "open")] if args.status != "all" else []),
-        *([("currency", args.currency)] if args.currency is not None else []),
-    ])])
+    keys = given_keys(account=args.account_id, owner=args.owner_id, stage=args.stage, currency=args.currency,
+                      open=None if args.status == "all" else args.status == "open")
+    among = candidates(deals, [(DEAL_INDEX, keys)])
 
     def where(d: Deal) -> bool:
         return ((args.account_id is None or d.account_id == args.account_id)
@@ -194,13 +190,9 @@ class ListActivitiesArgs(PageArgs):
 def list_activities(ctx: ToolContext, args: ListActivitiesArgs) -> ActivityPage:
     """Lists calls, emails (sent and received), meetings and notes, newest first, with filters."""
     activities = table(ctx, ACTIVITIES)
-    among = candidates(activities, [(ACTIVITY_INDEX, [
-        *([("contact", args.contact_id)] if args.contact_id is not None else []),
-        *([("deal", args.deal_id)] if args.deal_id is not None else []),
-        *([("account", args.account_id)] if args.account_id is not None else []),
-        *([("kind", args.kind)] if args.kind is not None else []),
-        *([("direction", args.direction)] if args.direction is not None else []),
-    ])])
+    keys = given_keys(contact=args.contact_id, deal=args.deal_id, account=args.account_id, kind=args.kind,
+                      direction=args.direction)
+    among = candidates(activities, [(ACTIVITY_INDEX, keys)])
 
     def where(a: Activity) -> bool:
         return ((args.contact_id is None or a.contact_id == args.contact_id)
