@@ -624,11 +624,9 @@ class Episode:
 
     def _chain(self, pending: Sequence[PendingEvent]) -> tuple[int, str]:
         """The version and head hash that appending `pending` after this episode's head will produce."""
-        version = self._version
-        head = self._base_head if self._unwritten else self._head
+        # Unwritten start events are already in the head (the task hashed them): chain what follows them.
         start = len(self._unwritten)
-        if start:
-            version = self._base_version
+        version, head = (self._base_version if start else self._version), self._head
         for p in pending[start:]:
             version += 1
             head = chain_hash(head, version, p.event_type, p.schema_version, p.sim_time, p.payload)
