@@ -50,10 +50,12 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from saas_sim.errors import HarnessError, UsageError
+from saas_sim.runtime.call_result import CallResult
 from saas_sim.runtime.episode import Episode
 
-__all__ = ["CALL_ID_META", "STEP_META", "TASK_PROMPT", "AnswerMalformedLines", "StdinLines", "build_server",
-           "serve_episode_stdio"]
+__all__ = ["CALL_ID_META", "STEP_META", "TASK_PROMPT", "AnswerMalformedLines", "StdinLines", "ToolSurface",
+           "build_server", "call_episode", "explain_invalid_params", "json_result", "serve_episode_stdio",
+           "task_prompt", "task_prompts"]
 
 CALL_ID_META = "saas-sim/call_id"
 """The `_meta` key of a call's idempotency key (in a request) and of the recorded key (in a result)."""
@@ -78,60 +80,125 @@ def build_server(episode: Episode, *, name: str = "saas-sim") -> Server[Any]:
     """
     from saas_sim import __version__
 
-    schemas = episode.tool_schemas("mcp")
-    tools = [types.Tool.model_validate(schema) for schema in schemas]
-    # The toolkit lists its allowed tools and their schemas in the same (sorted) order.
-    wire_names = dict(zip(episode.toolkit.allowed, (schema["name"] for schema in schemas), strict=True))
-    scenario = episode.task.scenario
+    surface = ToolSurface.of(episode)
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> (
         types.ListToolsResult
     ):
-        return types.ListToolsResult(tools=tools)
+        return types.ListToolsResult(tools=surface.tools)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        call_id = (params.meta or {}).get(CALL_ID_META)
-        if call_id is not None and not isinstance(call_id, str):
-            raise MCPError(types.INVALID_PARAMS, f"_meta[{CALL_ID_META!r}] must be a string")
         try:
-            result = await episode.call(params.name, params.arguments, call_id=call_id or None)
-        except HarnessError as exc:
-            raise MCPError(types.INTERNAL_ERROR, f"harness error: {exc}", data={"code": "harness_error"}) from None
+            result = await call_episode(episode, params)
         except UsageError as exc:  # a closed episode, or a reserved call_id prefix
             raise MCPError(types.INVALID_REQUEST, str(exc)) from None
-        payload = result.value if result.ok else _on_the_wire(
-            None if result.error is None else result.error.to_dict(), params.name, wire_names)
-        return types.CallToolResult(
-            content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False, sort_keys=True))],
-            structured_content=payload,
-            is_error=not result.ok,
-            _meta={CALL_ID_META: result.call_id, STEP_META: result.step},
-        )
+        return surface.tool_result(result, params.name)
 
     async def list_prompts(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> (
         types.ListPromptsResult
     ):
-        return types.ListPromptsResult(prompts=[
-            types.Prompt(name=TASK_PROMPT, description=f"The task of this {scenario.ref} episode.")
-        ])
+        return task_prompts(episode)
 
     async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> (
         types.GetPromptResult
     ):
-        if params.name != TASK_PROMPT:
-            raise MCPError(types.INVALID_PARAMS, f"no prompt named {params.name!r}; the only one is {TASK_PROMPT!r}")
-        return types.GetPromptResult(
-            description=scenario.spec.description,
-            messages=[types.PromptMessage(role="user", content=types.TextContent(text=episode.instructions))],
-        )
+        return task_prompt(episode, params)
 
     server: Server[Any] = Server(
-        name, version=__version__, title=f"{scenario.ref} (seed {episode.task.seed})",
+        name, version=__version__, title=f"{episode.task.scenario.ref} (seed {episode.task.seed})",
         instructions=episode.instructions,
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
     )
-    server.middleware.append(_explain_invalid_params)
+    server.middleware.append(explain_invalid_params)
     return server
+
+
+class ToolSurface:
+    """A scenario's tools as MCP clients see them: definitions under wire names, and results to match.
+
+    Immutable per scenario (the toolkit's allowed tools and schemas), so a server of many
+    episodes builds it once per scenario.
+
+    Args:
+        schemas: The toolkit's MCP tool definitions (`episode.tool_schemas("mcp")`).
+        allowed: The runtime's (dotted) names of those tools, in the same order.
+        extra: Definitions of the adapter's own tools, listed after the toolkit's.
+
+    Attributes:
+        tools: All the definitions, validated.
+        wire_names: The wire name of each dotted tool name.
+    """
+
+    def __init__(self, schemas: list[dict[str, Any]], allowed: Iterable[str],
+                 extra: Iterable[dict[str, Any]] = ()) -> None:
+        self.tools = [types.Tool.model_validate(schema) for schema in [*schemas, *extra]]
+        # The toolkit lists its allowed tools and their schemas in the same (sorted) order.
+        self.wire_names = dict(zip(allowed, (schema["name"] for schema in schemas), strict=True))
+
+    @classmethod
+    def of(cls, episode: Episode, extra: Iterable[dict[str, Any]] = ()) -> ToolSurface:
+        """The surface of an episode's allowed tools, with `extra` definitions after them."""
+        return cls(episode.tool_schemas("mcp"), episode.toolkit.allowed, extra)
+
+    def tool_result(self, result: CallResult, called: str, meta: dict[str, Any] | None = None) -> (
+        types.CallToolResult
+    ):
+        """What a client gets for a recorded call: the value, or the structured error as an `isError` result.
+
+        Args:
+            result: The runtime's result.
+            called: The tool name as the client sent it.
+            meta: More `_meta` entries (beside the recorded step and call id).
+        """
+        payload = result.value if result.ok else _on_the_wire(
+            None if result.error is None else result.error.to_dict(), called, self.wire_names)
+        return json_result(payload, is_error=not result.ok,
+                           meta={CALL_ID_META: result.call_id, STEP_META: result.step, **(meta or {})})
+
+
+def json_result(payload: Any, *, is_error: bool, meta: dict[str, Any] | None = None) -> types.CallToolResult:
+    """A tool result holding `payload` twice: as JSON text, and as `structuredContent`."""
+    return types.CallToolResult(
+        content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False, sort_keys=True))],
+        structured_content=payload, is_error=is_error, _meta=meta,
+    )
+
+
+async def call_episode(episode: Episode, params: types.CallToolRequestParams) -> CallResult:
+    """Makes a client's `tools/call` on an episode, with the idempotency key the client sent in `_meta`.
+
+    Raises:
+        MCPError: INVALID_PARAMS for a call id that is no string, INTERNAL_ERROR for a harness error.
+        UsageError: The episode is closed, or the call id uses a reserved prefix: each transport frames it.
+    """
+    call_id = (params.meta or {}).get(CALL_ID_META)
+    if call_id is not None and not isinstance(call_id, str):
+        raise MCPError(types.INVALID_PARAMS, f"_meta[{CALL_ID_META!r}] must be a string")
+    try:
+        return await episode.call(params.name, params.arguments, call_id=call_id or None)
+    except HarnessError as exc:
+        raise MCPError(types.INTERNAL_ERROR, f"harness error: {exc}", data={"code": "harness_error"}) from None
+
+
+def task_prompts(episode: Episode) -> types.ListPromptsResult:
+    """The prompts of an episode: only the task."""
+    return types.ListPromptsResult(prompts=[
+        types.Prompt(name=TASK_PROMPT, description=f"The task of this {episode.task.scenario.ref} episode.")
+    ])
+
+
+def task_prompt(episode: Episode, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    """The task prompt of an episode: its instructions, as a user message.
+
+    Raises:
+        MCPError: INVALID_PARAMS for any other prompt name.
+    """
+    if params.name != TASK_PROMPT:
+        raise MCPError(types.INVALID_PARAMS, f"no prompt named {params.name!r}; the only one is {TASK_PROMPT!r}")
+    return types.GetPromptResult(
+        description=episode.task.scenario.spec.description,
+        messages=[types.PromptMessage(role="user", content=types.TextContent(text=episode.instructions))],
+    )
 
 
 def _on_the_wire(error: dict[str, Any] | None, called: str, wire_names: dict[str, str]) -> dict[str, Any] | None:
@@ -151,7 +218,7 @@ def _on_the_wire(error: dict[str, Any] | None, called: str, wire_names: dict[str
     return {**error, "message": message, "details": details}
 
 
-async def _explain_invalid_params(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+async def explain_invalid_params(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
     """Turns the SDK's bare INVALID_PARAMS for malformed params into one that names each bad field.
 
     Only each error's location and pydantic's fixed message go on the wire, never the input
