@@ -504,9 +504,21 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port.", min=0, max=65535)] = 8000,
     store: StoreOpt = None,
     max_episodes: Annotated[int, typer.Option(help="Live episodes admitted at once (429 beyond).", min=1)] = 10_000,
+    idle_ttl: Annotated[float, typer.Option(
+        "--idle-ttl", help="Seconds an unused episode stays in memory; it then resumes from the store on its next "
+                           "request. 0: never expire.", min=0)] = 900.0,
+    durable_reads: Annotated[bool, typer.Option(
+        "--durable-reads", help="Acknowledge read calls only once recorded, as replicas behind a load balancer "
+                                "must (a killed replica then loses no acknowledged call).")] = False,
     openenv: Annotated[bool, typer.Option(
         "--openenv", help="Also speak OpenEnv's protocol (WS /ws, /reset, /step, /state, /schema, POST /mcp)."
     )] = False,
+    loop: Annotated[str, typer.Option(help="uvicorn's event loop: auto, asyncio or uvloop.")] = "auto",
+    http: Annotated[str, typer.Option(help="uvicorn's HTTP parser: auto, h11 or httptools.")] = "auto",
+    backlog: Annotated[int, typer.Option(help="The listen backlog: connections waiting to be accepted.",
+                                         min=1)] = 4096,
+    access_log: Annotated[bool, typer.Option("--access-log/--no-access-log",
+                                             help="Log every request (costs CPU under load).")] = False,
 ) -> None:
     """Serves episodes over HTTP (JSON API; docs at /docs, schema at /openapi.json; OpenEnv with --openenv)."""
     _server_extra("serve")
@@ -514,12 +526,15 @@ def serve(
 
     from saas_sim.adapters.http import create_app
 
+    env = _env(store)
+    env.durable_reads = durable_reads
     try:
-        app_ = create_app(_env(store), max_episodes=max_episodes, openenv=openenv)
+        app_ = create_app(env, max_episodes=max_episodes, idle_ttl_s=idle_ttl or None, openenv=openenv)
     except (SaasSimError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
-    uvicorn.run(app_, host=host, port=port, log_level="info")
+    uvicorn.run(app_, host=host, port=port, log_level="info", loop=loop, http=http, backlog=backlog,
+                access_log=access_log)
 
 
 @app.command("mcp")

@@ -56,6 +56,10 @@ class StartEpisodeRequest(_Request):
     faults: Literal["scenario"] | None = Field(
         default="scenario", description='"scenario" injects the scenario\'s seeded faults; null turns them off.'
     )
+    include_tools: bool = Field(
+        default=True, description="Put the tool schemas in the answer. Pass false and fetch `tools_url` once per "
+                                  "scenario instead (it answers 304 to If-None-Match with `tools_etag`).",
+    )
 
 
 class ForkRequest(_Request):
@@ -81,7 +85,11 @@ class EpisodeCreated(BaseModel):
     seed: int
     world_hash: str = Field(description="The hash of the world the task was set up on.")
     instructions: str = Field(description="The task, in words, for the agent.")
-    tools: list[dict[str, Any]] = Field(description="The allowed tools as OpenAI function tools (strict mode).")
+    tools: list[dict[str, Any]] | None = Field(
+        default=None, description="The allowed tools as OpenAI function tools (strict mode); null when "
+                                  "`include_tools` was false.")
+    tools_url: str = Field(description="Where the scenario's tool schemas live (`?flavor=` openai, anthropic or mcp).")
+    tools_etag: str = Field(description="The ETag of the OpenAI-flavor schemas at `tools_url`.")
     steps: int = Field(default=0, description="Calls already recorded (non-zero for a fork).")
     parent: ForkParent | None = Field(default=None, description="The episode and step a fork branched off.")
 
@@ -98,6 +106,29 @@ class EpisodeStatus(BaseModel):
     valid: bool = Field(description="False after a harness error: the episode carries no reward.")
     state_hash: str = Field(description="The chain hash of everything that happened so far.")
     sim_time: str = Field(description="The simulated instant (UTC ISO 8601).")
+
+
+class LiveEpisodeInfo(BaseModel):
+    """One episode this server holds in memory."""
+
+    episode_id: str
+    scenario: str
+    seed: int
+    steps: int
+    done: bool
+    idle_s: float = Field(description="Seconds since a request last used it.")
+    expires_in_s: float | None = Field(description="Seconds until it leaves memory if unused (null: no TTL). "
+                                                   "It stays in the store and resumes on its next request.")
+
+
+class LiveEpisodes(BaseModel):
+    """A page of the live episodes, by episode id."""
+
+    episodes: list[LiveEpisodeInfo]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last one.")
+    live: int = Field(description="How many episodes are live in all.")
+    max_episodes: int
+    idle_ttl_s: float | None
 
 
 class ToolSchemas(BaseModel):

@@ -6,7 +6,9 @@
 | --- | --- |
 | `GET /health` | 200 `{status, episodes, max_episodes}` once the app serves (also `/healthz`) |
 | `GET /scenarios` | 200 `[{scenario, description, world, tools, max_steps}]` |
-| `POST /episodes` | 201 `{episode_id, scenario, seed, world_hash, instructions, tools}`; 404, 422, 429 |
+| `GET /scenarios/{ref}/tools?flavor=` | 200 the scenario's tools, with an ETag (304 on If-None-Match) |
+| `POST /episodes` | 201 `{episode_id, scenario, seed, instructions, tools, tools_url, tools_etag, ...}`; 404, 429 |
+| `GET /episodes?limit=&cursor=` | 200 a page of the live episodes, with their idle time and expiry |
 | `GET /episodes/{id}` | 200 `{steps, done, truncated, valid, state_hash, sim_time, ...}` |
 | `GET /episodes/{id}/tools?flavor=` | 200 the allowed tools as `openai`, `anthropic` or `mcp` schemas |
 | `POST /episodes/{id}/calls` | 200 the observation `{ok, value | error, call_id, step}`; 404, 409, 500 |
@@ -21,16 +23,24 @@ answer is 200 with `ok: false`. Only a harness bug answers 500
 for any further call). Calls on one episode are serialized by the episode;
 different episodes run concurrently on the event loop.
 
+Episodes another process wrote meanwhile (a second replica over the same
+PostgreSQL) are detected: a call or grade on a stale copy drops it, resumes the
+episode from the log and retries, and a retried `call_id` is answered once.
+
 The app's lifespan opens the environment if it is not open yet (and then
-closes it at shutdown), and closes every live episode at shutdown.
+closes it at shutdown), runs the idle-episode sweeper when `idle_ttl_s` is set,
+and closes every live episode at shutdown.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Body, Depends, FastAPI, Query, Request, Response, status
 from fastapi.exceptions import RequestValidationError
@@ -44,6 +54,8 @@ from saas_sim.adapters._http_models import (
     ForkParent,
     ForkRequest,
     Health,
+    LiveEpisodeInfo,
+    LiveEpisodes,
     Observation,
     ScenarioInfo,
     StartEpisodeRequest,
@@ -51,9 +63,12 @@ from saas_sim.adapters._http_models import (
     ToolSchemas,
 )
 from saas_sim.adapters._registry import ApiError, EpisodeRegistry
+from saas_sim.adapters._tool_cache import Flavor, SchemaCache
+from saas_sim.adapters.mcp_http import mount_episode_mcp
 from saas_sim.core.canonical import normalize
 from saas_sim.core.conventions import CONVENTIONS
 from saas_sim.errors import (
+    ConcurrencyError,
     EpisodeInvalidError,
     HarnessError,
     ReservedCallIdError,
@@ -65,10 +80,16 @@ from saas_sim.errors import (
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.grading import Grade
+from saas_sim.runtime.trajectory import Trajectory
 
 __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+STALE_RETRIES = 3
+"""How often a call or grade reloads an episode another process moved on before it answers 409."""
 
 NDJSON = "application/x-ndjson"
 """JSONL; the body is UTF-8 (strings keep non-ASCII text raw), said in the content type's charset."""
@@ -89,11 +110,17 @@ def _environment(request: Request) -> Environment:
 
 
 Episodes = Annotated[EpisodeRegistry, Depends(_registry)]
+def _schema_cache(request: Request) -> SchemaCache:
+    cache: SchemaCache = request.app.state.tool_cache
+    return cache
+
+
 Env = Annotated[Environment, Depends(_environment)]
+Schemas = Annotated[SchemaCache, Depends(_schema_cache)]
 
 
-def create_app(env: Environment, *, max_episodes: int = 10_000, openenv: bool = False,
-               openenv_options: dict[str, Any] | None = None) -> FastAPI:
+def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: float | None = None,
+               openenv: bool = False, openenv_options: dict[str, Any] | None = None) -> FastAPI:
     """Builds the HTTP app serving episodes of `env`.
 
     Args:
@@ -101,7 +128,9 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, openenv: bool = 
             app's lifespan opens it and closes it at shutdown; an environment
             the caller opened stays the caller's to close.
         max_episodes: How many episodes may be live at once; POST /episodes
-            and fork answer 429 (with Retry-After) beyond it.
+            and fork answer 429 beyond it (with a Retry-After when a TTL is set).
+        idle_ttl_s: Seconds an unused episode stays in memory (None: until deleted). An expired
+            episode stays in the store and resumes on its next request.
         openenv: Also speak OpenEnv's protocol (`/ws`, `/reset`, `/step`, `/state`,
             `/schema`, `/metadata`, `/mcp`; see saas_sim.adapters.openenv). `/health`
             then answers OpenEnv's `{"status": "healthy", ...}`.
@@ -112,7 +141,7 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, openenv: bool = 
         The FastAPI app. Its episode registry is `app.state.episodes`.
 
     Raises:
-        ValueError: `max_episodes` is below 1.
+        ValueError: `max_episodes` is below 1 or `idle_ttl_s` is not positive.
     """
     app = FastAPI(
         title="saas_sim",
@@ -121,7 +150,8 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, openenv: bool = 
         lifespan=_lifespan,
     )
     app.state.env = env
-    app.state.episodes = EpisodeRegistry(max_episodes, resume=env.resume)
+    app.state.episodes = EpisodeRegistry(max_episodes, resume=env.resume, idle_ttl_s=idle_ttl_s)
+    app.state.tool_cache = SchemaCache()
     app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]  # starlette types it loosely
     app.add_exception_handler(SaasSimError, _harness_error)  # type: ignore[arg-type]
     # uvicorn accepts connections only after the lifespan has opened the environment, so any
@@ -137,24 +167,31 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, openenv: bool = 
     app.add_api_route("/conventions", conventions, methods=["GET"], tags=["server"],
                       response_class=PlainTextResponse)
     app.add_api_route("/scenarios", list_scenarios, methods=["GET"], tags=["scenarios"], responses=_errors(404))
-    app.add_api_route("/episodes", start_episode, methods=["POST"], tags=["episodes"],
+    app.add_api_route("/scenarios/{scenario_ref:path}/tools", get_scenario_tools, methods=["GET"],
+                      tags=["scenarios"], response_model=ToolSchemas,
+                      responses={304: {"description": "Not modified (If-None-Match matched the ETag)."},
+                                 **_errors(404)})
+    app.add_api_route("/episodes", list_episodes, methods=["GET"], tags=["episodes"])
+    app.add_api_route("/episodes", start_episode, methods=["POST"], tags=["episodes"], response_model=EpisodeCreated,
                       status_code=status.HTTP_201_CREATED, responses=_errors(404, 429, 500))
     app.add_api_route("/episodes/{episode_id}", get_episode, methods=["GET"], tags=["episodes"],
                       responses=_errors(404, 409))
     app.add_api_route("/episodes/{episode_id}/tools", get_tools, methods=["GET"], tags=["episodes"],
-                      responses=_errors(404, 409))
+                      response_model=ToolSchemas, responses=_errors(404, 409))
     app.add_api_route("/episodes/{episode_id}/calls", call_tool, methods=["POST"], tags=["episodes"],
                       response_model_exclude_unset=True, responses=_errors(404, 409, 500))
     app.add_api_route("/episodes/{episode_id}/grade", grade_episode, methods=["POST"], tags=["episodes"],
                       responses=_errors(404, 409, 500))
     app.add_api_route("/episodes/{episode_id}/fork", fork_episode, methods=["POST"], tags=["episodes"],
-                      status_code=status.HTTP_201_CREATED, responses=_errors(404, 409, 429, 500))
+                      response_model=EpisodeCreated, status_code=status.HTTP_201_CREATED,
+                      responses=_errors(404, 409, 429, 500))
     app.add_api_route("/episodes/{episode_id}/trajectory", get_trajectory, methods=["GET"], tags=["episodes"],
                       response_class=Response,
                       responses={200: {"content": {NDJSON: {}}, "description": "JSONL: header, steps, footer."},
                                  **_errors(404, 409)})
     app.add_api_route("/episodes/{episode_id}", delete_episode, methods=["DELETE"], tags=["episodes"],
                       status_code=status.HTTP_204_NO_CONTENT, response_class=Response, responses=_errors(404, 500))
+    mount_episode_mcp(app, app.state.episodes)  # MCP at /episodes/{id}/mcp; its task group runs in _lifespan
     return app
 
 
@@ -174,9 +211,14 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     except UsageError:  # not open yet: the app opens it, so the app closes it
         await env.open()
         owned = True
+    sweeper = asyncio.create_task(registry.sweep(), name="saas-sim idle-episode sweeper")
     try:
-        yield
+        async with app.state.episode_mcp.running():  # the MCP endpoint's task group, while the app serves
+            yield
     finally:
+        sweeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweeper
         openenv = getattr(app.state, "openenv", None)
         if openenv is not None:  # its sessions end their episodes first
             await openenv.sessions.close_all()
@@ -221,7 +263,40 @@ async def list_scenarios(
     ]
 
 
-async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes, response: Response) -> EpisodeCreated:
+async def get_scenario_tools(
+    scenario_ref: str, request: Request, env: Env, cache: Schemas,
+    flavor: Annotated[Flavor, Query(description="The schema format.")] = "openai",
+) -> Response:
+    """Returns a scenario's allowed tools in one provider's format, with an ETag: fetch once, revalidate cheaply."""
+    try:
+        scenario = env.scenario(scenario_ref)
+    except ScenarioNotFoundError as exc:
+        raise ApiError(404, "scenario_not_found", str(exc)) from None
+    return _schemas_response(cache, scenario.ref, env.toolkit(scenario), flavor, request)
+
+
+async def list_episodes(
+    episodes: Episodes,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
+    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
+) -> LiveEpisodes:
+    """Lists the episodes this server holds in memory, by id (expired ones are in the store, not here)."""
+    live = episodes.live()
+    if cursor is not None:
+        live = [e for e in live if e.episode_id > cursor]
+    page = live[:limit]
+    return LiveEpisodes(
+        episodes=[LiveEpisodeInfo(episode_id=e.episode_id, scenario=e.episode.task.scenario.ref,
+                                  seed=e.episode.task.seed, steps=e.episode.steps, done=e.episode.done,
+                                  idle_s=round(e.idle_s, 3),
+                                  expires_in_s=None if e.expires_in_s is None else round(e.expires_in_s, 3))
+                  for e in page],
+        next_cursor=page[-1].episode_id if len(live) > limit else None,
+        live=len(episodes), max_episodes=episodes.max_episodes, idle_ttl_s=episodes.idle_ttl_s,
+    )
+
+
+async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes, cache: Schemas) -> Response:
     """Starts an episode of (scenario, seed), with the scenario's seeded faults or none."""
     try:
         scenario = env.scenario(body.scenario)
@@ -238,13 +313,12 @@ async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes,
             raise ApiError(500, "scenario_error", str(exc)) from None
 
     episode_id, episode = await episodes.admit(start)
-    response.headers["Location"] = f"/episodes/{episode_id}"
-    return _created(episode_id, episode)
+    return _created(cache, episode_id, episode, include_tools=body.include_tools)
 
 
 async def get_episode(episode_id: str, episodes: Episodes) -> EpisodeStatus:
-    """Returns where an episode stands."""
-    episode = await episodes.get(episode_id)
+    """Returns where an episode stands (as the log has it, should another process have moved it on)."""
+    episode = await _on_current(episodes, episode_id, _current)
     return EpisodeStatus(
         episode_id=episode_id, scenario=episode.task.scenario.ref, seed=episode.task.seed, steps=episode.steps,
         done=episode.done, truncated=episode.truncated, valid=episode.invalid is None,
@@ -252,19 +326,41 @@ async def get_episode(episode_id: str, episodes: Episodes) -> EpisodeStatus:
     )
 
 
+async def _current(episode: Episode) -> Episode:
+    await episode.check_current()
+    return episode
+
+
 async def get_tools(
-    episode_id: str, episodes: Episodes,
-    flavor: Annotated[Literal["openai", "anthropic", "mcp"], Query(description="The schema format.")] = "openai",
-) -> ToolSchemas:
-    """Returns the episode's allowed tools in one provider's format."""
-    return ToolSchemas(flavor=flavor, tools=(await episodes.get(episode_id)).tool_schemas(flavor))
+    episode_id: str, request: Request, episodes: Episodes, cache: Schemas,
+    flavor: Annotated[Flavor, Query(description="The schema format.")] = "openai",
+) -> Response:
+    """Returns the episode's allowed tools in one provider's format (with its scenario's ETag)."""
+    episode = await episodes.get(episode_id)
+    return _schemas_response(cache, episode.task.scenario.ref, episode.toolkit, flavor, request)
+
+
+async def _on_current(episodes: EpisodeRegistry, episode_id: str, act: Callable[[Episode], Awaitable[T]]) -> T:
+    """Runs `act` on the episode, reloading it from the log while another process has moved it on."""
+    episode = await episodes.get(episode_id)
+    for _ in range(STALE_RETRIES):
+        try:
+            return await act(episode)
+        except ConcurrencyError:
+            log.info("episode %s was written elsewhere; reloading it from the log", episode_id)
+            episode = await episodes.reload(episode_id, episode)
+    try:
+        return await act(episode)
+    except ConcurrencyError as exc:
+        raise ApiError(409, "episode_conflict", f"episode {episode_id} keeps being written by another process: "
+                                                f"{exc}; retry with the same call_id") from None
 
 
 async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> Observation:
     """Calls a tool and returns what the agent observes (a tool error is an observation: 200, ok false)."""
-    episode = await episodes.get(episode_id)
     try:
-        result = await episode.call(body.tool, body.arguments, call_id=body.call_id)
+        result = await _on_current(
+            episodes, episode_id, lambda episode: episode.call(body.tool, body.arguments, call_id=body.call_id))
     except ReservedCallIdError as exc:  # the runtime is the one place that knows the rule
         raise _invalid("call_id", body.call_id, str(exc)) from None
     except EpisodeInvalidError:
@@ -283,12 +379,16 @@ async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> O
 
 async def grade_episode(episode_id: str, episodes: Episodes) -> Grade:
     """Grades the episode's current state: the check vector, the scalar score and the attribution."""
-    return await (await episodes.get(episode_id)).grade()
+
+    async def grade(episode: Episode) -> Grade:
+        return await (await _current(episode)).grade()
+
+    return await _on_current(episodes, episode_id, grade)
 
 
 async def fork_episode(
-    episode_id: str, episodes: Episodes, response: Response, body: Annotated[ForkRequest | None, Body()] = None
-) -> EpisodeCreated:
+    episode_id: str, episodes: Episodes, cache: Schemas, body: Annotated[ForkRequest | None, Body()] = None
+) -> Response:
     """Forks the episode as it was after `at_step` calls (default: now) into a new, independent episode."""
     parent = await episodes.get(episode_id)
     at_step = None if body is None else body.at_step
@@ -302,13 +402,16 @@ async def fork_episode(
             raise ApiError(409, "episode_invalid", str(exc)) from None
 
     child_id, child = await episodes.admit(start)
-    response.headers["Location"] = f"/episodes/{child_id}"
-    return _created(child_id, child, parent=ForkParent(episode_id=episode_id, step=child.steps))
+    return _created(cache, child_id, child, parent=ForkParent(episode_id=episode_id, step=child.steps))
 
 
 async def get_trajectory(episode_id: str, episodes: Episodes) -> Response:
     """Returns the trajectory as JSONL: a header, one line per step, and the grade once graded."""
-    return Response((await episodes.get(episode_id)).trajectory.dumps(), media_type=f"{NDJSON}; charset=utf-8")
+    episode = await _on_current(episodes, episode_id, _current)
+    # Encoded off the loop, from a copy: calls may append steps meanwhile (step records are immutable).
+    t = episode.trajectory
+    frozen = Trajectory(header=t.header, steps=list(t.steps), footer=t.footer)
+    return Response(await asyncio.to_thread(frozen.dumps), media_type=f"{NDJSON}; charset=utf-8")
 
 
 async def delete_episode(episode_id: str, episodes: Episodes) -> Response:
@@ -332,9 +435,27 @@ def _invalid(field: str, value: Any, message: str) -> RequestValidationError:
     return RequestValidationError([{"type": "value_error", "loc": ("body", field), "msg": message, "input": value}])
 
 
-def _created(episode_id: str, episode: Episode, parent: ForkParent | None = None) -> EpisodeCreated:
+def _created(cache: SchemaCache, episode_id: str, episode: Episode, *, include_tools: bool = True,
+             parent: ForkParent | None = None) -> Response:
+    """The 201 answer (an `EpisodeCreated`), with the scenario's cached schema bytes spliced in."""
     task = episode.task
-    return EpisodeCreated(
+    schemas = cache.get(task.scenario.ref, episode.toolkit, "openai")
+    head = EpisodeCreated(
         episode_id=episode_id, scenario=task.scenario.ref, seed=task.seed, world_hash=task.world.world_hash,
-        instructions=episode.instructions, tools=episode.tool_schemas("openai"), steps=episode.steps, parent=parent,
-    )
+        instructions=episode.instructions, tools=None, tools_url=f"/scenarios/{task.scenario.ref}/tools",
+        tools_etag=schemas.etag, steps=episode.steps, parent=parent,
+    ).model_dump_json().encode()
+    if include_tools:
+        head = head.replace(b'"tools":null', b'"tools":' + schemas.tools, 1)
+    return Response(head, status_code=status.HTTP_201_CREATED, media_type="application/json",
+                    headers={"Location": f"/episodes/{episode_id}"})
+
+
+def _schemas_response(cache: SchemaCache, scenario_ref: str, toolkit: Any, flavor: Flavor,
+                      request: Request) -> Response:
+    schemas = cache.get(scenario_ref, toolkit, flavor)
+    headers = {"ETag": schemas.etag, "Cache-Control": "no-cache"}
+    if schemas.matches(request.headers.get("if-none-match")):
+        return Response(status_code=status.HTTP_304_NOT_MODIFIED, headers=headers)
+    body = b'{"flavor":' + json.dumps(flavor).encode() + b',"tools":' + schemas.tools + b"}"
+    return Response(body, media_type="application/json", headers=headers)

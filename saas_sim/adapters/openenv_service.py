@@ -187,14 +187,14 @@ class OpenEnvService:
                 raise ProtocolError(WSErrorCode.EXECUTION_ERROR, f"scenario error: {exc}") from None
 
         try:
-            return await self.episodes.admit(start)
+            return await self.episodes.admit(start, pin=True)
         except ApiError as exc:  # 429: the episode cap
             raise ProtocolError(WSErrorCode.CAPACITY_REACHED, exc.message,
                                 max_episodes=self.episodes.max_episodes) from None
 
     async def _lookup(self, episode_id: str) -> Episode:
         try:
-            return await self.episodes.get(episode_id)
+            return await self.episodes.get(episode_id, pin=True)
         except ApiError as exc:
             code = WSErrorCode.CAPACITY_REACHED if exc.status == 429 else WSErrorCode.EXECUTION_ERROR
             raise ProtocolError(code, exc.message, reason=exc.code) from None
@@ -294,7 +294,10 @@ class OpenEnvService:
         episode, episode_id, owned = session.episode, session.episode_id, session.owned
         session.episode = session.episode_id = None
         session.owned = False
-        if episode is None or not owned or episode_id is None:
+        if episode is None or episode_id is None:
+            return
+        self.episodes.unpin(episode_id)  # the session's hold; an HTTP client's episode may expire again
+        if not owned:
             return
         with contextlib.suppress(ApiError):  # already forgotten (deleted over the JSON API, say)
             self.episodes.pop(episode_id)

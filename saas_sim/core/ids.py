@@ -8,12 +8,13 @@ clock.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 
 from saas_sim.errors import UsageError
 
-__all__ = ["ID_WIDTH", "IdFactory", "format_id", "parse_id", "unique_token"]
+__all__ = ["ID_WIDTH", "IdFactory", "copy_token", "format_id", "parse_id", "unique_token"]
 
 ID_WIDTH = 6
 _PREFIX = re.compile(r"^[a-z][a-z0-9]{0,11}$")
@@ -70,3 +71,16 @@ def unique_token() -> str:
     import uuid
 
     return uuid.uuid4().hex[:12]
+
+
+_PROCESS_TOKEN = unique_token()
+"""Drawn once, at import: episodes draw no randomness of their own."""
+_copies = itertools.count()
+
+
+def copy_token() -> str:
+    """Returns a token unique to this process and call: it names one in-memory copy of a stream's writer.
+
+    It is the process's token and a counter. It names storage only (command ids), never content or results.
+    """
+    return f"{_PROCESS_TOKEN}.{next(_copies)}"

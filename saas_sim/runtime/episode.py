@@ -46,7 +46,7 @@ from saas_sim.core.canonical import normalize, sha256_hex
 from saas_sim.core.clock import SimClock
 from saas_sim.core.effects import Effect, EffectOutcome
 from saas_sim.core.events import Event, PendingEvent, RecordedEvent, chain_hash
-from saas_sim.core.ids import unique_token
+from saas_sim.core.ids import copy_token, unique_token
 from saas_sim.core.state import State
 from saas_sim.core.store import EventStore
 from saas_sim.core.tools import ToolContext, ToolKind, ToolSpec
@@ -120,6 +120,10 @@ class Episode:
         self.toolkit = toolkit
         self.faults = faults
         self.stream_id = stream_id or f"ep:{task.scenario.ref}:{task.seed}:{unique_token()}"
+        # Names this in-memory copy in its appends' command ids. A store-level retry of one append
+        # is deduplicated; two copies of the episode (two replicas) that happen to write the same
+        # bytes at one version are not one command, and the second must collide on expected_version.
+        self._writer = copy_token()
         self._lock = asyncio.Lock()
         self._state: State = task.initial
         self._clock = SimClock(task.start_time)
@@ -197,6 +201,11 @@ class Episode:
         """True once the episode was closed, invalidated, or has no step or sim time left."""
         return self._closed or self.truncated or self.invalid is not None or self._limit_error() is not None
 
+    @property
+    def busy(self) -> bool:
+        """Whether a call, grade, fork or close is running on the episode now."""
+        return self._lock.locked()
+
     async def call(self, tool: str, args: Any = None, call_id: str | None = None) -> CallResult:
         """Calls a tool and returns what the agent observes.
 
@@ -272,6 +281,25 @@ class Episode:
                 raise asyncio.CancelledError
             return out.observation(done=self.done, truncated=self.truncated)
 
+    async def check_current(self) -> None:
+        """Checks that no other process has written this episode's stream past this copy.
+
+        A replica that serves an episode another replica moved on would grade or
+        show a state the agent never saw last; call this before such reads.
+
+        Raises:
+            ConcurrencyError: The stream is ahead of (or behind) this copy; resume it afresh.
+        """
+        async with self._lock:
+            await self._settle()
+            if self._stale is not None:
+                raise ConcurrencyError(self.stream_id, self._version, -1)
+            written = await self.store.stream_version(self.stream_id)
+            mine = self._version  # 0 while the start events are still unwritten
+            if written != mine:
+                self._stale = f"the stream is at version {written}, this copy at {mine}"
+                raise ConcurrencyError(self.stream_id, mine, written)
+
     async def grade(self, *, footer: bool = True) -> Grade:
         """Judges the final state against the scenario's checks. Never raises for a check bug.
 
@@ -338,7 +366,7 @@ class Episode:
         pending = [self.store.registry.encode(e, now) for e in records]
         digest = sha256_hex(b"\x1e".join(p.payload for p in pending))[:24]
         result, _ = await to_the_end(self.store.enqueue_pending(
-            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/end:{digest}"
+            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/{self._writer}/end:{digest}"
         ))
         self._version = result.last_version
         self._head = result.head_hash
@@ -596,7 +624,7 @@ class Episode:
         # a different step written by another process at this version collides on expected_version.
         digest = sha256_hex(b"\x1e".join(p.payload for p in pending))[:24]
         write = self.store.enqueue_pending(
-            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/{out.index}:{digest}"
+            self.stream_id, pending, self._version, command_id=f"{self.stream_id}/{self._writer}/{out.index}:{digest}"
         )
         write.add_done_callback(_observe)
         if queued and not self.durable_reads and not out.events:

@@ -24,6 +24,7 @@ from typing import Any, Self
 
 import anyio
 
+from saas_sim.core.ids import unique_token
 from saas_sim.core.snapshots import take_snapshot
 from saas_sim.errors import HarnessError
 from saas_sim.runtime.agents import make_agent
@@ -40,9 +41,15 @@ async def observed_trajectory(env: Environment, scenario: Scenario, seed: int, a
     """Runs `agent` on (scenario, seed) and returns the graded trajectory's JSONL text.
 
     The stream id is fixed, so two runs of the same calls give the same text
-    exactly when every observation, hash and grade is the same.
+    exactly when every observation, hash and grade is the same. A store that
+    already holds that stream (a second run on one file) gets a suffixed id:
+    another run's episode is not this one's to continue, so compare such texts
+    without their header lines.
     """
-    episode = await env.start(scenario, seed, stream_id=f"world-source:{scenario.ref}:{seed}:{agent}")
+    stream_id = f"world-source:{scenario.ref}:{seed}:{agent}"
+    if await env.store.stream_version(stream_id):
+        stream_id = f"{stream_id}:{unique_token()}"
+    episode = await env.start(scenario, seed, stream_id=stream_id)
     try:
         await make_agent(agent, scenario).run(episode)
         await episode.grade()

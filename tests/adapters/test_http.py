@@ -52,7 +52,8 @@ class TestDiscovery:
     async def test_openapi_documents_every_endpoint_and_body(self, client: httpx.AsyncClient) -> None:
         spec = (await client.get("/openapi.json")).json()
         assert set(spec["paths"]) == {
-            "/health", "/conventions", "/scenarios", "/episodes", "/episodes/{episode_id}",
+            "/health", "/conventions", "/scenarios", "/scenarios/{scenario_ref}/tools", "/episodes",
+            "/episodes/{episode_id}",
             "/episodes/{episode_id}/tools",
             "/episodes/{episode_id}/calls", "/episodes/{episode_id}/grade", "/episodes/{episode_id}/fork",
             "/episodes/{episode_id}/trajectory",
