@@ -36,3 +36,11 @@ make_venv openenv03 "openenv-core==0.3.0" \
 make_venv openenv010 "openenv==0.10.0" \
   "import importlib.metadata as m; assert m.version('openenv') == '0.10.0'; from openenv.core import GenericEnvClient; from openenv.core.mcp_client import MCPToolClient" \
   SAAS_SIM_OPENENV010_PYTHON
+# MCP clients for /episodes/{id}/mcp (tests/adapters/test_mcp_http.py): the official SDK's newest 1.x (the legacy,
+# initialize-handshake protocol) and fastmcp's client. (mcp 1.9 no longer imports beside today's pydantic.)
+make_venv mcp130 "mcp==1.30.0" \
+  "import importlib.metadata as m; assert m.version('mcp') == '1.30.0'; from mcp.client.streamable_http import streamablehttp_client" \
+  SAAS_SIM_MCP130_PYTHON
+make_venv fastmcp "fastmcp==4.2.3" \
+  "import importlib.metadata as m; assert m.version('fastmcp') == '4.2.3'; from fastmcp import Client" \
+  SAAS_SIM_FASTMCP_PYTHON
