@@ -424,6 +424,89 @@ def bench_ide() -> None:
     print(json.dumps(figures, indent=2, sort_keys=True))
 
 
+ServerOptionOpt = Annotated[list[str] | None, typer.Option(
+    "--server-option", help="Options for the `saas-sim serve` it starts, shell-split (repeatable): "
+                            "--server-option '--loop uvloop --http httptools'.")]
+
+
+def _split_options(options: list[str] | None) -> list[str]:
+    import shlex
+
+    return [part for option in options or [] for part in shlex.split(option)]
+
+
+@bench_app.command("http")
+def bench_http(
+    sessions: Annotated[int, typer.Option(help="Concurrent sessions, one keep-alive connection each.", min=1)] = 64,
+    duration: Annotated[float, typer.Option(help="Seconds of each measured window.", min=0.1)] = 20.0,
+    runs: Annotated[int, typer.Option(help="Measured windows; each figure is their median.", min=1)] = 1,
+    url: Annotated[str | None, typer.Option(help="Drive this server (or load balancer) instead of starting "
+                                                 "one.")] = None,
+    store: Annotated[str | None, typer.Option(help="The started server's store (default: SQLite in a temporary "
+                                                   "folder).")] = None,
+    server_option: ServerOptionOpt = None,
+    server_pid: Annotated[list[int] | None, typer.Option(
+        "--server-pid", help="Also read this server process's CPU and RSS (repeatable; for --url).")] = None,
+    scenarios: Annotated[str, typer.Option(help="Scenario glob(s), comma-separated.")] = "*",
+    seeds: Annotated[int, typer.Option(help="Seeds 0..N-1 of each scenario.", min=1)] = 2,
+    include_ide: Annotated[bool, typer.Option("--include-ide", help="Also IDE scenarios (their grades run real "
+                                                                    "test suites; reported as grade_ide).")] = False,
+    ramp: Annotated[float, typer.Option(help="Seconds of uncounted load before each window.", min=0)] = 5.0,
+    timeout: Annotated[float, typer.Option(help="Seconds before a request counts as a timeout.", min=0.1)] = 30.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Drives `saas-sim serve` over HTTP with oracle traffic: calls/s, latency per route, errors, server CPU/RSS."""
+    from saas_sim.bench.http_bench import HttpBenchConfig, run_http_bench, run_sync
+
+    config = HttpBenchConfig(
+        sessions=sessions, duration_s=duration, runs=runs, url=url, store=store,
+        server_options=_split_options(server_option), server_pids=server_pid or [],
+        scenarios=[s.strip() for s in scenarios.split(",") if s.strip()], seeds=seeds, include_ide=include_ide,
+        ramp_s=ramp, timeout_s=timeout)
+    try:
+        report = run_sync(lambda: run_http_bench(config, progress=lambda m: err.print(m, highlight=False)))
+    except (SaasSimError, OSError, ValueError, RuntimeError) as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+    if as_json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+        return
+    table = Table(title=f"saas-sim bench http: {sessions} sessions, {duration:g} s, median of {runs} run(s)")
+    table.add_column("figure")
+    table.add_column("median", justify="right")
+    for key, value in report["median"].items():
+        table.add_row(escape(key), f"{value:g}" if isinstance(value, int | float) else escape(str(value)))
+    out.print(table)
+
+
+@bench_app.command("soak")
+def bench_soak(
+    duration: Annotated[float, typer.Option(help="Seconds of churn.", min=1)] = 600.0,
+    rate: Annotated[float, typer.Option(help="New episodes per second (open loop).", min=0.1)] = 20.0,
+    ttl: Annotated[float, typer.Option(help="The server's idle TTL, seconds.", min=0.1)] = 30.0,
+    abandon_every: Annotated[int, typer.Option(help="Every Nth episode is abandoned (0: none).", min=0)] = 4,
+    sample: Annotated[float, typer.Option(help="Seconds between RSS samples.", min=0.1)] = 5.0,
+    idle_episodes: Annotated[int, typer.Option(help="K, for memory per idle episode (0: skip).", min=0)] = 1000,
+    store: Annotated[str | None, typer.Option(help="The server's store (default: SQLite in a temporary "
+                                                   "folder).")] = None,
+    server_option: ServerOptionOpt = None,
+    scenarios: Annotated[str, typer.Option(help="Scenario glob(s), comma-separated.")] = "*",
+) -> None:
+    """Soaks a server with an idle TTL: churn and abandoned sessions; the RSS curve and memory per idle episode."""
+    from saas_sim.bench.http_bench import run_sync
+    from saas_sim.bench.soak import SoakConfig, run_soak
+
+    config = SoakConfig(duration_s=duration, rate=rate, ttl_s=ttl, abandon_every=abandon_every, sample_s=sample,
+                        idle_episodes=idle_episodes, store=store, server_options=_split_options(server_option),
+                        scenarios=[s.strip() for s in scenarios.split(",") if s.strip()])
+    try:
+        report = run_sync(lambda: run_soak(config, progress=lambda m: err.print(m, highlight=False)))
+    except (SaasSimError, OSError, ValueError, RuntimeError) as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+    print(json.dumps(report, indent=2, sort_keys=True))
+
+
 def _bench_table(result: dict[str, Any]) -> None:
     """Prints the suite's figures as a table: median and min over the runs."""
     meta = result["meta"]
@@ -508,8 +591,9 @@ def serve(
         "--idle-ttl", help="Seconds an unused episode stays in memory; it then resumes from the store on its next "
                            "request. 0: never expire.", min=0)] = 900.0,
     durable_reads: Annotated[bool, typer.Option(
-        "--durable-reads", help="Acknowledge read calls only once recorded, as replicas behind a load balancer "
-                                "must (a killed replica then loses no acknowledged call).")] = False,
+        "--durable-reads", help="Write each episode's start before answering, and acknowledge read calls only "
+                                "once recorded, as replicas behind a load balancer must (a killed replica then "
+                                "loses no acknowledged call, and any replica can resume any episode).")] = False,
     openenv: Annotated[bool, typer.Option(
         "--openenv", help="Also speak OpenEnv's protocol (WS /ws, /reset, /step, /state, /schema, POST /mcp)."
     )] = False,

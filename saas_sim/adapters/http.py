@@ -99,18 +99,19 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorEnvelope} for code in codes}
 
 
-def _registry(request: Request) -> EpisodeRegistry:
+# Dependencies are coroutines: FastAPI runs a plain `def` one in the thread pool on every request.
+async def _registry(request: Request) -> EpisodeRegistry:
     registry: EpisodeRegistry = request.app.state.episodes
     return registry
 
 
-def _environment(request: Request) -> Environment:
+async def _environment(request: Request) -> Environment:
     env: Environment = request.app.state.env
     return env
 
 
 Episodes = Annotated[EpisodeRegistry, Depends(_registry)]
-def _schema_cache(request: Request) -> SchemaCache:
+async def _schema_cache(request: Request) -> SchemaCache:
     cache: SchemaCache = request.app.state.tool_cache
     return cache
 
@@ -305,7 +306,10 @@ async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes,
 
     async def start(stream_id: str) -> Episode:
         try:
-            return await env.start(scenario, body.seed, faults=body.faults, stream_id=stream_id)
+            episode = await env.start(scenario, body.seed, faults=body.faults, stream_id=stream_id)
+            if env.durable_reads:  # replicas: the first call may reach another one, which resumes from the log
+                await episode.persist()
+            return episode
         except UsageError as exc:
             raise _invalid("seed", body.seed, str(exc)) from None
         except ScenarioError as exc:  # the scenario cannot be set up for this seed: a bug, not the caller's

@@ -281,6 +281,16 @@ class Episode:
                 raise asyncio.CancelledError
             return out.observation(done=self.done, truncated=self.truncated)
 
+    async def persist(self) -> None:
+        """Writes the episode's start to the log now, rather than with its first call.
+
+        A server behind a load balancer does this before it hands out the episode's id: the
+        first call may reach another replica, which can only resume what the log holds.
+        """
+        async with self._lock:
+            if not self._closed and self.invalid is None and self._stale is None:
+                await self._flush()
+
     async def check_current(self) -> None:
         """Checks that no other process has written this episode's stream past this copy.
 
