@@ -589,7 +589,7 @@ def serve(
     max_episodes: Annotated[int, typer.Option(help="Live episodes admitted at once (429 beyond).", min=1)] = 10_000,
     idle_ttl: Annotated[float, typer.Option(
         "--idle-ttl", help="Seconds an unused episode stays in memory; it then resumes from the store on its next "
-                           "request. 0: never expire.", min=0)] = 900.0,
+                           "request. 0: never expire.", min=0)] = 900.0,  # http.DEFAULT_IDLE_TTL_S
     durable_reads: Annotated[bool, typer.Option(
         "--durable-reads", help="Write each episode's start before answering, and acknowledge read calls only "
                                 "once recorded, as replicas behind a load balancer must (a killed replica then "

@@ -59,7 +59,6 @@ from saas_sim.adapters._http_models import (
     Observation,
     ScenarioInfo,
     StartEpisodeRequest,
-    ToolErrorBody,
     ToolSchemas,
 )
 from saas_sim.adapters._registry import ApiError, EpisodeRegistry
@@ -77,6 +76,7 @@ from saas_sim.errors import (
     ScenarioNotFoundError,
     UsageError,
 )
+from saas_sim.runtime.call_result import CallResult
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.grading import Grade
@@ -120,7 +120,11 @@ Env = Annotated[Environment, Depends(_environment)]
 Schemas = Annotated[SchemaCache, Depends(_schema_cache)]
 
 
-def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: float | None = None,
+DEFAULT_IDLE_TTL_S = 900.0
+"""How long an unused episode stays in memory by default (`saas-sim serve --idle-ttl`)."""
+
+
+def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: float | None = DEFAULT_IDLE_TTL_S,
                openenv: bool = False, openenv_options: dict[str, Any] | None = None) -> FastAPI:
     """Builds the HTTP app serving episodes of `env`.
 
@@ -180,7 +184,7 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: floa
     app.add_api_route("/episodes/{episode_id}/tools", get_tools, methods=["GET"], tags=["episodes"],
                       response_model=ToolSchemas, responses=_errors(404, 409))
     app.add_api_route("/episodes/{episode_id}/calls", call_tool, methods=["POST"], tags=["episodes"],
-                      response_model_exclude_unset=True, responses=_errors(404, 409, 500))
+                      response_model=Observation, response_model_exclude_unset=True, responses=_errors(404, 409, 500))
     app.add_api_route("/episodes/{episode_id}/grade", grade_episode, methods=["POST"], tags=["episodes"],
                       responses=_errors(404, 409, 500))
     app.add_api_route("/episodes/{episode_id}/fork", fork_episode, methods=["POST"], tags=["episodes"],
@@ -360,7 +364,7 @@ async def _on_current(episodes: EpisodeRegistry, episode_id: str, act: Callable[
                                                 f"{exc}; retry with the same call_id") from None
 
 
-async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> Observation:
+async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> Response:
     """Calls a tool and returns what the agent observes (a tool error is an observation: 200, ok false)."""
     try:
         result = await _on_current(
@@ -375,10 +379,17 @@ async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> O
         raise ApiError(500, "harness_error", str(exc), details={"episode_id": episode_id}) from None
     except UsageError as exc:  # closed while the call waited for the episode's lock
         raise ApiError(409, "episode_closed", str(exc)) from None
+    return _observation_response(result)
+
+
+def _observation_response(result: CallResult) -> Response:
+    """The 200 `Observation`, encoded by hand: the value goes out as the very text the log recorded."""
+    tail = b',"call_id":' + json.dumps(result.call_id).encode() + b',"step":' + str(result.step).encode() + b"}"
     if result.ok:
-        return Observation(ok=True, value=result.value, call_id=result.call_id, step=result.step)
-    error = None if result.error is None else ToolErrorBody.model_validate(result.error.to_dict())
-    return Observation(ok=False, error=error, call_id=result.call_id, step=result.step)
+        value = result.value_text if result.value_text is not None else json.dumps(result.value, allow_nan=False)
+        return Response(b'{"ok":true,"value":' + value.encode() + tail, media_type="application/json")
+    error = b"null" if result.error is None else json.dumps(result.error.to_dict(), allow_nan=False).encode()
+    return Response(b'{"ok":false,"error":' + error + tail, media_type="application/json")
 
 
 async def grade_episode(episode_id: str, episodes: Episodes) -> Grade:

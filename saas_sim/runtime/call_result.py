@@ -60,6 +60,7 @@ class CallResult:
         fault: The injected fault, if any (for analysis; agents see only `error`).
         done: Whether the episode takes no further call (closed, invalid, or out of budget).
         truncated: Whether a step or sim-time limit ended the episode.
+        value_text: `value` as the JSON text the log recorded, when ok (adapters send it as it is).
     """
 
     ok: bool
@@ -70,6 +71,7 @@ class CallResult:
     fault: str | None = None
     done: bool = False
     truncated: bool = False
+    value_text: str | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Returns the observation as JSON-ready data."""

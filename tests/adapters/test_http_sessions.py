@@ -132,7 +132,7 @@ class TestCapacity:
             assert old not in app.state.episodes
 
     async def test_without_a_ttl_the_refusal_says_only_a_delete_frees_a_slot(self, env: Environment) -> None:
-        async with serve(create_app(env, max_episodes=1)) as client:
+        async with serve(create_app(env, max_episodes=1, idle_ttl_s=None)) as client:
             await start(client)
             refused = await client.post("/episodes", json={"scenario": SCENARIO, "seed": 2})
             assert refused.status_code == 429
