@@ -62,6 +62,7 @@ from saas_sim.adapters.mcp import (
     task_prompt,
     task_prompts,
 )
+from saas_sim.adapters.openenv_service import SUBMIT_TOOL  # one terminal tool, one name, in both adapters
 from saas_sim.errors import ConcurrencyError, ReservedCallIdError, UsageError
 from saas_sim.runtime.call_result import CallResult
 from saas_sim.runtime.episode import Episode
@@ -71,9 +72,6 @@ __all__ = ["DONE_META", "EPISODE_UNAVAILABLE", "GRADE_META", "MCP_PATH", "REWARD
 
 MCP_PATH = "/episodes/{episode_id}/mcp"
 """Where each episode's MCP endpoint lives."""
-
-SUBMIT_TOOL = "submit"
-"""The adapter's terminal tool (the OpenEnv adapter's name for it too)."""
 
 EPISODE_UNAVAILABLE = -32004
 """The JSON-RPC error code (server-defined range) of a listing on an unknown or closed episode."""
