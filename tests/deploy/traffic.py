@@ -131,16 +131,20 @@ class Traffic:
         episodes_per_session: Episodes each session plays (with `duration_s`: at least one, until the deadline).
         duration_s: Keep starting episodes until this many seconds passed (None: `episodes_per_session`).
         on_ack: Called after each acknowledgement (the kill switch watches it).
+        delete: DELETE each episode once graded (a measurement's steady state; tests read episodes back).
     """
 
     def __init__(self, base_url: str, plans: Sequence[Plan], *, sessions: int, episodes_per_session: int = 1,
-                 duration_s: float | None = None, on_ack: Callable[[Ack], None] | None = None) -> None:
+                 duration_s: float | None = None, on_ack: Callable[[Ack], None] | None = None,
+                 delete: bool = False) -> None:
         self.base_url = base_url
         self.plans = list(plans)
         self.sessions = sessions
         self.episodes_per_session = episodes_per_session
         self.duration_s = duration_s
         self.on_ack = on_ack
+        self.delete = delete
+        self.requests = 0
         self.acks: list[Ack] = []
         self.runs: dict[str, EpisodeRun] = {}
         self.retried: Counter[str] = Counter()
@@ -152,6 +156,11 @@ class Traffic:
     def calls_per_s(self) -> float:
         """Acknowledged tool calls per second of the run."""
         return len(self.acks) / self.elapsed_s if self.elapsed_s else 0.0
+
+    @property
+    def requests_per_s(self) -> float:
+        """HTTP requests sent per second of the run (starts, calls, grades, deletes and retries)."""
+        return self.requests / self.elapsed_s if self.elapsed_s else 0.0
 
     async def run(self) -> None:
         """Runs every session to its end."""
@@ -199,10 +208,14 @@ class Traffic:
         assert graded.status_code == 200, f"grade {run.episode_id}: {graded.status_code} {graded.text}"
         run.grade = graded.json()
         run.graded_by = graded.headers.get(REPLICA_HEADER)
+        if self.delete:
+            deleted = await self.request(client, "DELETE", f"/episodes/{run.episode_id}")
+            assert deleted.status_code == 204, f"delete {run.episode_id}: {deleted.status_code} {deleted.text}"
 
     async def request(self, client: httpx.AsyncClient, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """Sends a request until it gets an answer that is not a transit failure; retries are counted by kind."""
         for attempt in range(MAX_ATTEMPTS):
+            self.requests += 1
             try:
                 answer = await client.request(method, path, **kwargs)
             except httpx.TransportError as exc:
