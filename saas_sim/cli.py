@@ -452,6 +452,8 @@ def bench_http(
     include_ide: Annotated[bool, typer.Option("--include-ide", help="Also IDE scenarios (their grades run real "
                                                                     "test suites; reported as grade_ide).")] = False,
     ramp: Annotated[float, typer.Option(help="Seconds of uncounted load before each window.", min=0)] = 5.0,
+    think: Annotated[float, typer.Option(help="Seconds each session idles after every answer (an agent's turn).",
+                                         min=0)] = 0.0,
     timeout: Annotated[float, typer.Option(help="Seconds before a request counts as a timeout.", min=0.1)] = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
@@ -462,7 +464,7 @@ def bench_http(
         sessions=sessions, duration_s=duration, runs=runs, url=url, store=store,
         server_options=_split_options(server_option), server_pids=server_pid or [],
         scenarios=[s.strip() for s in scenarios.split(",") if s.strip()], seeds=seeds, include_ide=include_ide,
-        ramp_s=ramp, timeout_s=timeout)
+        ramp_s=ramp, think_s=think, timeout_s=timeout)
     try:
         report = run_sync(lambda: run_http_bench(config, progress=lambda m: err.print(m, highlight=False)))
     except (SaasSimError, OSError, ValueError, RuntimeError) as exc:

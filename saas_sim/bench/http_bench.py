@@ -52,6 +52,7 @@ class HttpBenchConfig:
     include_ide: bool = False
     timeout_s: float = 30.0
     ramp_s: float = 5.0
+    think_s: float = 0.0
     warm: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -89,6 +90,7 @@ async def run_http_bench(config: HttpBenchConfig, progress: Callable[[str], None
     nofile = raise_nofile(config.sessions + FD_HEADROOM)
     report: dict[str, Any] = {
         "config": {"sessions": config.sessions, "duration_s": config.duration_s, "ramp_s": config.ramp_s,
+                   "think_s": config.think_s,
                    "runs": config.runs,
                    "url": config.url, "server_options": list(config.server_options),
                    "include_ide": config.include_ide, "seeds": config.seeds, "python": platform.python_version(),
@@ -127,7 +129,7 @@ async def _measure(config: HttpBenchConfig, host: str, port: int, pids: list[int
     for i in range(config.runs):
         progress(f"run {i + 1}/{config.runs}: {config.sessions} sessions for {config.duration_s:g} s")
         result = await drive(host, port, plans, sessions=config.sessions, duration_s=config.duration_s,
-                             server_pids=pids, timeout_s=config.timeout_s, ramp_s=config.ramp_s)
+                             server_pids=pids, timeout_s=config.timeout_s, ramp_s=config.ramp_s, think_s=config.think_s)
         figures = result.figures()
         runs.append(figures)
         progress(f"run {i + 1}/{config.runs}: {figures['calls_per_s']} calls/s, call p99 "

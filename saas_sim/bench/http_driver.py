@@ -6,7 +6,9 @@ start on different plans and step through them, so every moment mixes scenarios.
 connections are opened before the clock starts (a failed connect is still an error, of kind
 `connect_*`), then every session starts at once.
 
-Only requests that complete inside the window count, for throughput and for latency; a
+The window opens after `ramp_s` seconds of uncounted load (sessions are then spread over their
+episodes' routes). Only requests that complete inside the window count, for throughput and for
+latency; `think_s` idles each session after every answer, as an agent's turn does. A
 session stops at its first request boundary after the window and its unfinished episode is
 deleted afterwards, off the clock. Errors are counted by kind: `http_<status>` (an unexpected
 status), `connection_reset`, `connection_refused`, `connection_error`, `timeout`, `protocol`
@@ -98,8 +100,10 @@ class _Session:
     """One simulated trainer worker: one connection, one episode at a time."""
 
     def __init__(self, index: int, conn: Connection, plans: Sequence[OraclePlan], result: DriveResult,
-                 deadline_ns: list[int], leftovers: list[str], window_start_ns: list[int] | None = None) -> None:
+                 deadline_ns: list[int], leftovers: list[str], window_start_ns: list[int] | None = None,
+                 think_s: float = 0.0) -> None:
         self.index = index
+        self.think_s = think_s
         self.window_start_ns = window_start_ns or [0]
         self.conn = conn
         self.plans = plans
@@ -127,6 +131,9 @@ class _Session:
             raise _EpisodeFailedError
         if inside:
             (self.result.grade_ide_us if ide else self.result.latency_us[kind]).append((t1 - t0) / 1000)
+        if self.think_s:
+            # An agent's turn (an LLM generating) between two requests: the connection sits idle.
+            await asyncio.sleep(self.think_s)
         return resp
 
     async def run(self) -> None:
@@ -185,7 +192,8 @@ async def _connect_all(conns: Sequence[Connection], errors: Counter[str]) -> Non
 
 
 async def drive(host: str, port: int, plans: Sequence[OraclePlan], *, sessions: int, duration_s: float,
-                server_pids: Sequence[int] = (), timeout_s: float = 30.0, ramp_s: float = 0.0) -> DriveResult:
+                server_pids: Sequence[int] = (), timeout_s: float = 30.0, ramp_s: float = 0.0,
+                think_s: float = 0.0) -> DriveResult:
     """Runs `sessions` sessions for `duration_s` seconds against a server and measures it.
 
     Args:
@@ -198,6 +206,8 @@ async def drive(host: str, port: int, plans: Sequence[OraclePlan], *, sessions: 
         timeout_s: A request with no complete answer by then counts as `timeout`.
         ramp_s: Seconds of load before the window opens (sessions reach their steady mix of
             routes; nothing of the ramp is counted but its errors).
+        think_s: Seconds each session waits after every answer (an agent's turn); the
+            connection idles meanwhile, as a trainer's does while its model generates.
 
     Returns:
         The run's measurements; `figures()` flattens them.
@@ -208,7 +218,8 @@ async def drive(host: str, port: int, plans: Sequence[OraclePlan], *, sessions: 
     leftovers: list[str] = []
     deadline = [0]
     window_start = [0]
-    runners = [_Session(i, conn, plans, result, deadline, leftovers, window_start) for i, conn in enumerate(conns)]
+    runners = [_Session(i, conn, plans, result, deadline, leftovers, window_start, think_s)
+               for i, conn in enumerate(conns)]
     stats = [ProcStats(pid) for pid in server_pids]
     peaks: dict[int, int] = {}
     stop = asyncio.Event()
