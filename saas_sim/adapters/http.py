@@ -46,6 +46,7 @@ from fastapi import Body, Depends, FastAPI, Query, Request, Response, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 
+from saas_sim.adapters._body_limit import MAX_BODY_BYTES, BodyLimitMiddleware
 from saas_sim.adapters._http_models import (
     CallRequest,
     EpisodeCreated,
@@ -125,7 +126,8 @@ DEFAULT_IDLE_TTL_S = 900.0
 
 
 def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: float | None = DEFAULT_IDLE_TTL_S,
-               openenv: bool = False, openenv_options: dict[str, Any] | None = None) -> FastAPI:
+               openenv: bool = False, openenv_options: dict[str, Any] | None = None,
+               max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
     """Builds the HTTP app serving episodes of `env`.
 
     Args:
@@ -141,6 +143,8 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: floa
             then answers OpenEnv's `{"status": "healthy", ...}`.
         openenv_options: Keyword arguments of `mount_openenv` (`max_sessions`,
             default `max_episodes`; `idle_ttl_s`, `default_scenario`, `max_frame_bytes`).
+        max_body_bytes: The largest request body read; a larger one is answered 413
+            `payload_too_large` (see saas_sim.adapters._body_limit).
 
     Returns:
         The FastAPI app. Its episode registry is `app.state.episodes`.
@@ -157,6 +161,7 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: floa
     app.state.env = env
     app.state.episodes = EpisodeRegistry(max_episodes, resume=env.resume, idle_ttl_s=idle_ttl_s)
     app.state.tool_cache = SchemaCache()
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
     app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]  # starlette types it loosely
     app.add_exception_handler(SaasSimError, _harness_error)  # type: ignore[arg-type]
     # uvicorn accepts connections only after the lifespan has opened the environment, so any
