@@ -77,7 +77,7 @@ class _Recorder:
 
 
 async def record_plans(patterns: Sequence[str], seeds: Sequence[int], *, include_ide: bool = False,
-                       faults: bool = True) -> list[OraclePlan]:
+                       faults: bool = True, store: str = "sqlite+aiosqlite:///:memory:") -> list[OraclePlan]:
     """Runs the oracle on every matching scenario and seed in-process and records its traffic.
 
     Args:
@@ -85,6 +85,8 @@ async def record_plans(patterns: Sequence[str], seeds: Sequence[int], *, include
         seeds: The task seeds of each scenario.
         include_ide: Keep IDE scenarios (their grades run real test suites).
         faults: Play the scenarios' seeded faults (as the server does by default).
+        store: The store the oracle runs on. A server later opened on the same store loads the
+            worlds' snapshots instead of building them again.
 
     Returns:
         One plan per (scenario, seed), sorted by scenario then seed.
@@ -93,7 +95,7 @@ async def record_plans(patterns: Sequence[str], seeds: Sequence[int], *, include
         ValueError: No scenario matches.
     """
     plans: list[OraclePlan] = []
-    async with Environment("sqlite+aiosqlite:///:memory:") as env:
+    async with Environment(store) as env:
         refs = sorted({s.ref for p in patterns for s in env.scenarios(p)})
         scenarios = [env.scenario(r) for r in refs if include_ide or domain_of(r) != "ide"]
         if not scenarios:

@@ -31,14 +31,20 @@ RUN_FIGURES = (
 
 
 @pytest.fixture(scope="module")
-def plans() -> list[OraclePlan]:
-    return asyncio.run(record_plans(SCENARIOS, [0]))
+def store(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One SQLite store for the module: the worlds the plans build are snapshots every server loads."""
+    return f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('http-bench-store')}/bench.db"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def plans(store: str) -> list[OraclePlan]:
+    return asyncio.run(record_plans(SCENARIOS, [0], store=store))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, store: str) -> Iterator[ServerProcess]:
     tmp = tmp_path_factory.mktemp("http-bench-server")
-    proc = ServerProcess(f"sqlite+aiosqlite:///{tmp}/bench.db", log_path=tmp / "server.log", cwd=tmp)
+    proc = ServerProcess(store, log_path=tmp / "server.log", cwd=tmp)
     asyncio.run(proc.__aenter__())
     try:
         yield proc
@@ -86,9 +92,10 @@ async def test_run_with_url_drives_an_existing_server_and_reads_cpu_only_of_give
     assert with_pid["median"]["server_rss_end_mb"] > 0
 
 
-async def test_run_starts_its_own_server_process_and_stops_it(plans: list[OraclePlan]) -> None:
+async def test_run_starts_its_own_server_process_and_stops_it(plans: list[OraclePlan], store: str) -> None:
     notes: list[str] = []
-    report = await run_http_bench(HttpBenchConfig(sessions=2, duration_s=1.0, ramp_s=0.2), notes.append, plans)
+    config = HttpBenchConfig(sessions=2, duration_s=1.0, ramp_s=0.2, store=store)
+    report = await run_http_bench(config, notes.append, plans)
     assert report["warm_up_errors"] == {}
     assert report["median"]["errors_total"] == 0 and report["median"]["tool_calls"] > 0
     assert report["config"]["server_nofile"] >= 2
@@ -105,9 +112,9 @@ def test_cli_bench_http_prints_one_json_document(server: ServerProcess) -> None:
 
 
 async def test_soak_samples_rss_expires_abandoned_episodes_and_measures_idle_memory(
-        tmp_path: Path, plans: list[OraclePlan]) -> None:
+        plans: list[OraclePlan], store: str) -> None:
     config = SoakConfig(duration_s=3.0, rate=8.0, ttl_s=0.5, abandon_every=2, sample_s=0.5, idle_episodes=20,
-                        store=f"sqlite+aiosqlite:///{tmp_path}/soak.db")
+                        store=store)
     report = await run_soak(config, plans=plans)
     assert report["errors_total"] == 0, report["errors"]
     soak = report["soak"]
