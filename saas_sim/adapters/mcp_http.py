@@ -33,7 +33,8 @@ server's `instructions` and the prompt `task`, the recorded step and call id in
   tools would run on and earn a silent zero, while a failed listing stops the
   rollout with the reason.
 * Malformed bodies (not JSON, not JSON-RPC) are the SDK's JSON-RPC errors
-  (parse error, invalid request), never a 500.
+  (parse error, invalid params), never a 500. A GET is 405 (no SSE stream:
+  nothing is ever pushed), as is a DELETE (no session to end).
 """
 
 from __future__ import annotations
@@ -188,11 +189,15 @@ class EpisodeMCP:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         manager = self._manager
         if manager is None:  # before the app's lifespan started it, or after it stopped
-            error = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
-                code=types.INTERNAL_ERROR, message="the MCP endpoint is not running (the server is starting "
-                                                   "or stopping)"))
-            await JSONResponse(error.model_dump(mode="json", exclude_none=True), status_code=503)(
+            await _jsonrpc_error(503, types.INTERNAL_ERROR,
+                                 "the MCP endpoint is not running (the server is starting or stopping)")(
                 scope, receive, send)
+            return
+        if scope.get("method") == "GET":
+            # The spec's answer for a server that pushes nothing: there is no standalone SSE stream here
+            # (the SDK's stateless mode would hold one open, with nothing ever to send on it).
+            await _jsonrpc_error(405, types.INVALID_REQUEST, "Method Not Allowed: this endpoint serves no SSE "
+                                 "stream; POST JSON-RPC requests", headers={"Allow": "POST"})(scope, receive, send)
             return
         episode_id = str(scope.get("path_params", {}).get("episode_id", ""))
         token = _TARGET.set(await self._resolve(episode_id))
@@ -306,6 +311,11 @@ def _episode() -> Episode:
         raise MCPError(EPISODE_UNAVAILABLE, _unavailable_message(target),
                        data={"code": code, "episode_id": target.episode_id})
     return target.episode
+
+
+def _jsonrpc_error(status: int, code: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    error = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message))
+    return JSONResponse(error.model_dump(mode="json", exclude_none=True), status_code=status, headers=headers)
 
 
 def _closed(episode_id: str) -> ApiError:

@@ -293,6 +293,13 @@ async def test_a_malformed_body_is_a_json_rpc_error_never_a_500(live: Live, body
         assert isinstance(error["code"], int) and error["message"], error
 
 
+async def test_get_answers_405_at_once_since_there_is_no_sse_stream_to_hold_open(live: Live) -> None:
+    _, url = await live.start()
+    answer = await live.api.get(url, headers={"accept": "text/event-stream"})
+    assert answer.status_code == 405 and answer.headers["allow"] == "POST"
+    assert answer.json()["error"]["code"] == types.INVALID_REQUEST
+
+
 # 512 at once ---------------------------------------------------------------------------------------
 async def test_512_concurrent_clients_each_drive_an_episode_to_a_grade_with_no_errors() -> None:
     # The clients run in two processes (mcp_drive_many), the server here: the SDK's client costs several
