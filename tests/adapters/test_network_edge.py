@@ -14,6 +14,7 @@ import asyncio
 import base64
 import gc
 import json
+import logging
 import socket
 import tracemalloc
 from collections.abc import AsyncIterator, Callable, MutableMapping
@@ -96,6 +97,10 @@ async def serving(http: str = "auto") -> AsyncIterator[Edge]:
         config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", http=http,
                                 timeout_keep_alive=120, ws_ping_interval=1.0, ws_ping_timeout=2.0)
         server = uvicorn.Server(config)
+        errors = _ErrorLog()
+        watched = [logging.getLogger(name) for name in ("uvicorn.error", "saas_sim")]
+        for logger in watched:
+            logger.addHandler(errors)
         task = asyncio.create_task(server.serve())
         try:
             await until(lambda: server.started or task.done(), "uvicorn to start")
@@ -106,6 +111,21 @@ async def serving(http: str = "auto") -> AsyncIterator[Edge]:
         finally:
             server.should_exit = True
             await task
+            for logger in watched:
+                logger.removeHandler(errors)
+        # No bad input may crash a handler: uvicorn logs "Exception in ASGI application", saas_sim a harness error.
+        assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+class _ErrorLog(logging.Handler):
+    """Keeps every record at ERROR or above."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
 
 
 @pytest.fixture
