@@ -173,15 +173,17 @@ class TestBodyLimit:
                                   f"{MAX_BODY} bytes", "details": {"max_body_bytes": MAX_BODY}}
         await edge.serves()
 
-    @pytest.mark.parametrize("path", ["/episodes", "/mcp", "/step"])
+    @pytest.mark.parametrize("path", ["/episodes", "/episodes/{id}/calls", "/episodes/{id}/mcp", "/mcp", "/step"])
     async def test_a_chunked_body_growing_past_the_limit_is_413(self, edge: Edge, path: str) -> None:
+        episode_id = await edge.start()
         chunk = b"x" * 8192
-        request = (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                   f"Transfer-Encoding: chunked\r\n\r\n").encode()
+        request = (f"POST {path.format(id=episode_id)} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   f"Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
         request += (f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n") * (MAX_BODY // len(chunk) + 1)
         status, body = await raw_exchange(edge.port, request)  # no final chunk: the server stops reading first
         assert status == 413 and envelope(body)["code"] == "payload_too_large"
-        assert len(edge.episodes) == 0
+        assert len(edge.episodes) == 1  # nothing started, no step recorded
+        assert (await edge.api.get(f"/episodes/{episode_id}")).json()["steps"] == 0
         await edge.serves()
 
     async def test_an_ordinary_client_posting_too_much_reads_the_413(self, edge: Edge) -> None:
