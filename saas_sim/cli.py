@@ -622,8 +622,10 @@ def serve(
     except (SaasSimError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
+    # uvicorn would buffer WebSocket messages up to 16 MiB per connection; the app refuses frames past
+    # 1 MiB with an error frame, so twice that is enough for it to say so, and bounds what a client costs.
     uvicorn.run(app_, host=host, port=port, log_level="info", loop=loop, http=http, backlog=backlog,
-                access_log=access_log)
+                access_log=access_log, ws_max_size=2 << 20)
 
 
 def _raise_open_files_limit() -> None:
