@@ -16,6 +16,7 @@
 | `POST /episodes/{id}/fork` | 201 a new episode (`parent` set) |
 | `GET /episodes/{id}/trajectory` | 200 `application/x-ndjson` |
 | `DELETE /episodes/{id}` | 204; closes the episode and forgets it |
+| `/episodes/{id}/mcp` | MCP (streamable HTTP) for that episode's tools, plus `submit` (saas_sim.adapters.mcp_http) |
 
 A tool error is an *observation*: the call was made and recorded, so the
 answer is 200 with `ok: false`. Only a harness bug answers 500
