@@ -230,12 +230,14 @@ async def drive(host: str, port: int, plans: Sequence[OraclePlan], *, sessions: 
     if ramp_s > 0:
         await asyncio.wait([sessions_done], timeout=ramp_s)
     cpu0 = [s.cpu_s() for s in stats]
+    wait0 = [s.runqueue_wait_s() for s in stats]
     client0 = _own_cpu_s()
     sampler = asyncio.create_task(_sample_servers(stats, peaks, stop))
     # CPU is read when the window closes: the sessions' last answers after it are not counted.
     await asyncio.wait([sessions_done], timeout=max(0.0, (deadline[0] - perf_ns()) / 1e9))
     result.client_cpu_s = _own_cpu_s() - client0
     cpu1 = [s.cpu_s() for s in stats]
+    wait1 = [s.runqueue_wait_s() for s in stats]
     stop.set()
     await sampler
     await sessions_done
@@ -250,6 +252,10 @@ async def drive(host: str, port: int, plans: Sequence[OraclePlan], *, sessions: 
             "server_rss_peak_mb": round(sum(peaks.get(s.pid, 0) for s in stats) / 1024, 1),
             "server_rss_end_mb": round(sum(rss_end) / 1024, 1),
         }
+        waits = [b - a for a, b in zip(wait0, wait1, strict=True) if a is not None and b is not None]
+        if waits:
+            # Share of the window the servers' event loops were runnable but had no CPU: others' load.
+            result.server["server_runqueue_wait_pct"] = round(100 * sum(waits) / (len(waits) * duration_s), 1)
     await _cleanup(conns, leftovers)
     return result
 

@@ -63,6 +63,17 @@ class ProcStats:
         fields = raw[raw.rindex(")") + 2:].split()
         return (int(fields[11]) + int(fields[12])) / _TICKS
 
+    def runqueue_wait_s(self) -> float | None:
+        """Seconds the main thread (the event loop) has waited runnable for a CPU (None without schedstats).
+
+        Over a window, this against the window's length says how much of the server's slowness is
+        other processes holding the cores, not the server.
+        """
+        try:
+            return int(Path(f"/proc/{self.pid}/schedstat").read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return None
+
     def memory_kb(self) -> tuple[int, int]:
         """(VmRSS, VmHWM) in KiB: resident now, and the peak since the process started."""
         rss = hwm = 0

@@ -2,9 +2,10 @@
 
     report = await run_soak(SoakConfig(duration_s=600, rate=20, ttl_s=30))
 
-First, memory per live idle episode: on the warmed server, two batches of K episodes are started
-and left idle, and the second batch's RSS delta over K is reported (`idle_episode_kb`, target
-<= 64 KB; the first batch reuses heap the warm-up freed); they are then deleted. Then the
+First, memory per live idle episode: on the warmed server, three batches of K episodes are
+started and left idle: the first absorbs heap the warm-up freed, the second's RSS delta over K
+is `idle_episode_kb` (target <= 64 KB), the third replays its calls before idling
+(`idle_used_episode_kb`, as an abandoned session); they are then deleted. Then the
 soak: episodes arrive open-loop at `rate` per second, each on a fresh connection (connection
 churn too). Each replays a recorded oracle episode; every
 `abandon_every`-th is abandoned after its first call (never graded, never deleted: only the TTL
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -63,40 +65,57 @@ def slope_per_min(points: Sequence[tuple[float, float]]) -> float:
     return 60.0 * sum((t - mx) * (v - my) for t, v in points) / var
 
 
-async def _health_episodes(conn: Connection) -> int | None:
-    with contextlib.suppress(OSError, HttpProtocolError, ValueError, KeyError):
-        resp = await conn.request("GET", "/health")
-        return int(resp.json()["episodes"])
-    return None
+async def _health_episodes(host: str, port: int) -> int | None:
+    # A fresh connection per sample: samples are further apart than the server's keep-alive timeout.
+    conn = Connection(host, port)
+    try:
+        with contextlib.suppress(OSError, HttpProtocolError, ValueError, KeyError):
+            resp = await conn.request("GET", "/health")
+            return int(resp.json()["episodes"])
+        return None
+    finally:
+        conn.close()
 
 
 async def _idle_memory(host: str, port: int, stats: ProcStats, plans: Sequence[OraclePlan], k: int,
                        errors: Counter[str]) -> dict[str, Any]:
-    """Starts two batches of `k` idle episodes (16 connections), reads the RSS deltas, deletes them all.
+    """Starts three batches of `k` episodes and leaves them idle, reads the RSS deltas, deletes them all.
 
-    The first batch partly reuses heap the warm-up freed, so its delta understates; the second
-    batch's delta (`idle_episode_kb`) is the marginal cost of one more live idle episode.
+    The first batch absorbs heap the warm-up freed (its delta understates; reported as
+    `idle_first_batch_kb`). The second batch is fresh episodes (`idle_episode_kb`); the third
+    replays each plan's calls first and is then left idle, as an abandoned session is
+    (`idle_used_episode_kb`).
     """
     width = min(16, k)
     conns = [Connection(host, port) for _ in range(width)]
     ids: list[str] = []
 
-    async def start(i: int, offset: int) -> None:
+    async def request(i: int, method: str, path: str, body: bytes | None, expect: int) -> bytes | None:
+        try:
+            resp = await conns[i].request(method, path, body)
+        except (OSError, HttpProtocolError) as exc:
+            errors[f"idle_{error_kind(exc)}"] += 1
+            return None
+        if resp.status != expect:
+            errors[f"idle_http_{resp.status}"] += 1
+            return None
+        return resp.body
+
+    async def start(i: int, offset: int, used: bool) -> None:
         for n in range(i, k, width):
-            try:
-                resp = await conns[i].request("POST", "/episodes", plans[(offset + n) % len(plans)].start_body)
-            except (OSError, HttpProtocolError) as exc:
-                errors[f"idle_{error_kind(exc)}"] += 1
+            plan = plans[(offset + n) % len(plans)]
+            body = await request(i, "POST", "/episodes", plan.start_body, 201)
+            if body is None:
                 continue
-            if resp.status != 201:
-                errors[f"idle_http_{resp.status}"] += 1
-                continue
-            ids.append(str(resp.json()["episode_id"]))
+            episode_id = str(json.loads(body)["episode_id"])
+            ids.append(episode_id)
+            for call in plan.calls if used else ():
+                await request(i, "POST", f"/episodes/{episode_id}/calls", call.body, 200)
 
     rss = [stats.memory_kb()[0]]
     counts = [0]
-    for batch in range(2):
-        await asyncio.gather(*(start(i, batch * k) for i in range(width)))
+    for batch in range(3):
+        await asyncio.gather(*(start(i, batch * k, batch == 2) for i in range(width)))
         rss.append(stats.memory_kb()[0])
         counts.append(len(ids))
 
@@ -108,11 +127,13 @@ async def _idle_memory(host: str, port: int, stats: ProcStats, plans: Sequence[O
     await asyncio.gather(*(delete(i) for i in range(width)))
     for conn in conns:
         conn.close()
-    first, second = counts[1] - counts[0], counts[2] - counts[1]
+
+    def per_episode(batch: int) -> float:
+        return round((rss[batch + 1] - rss[batch]) / max(1, counts[batch + 1] - counts[batch]), 1)
+
     return {"idle_episodes": len(ids), "idle_rss_before_mb": round(rss[0] / 1024, 1),
-            "idle_rss_after_mb": round(rss[2] / 1024, 1),
-            "idle_first_batch_kb": round((rss[1] - rss[0]) / max(1, first), 1),
-            "idle_episode_kb": round((rss[2] - rss[1]) / max(1, second), 1)}
+            "idle_rss_after_mb": round(rss[-1] / 1024, 1), "idle_first_batch_kb": per_episode(0),
+            "idle_episode_kb": per_episode(1), "idle_used_episode_kb": per_episode(2)}
 
 
 async def _arrival(host: str, port: int, plan: OraclePlan, abandon: bool, errors: Counter[str],
@@ -155,7 +176,6 @@ async def _soak(host: str, port: int, stats: ProcStats, plans: Sequence[OraclePl
     done: Counter[str] = Counter()
     tasks: set[asyncio.Task[None]] = set()
     curve: list[dict[str, Any]] = []
-    probe = Connection(host, port)
     t0 = perf_ns()
     end = t0 + int(config.duration_s * 1e9)
     next_sample = t0
@@ -163,7 +183,7 @@ async def _soak(host: str, port: int, stats: ProcStats, plans: Sequence[OraclePl
     while (now := perf_ns()) < end:
         if now >= next_sample:
             rss = stats.memory_kb()[0]
-            live = await _health_episodes(probe)
+            live = await _health_episodes(host, port)
             point = {"t_s": round((now - t0) / 1e9, 1), "rss_mb": round(rss / 1024, 1), "live_episodes": live}
             curve.append(point)
             progress(f"soak t={point['t_s']} s: rss {point['rss_mb']} MB, live {live}, in flight {len(tasks)}")
@@ -182,8 +202,7 @@ async def _soak(host: str, port: int, stats: ProcStats, plans: Sequence[OraclePl
         await asyncio.gather(*tasks)
     rss = stats.memory_kb()[0]
     curve.append({"t_s": round((perf_ns() - t0) / 1e9, 1), "rss_mb": round(rss / 1024, 1),
-                  "live_episodes": await _health_episodes(probe)})
-    probe.close()
+                  "live_episodes": await _health_episodes(host, port)})
     half = [(p["t_s"], p["rss_mb"]) for p in curve if p["t_s"] >= config.duration_s / 2]
     slope = slope_per_min(half)
     half_span_min = (half[-1][0] - half[0][0]) / 60 if len(half) > 1 else 0.0
