@@ -2,16 +2,18 @@
 
     report = await run_soak(SoakConfig(duration_s=600, rate=20, ttl_s=30))
 
-First, memory per live idle episode: on the warmed server, three batches of K episodes are
-started and left idle: the first absorbs heap the warm-up freed, the second's RSS delta over K
-is `idle_episode_kb` (target <= 64 KB), the third replays its calls before idling
-(`idle_used_episode_kb`, as an abandoned session); they are then deleted. Then the
-soak: episodes arrive open-loop at `rate` per second, each on a fresh connection (connection
-churn too). Each replays a recorded oracle episode; every
-`abandon_every`-th is abandoned after its first call (never graded, never deleted: only the TTL
-can free it), the others are graded and deleted. Every `sample_s` seconds the server's RSS and
-its live-episode count are sampled. The curve is reported with the least-squares slope of its
-last half (MB per minute); the run is `flat` when that half grows less than `flat_mb` in all.
+The soak comes first, on the warmed server: episodes arrive open-loop at `rate` per second,
+each on a fresh connection (connection churn too), each replaying a recorded oracle episode.
+Every `abandon_every`-th is abandoned after its first call (never graded, never deleted: only
+the TTL can free it); the others are graded and deleted. Every `sample_s` seconds the server's
+RSS and its live-episode count are sampled. The curve is reported with the least-squares slope
+of its last half (MB per minute); the run is `flat` when that half grows less than `flat_mb`.
+
+Then memory per live idle episode: three batches of K episodes are started and left idle. The
+first absorbs heap freed earlier; the second's RSS delta over K is `idle_episode_kb` (target
+<= 64 KB); the third replays its calls before idling (`idle_used_episode_kb`, as an abandoned
+session). They are then deleted. This comes last because thousands of idle episodes grow the
+heap, and a leak smaller than the heap they leave free would not show in the soak's RSS.
 """
 
 from __future__ import annotations
@@ -237,11 +239,13 @@ async def run_soak(config: SoakConfig, progress: Callable[[str], None] = lambda 
             warm = await warm_up(server.host, server.port, plans)
             errors.update({f"warm_up_{k}": v for k, v in warm.items()})
             progress(f"warm: rss {stats.memory_kb()[0] / 1024:.1f} MB")
+            # The soak first: thousands of idle episodes would grow the heap, and a leak smaller than
+            # the heap they leave free would not show in RSS for a long time.
+            report["soak"] = await _soak(server.host, server.port, stats, plans, config, errors, progress)
             if config.idle_episodes:
                 report["idle"] = await _idle_memory(server.host, server.port, stats, plans, config.idle_episodes,
                                                     errors)
                 progress(f"idle episodes: {report['idle']['idle_episode_kb']} KB each")
-            report["soak"] = await _soak(server.host, server.port, stats, plans, config, errors, progress)
             rss, hwm = stats.memory_kb()
             report["server"] = {"rss_end_mb": round(rss / 1024, 1), "rss_hwm_mb": round(hwm / 1024, 1),
                                 "cpu_s": round(stats.cpu_s(), 1)}
