@@ -601,8 +601,8 @@ def serve(
     )] = False,
     loop: Annotated[str, typer.Option(help="uvicorn's event loop: auto, asyncio or uvloop.")] = "auto",
     http: Annotated[str, typer.Option(
-        help="uvicorn's HTTP parser: h11, or httptools (faster, but it keeps parsing the requests of a "
-             "pipelining client that never reads its answers: for trusted clients).")] = "h11",
+        help="uvicorn's HTTP parser: auto (httptools when installed), h11 or httptools (bounded: "
+             "see saas_sim.adapters._uvicorn_protocols).")] = "auto",
     backlog: Annotated[int, typer.Option(help="The listen backlog: connections waiting to be accepted.",
                                          min=1)] = 4096,
     keep_alive: Annotated[float, typer.Option(
@@ -616,6 +616,7 @@ def serve(
     _server_extra("serve")
     import uvicorn
 
+    from saas_sim.adapters._uvicorn_protocols import http_protocol
     from saas_sim.adapters.http import create_app
 
     _raise_open_files_limit()
@@ -623,12 +624,13 @@ def serve(
     env.durable_reads = durable_reads
     try:
         app_ = create_app(env, max_episodes=max_episodes, idle_ttl_s=idle_ttl or None, openenv=openenv)
+        protocol = http_protocol(http)
     except (SaasSimError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
     # uvicorn would buffer WebSocket messages up to 16 MiB per connection; the app refuses frames past
     # 1 MiB with an error frame, so twice that is enough for it to say so, and bounds what a client costs.
-    uvicorn.run(app_, host=host, port=port, log_level="info", loop=loop, http=http, backlog=backlog,
+    uvicorn.run(app_, host=host, port=port, log_level="info", loop=loop, http=protocol, backlog=backlog,
                 access_log=access_log, ws_max_size=2 << 20, timeout_keep_alive=int(keep_alive))
 
 
