@@ -68,7 +68,6 @@ from saas_sim.adapters._http_models import (
 )
 from saas_sim.adapters._registry import ApiError, EpisodeRegistry
 from saas_sim.adapters._tool_cache import Flavor, SchemaCache
-from saas_sim.adapters.mcp_http import mount_episode_mcp
 from saas_sim.core.canonical import normalize
 from saas_sim.core.conventions import CONVENTIONS
 from saas_sim.errors import (
@@ -206,6 +205,8 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: floa
                                  **_errors(404, 409)})
     app.add_api_route("/episodes/{episode_id}", delete_episode, methods=["DELETE"], tags=["episodes"],
                       status_code=status.HTTP_204_NO_CONTENT, response_class=Response, responses=_errors(404, 500))
+    from saas_sim.adapters.mcp_http import mount_episode_mcp  # here: importing the SDK costs start-up time
+
     mount_episode_mcp(app, app.state.episodes)  # MCP at /episodes/{id}/mcp; its task group runs in _lifespan
     return app
 

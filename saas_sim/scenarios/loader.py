@@ -24,6 +24,7 @@ from saas_sim.core.events import DEFAULT_REGISTRY
 from saas_sim.errors import ScenarioFileError, ScenarioNotFoundError
 from saas_sim.scenarios.model import ScenarioFile
 from saas_sim.scenarios.profiles import WorldProfile
+from saas_sim.scenarios.yaml_io import safe_load
 
 __all__ = ["Scenario", "ScenarioCatalog", "load_scenario_file"]
 
@@ -53,7 +54,7 @@ def load_scenario_file(path: Path) -> ScenarioFile:
         ScenarioFileError: The file is unreadable or invalid; the message names path and field.
     """
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ScenarioFileError(f"{path}: cannot read scenario: {exc}") from exc
     try:

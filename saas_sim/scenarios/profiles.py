@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from saas_sim.core.clock import DEFAULT_EPOCH
 from saas_sim.errors import ScenarioFileError
+from saas_sim.scenarios.yaml_io import safe_load
 
 __all__ = ["WorldProfile", "load_profiles"]
 
@@ -67,7 +68,7 @@ def load_profiles(dirs: Sequence[Path]) -> dict[str, WorldProfile]:
             continue
         for path in sorted(folder.glob("*.yaml")):
             try:
-                raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+                raw = safe_load(path.read_text(encoding="utf-8"))
                 profile = WorldProfile.model_validate(raw)
             except (yaml.YAMLError, OSError) as exc:
                 raise ScenarioFileError(f"{path}: cannot read world profile: {exc}") from exc
