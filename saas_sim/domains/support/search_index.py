@@ -15,9 +15,10 @@ from typing import Any
 
 from saas_sim.core.indexes import Index, Order, TextIndex
 from saas_sim.domains.support.customer_text import ascii_slug
-from saas_sim.domains.support.models import PRIORITY_RANK, Customer, Ticket
+from saas_sim.domains.support.models import PRIORITY_RANK, Customer, Message, Ticket
 from saas_sim.domains.support.models import Order as ShopOrder
-from saas_sim.domains.support.state import CUSTOMERS, ORDERS, TICKETS
+from saas_sim.domains.support.plain_text import plain
+from saas_sim.domains.support.state import CUSTOMERS, MESSAGES, ORDERS, TICKETS
 
 __all__ = [
     "CUSTOMER_BY_ID",
@@ -25,10 +26,12 @@ __all__ = [
     "CUSTOMER_NAME",
     "CUSTOMER_PHONE",
     "INDEXES",
+    "MESSAGE_TEXT",
     "ORDER_INDEX",
     "ORDER_NEWEST",
     "TICKET_INDEX",
     "TICKET_ORDERS",
+    "TICKET_TEXT",
     "phone_digits",
     "ticket_sort_key",
 ]
@@ -60,8 +63,10 @@ def ticket_sort_key(sort: str) -> Callable[[Ticket], tuple[Any, ...]]:
 
 
 def _ticket_keys(t: Ticket) -> list[Hashable]:
+    # ("message", id): the tickets whose thread holds a message (a merge moves messages between threads).
     return [("requester", t.requester_id), ("status", t.status), ("priority", t.priority), ("group", t.group),
-            ("assignee", t.assignee_id), *(("tag", tag) for tag in t.tags)]
+            ("assignee", t.assignee_id), *(("tag", tag) for tag in t.tags),
+            *(("message", mid) for mid in t.message_ids)]
 
 
 CUSTOMER_INDEX: Index[Customer] = Index(CUSTOMERS.name, "filters", lambda c: [("email", c.email.lower())])
@@ -72,6 +77,9 @@ ORDER_INDEX: Index[ShopOrder] = Index(ORDERS.name, "filters",
                                       lambda o: [("customer", o.customer_id), ("number", o.number)])
 ORDER_NEWEST: Order[ShopOrder] = Order(ORDERS.name, "newest", lambda o: (-int(o.placed_at.timestamp()), o.id))
 TICKET_INDEX: Index[Ticket] = Index(TICKETS.name, "filters", _ticket_keys)
+TICKET_TEXT: TextIndex[Ticket] = TextIndex(TICKETS.name, "text", lambda t: plain(f"{t.subject} {t.requester_email}"))
+"""A ticket's own searchable text; `support.search_tickets` also looks in its messages (`MESSAGE_TEXT`)."""
+MESSAGE_TEXT: TextIndex[Message] = TextIndex(MESSAGES.name, "body", lambda m: plain(m.body))
 TICKET_ORDERS: dict[str, Order[Ticket]] = {
     sort: Order(TICKETS.name, f"sort={sort}", ticket_sort_key(sort))
     for sort in ("created_at", "-created_at", "sla_due", "priority")
@@ -80,6 +88,6 @@ TICKET_ORDERS: dict[str, Order[Ticket]] = {
 
 INDEXES: tuple[Index[Any] | TextIndex[Any] | Order[Any], ...] = (
     CUSTOMER_INDEX, CUSTOMER_NAME, CUSTOMER_PHONE, CUSTOMER_BY_ID, ORDER_INDEX, ORDER_NEWEST, TICKET_INDEX,
-    *TICKET_ORDERS.values(),
+    TICKET_TEXT, MESSAGE_TEXT, *TICKET_ORDERS.values(),
 )
 """Everything a support world prewarms (`saas_sim.core.indexes.prewarm`)."""

@@ -9,8 +9,6 @@ their wording.
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -18,20 +16,12 @@ from saas_sim.core.state import State
 from saas_sim.domains.support.check_helpers import refunds_on, replacements_on, replies_facts
 from saas_sim.domains.support.judge import deny_verdict, kb_verdict
 from saas_sim.domains.support.models import Message, Ticket, TicketTruth
+from saas_sim.domains.support.plain_text import plain
 from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.state import ESCALATIONS, TICKETS, TRUTHS
 from saas_sim.domains.support.threads import agent_replies
 
 __all__ = ["Assessment", "agent_replies", "assess", "plain"]
-
-_TAG = re.compile(r"<[^>]+>")
-_SPACE = re.compile(r"\s+")
-
-
-def plain(text: str) -> str:
-    """Returns `text` without HTML tags or entities, lowercased, with single spaces."""
-    return _SPACE.sub(" ", html.unescape(_TAG.sub(" ", text))).strip().lower()
-
 
 @dataclass(frozen=True)
 class Assessment:

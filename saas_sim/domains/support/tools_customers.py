@@ -13,6 +13,7 @@ from saas_sim.core.tools import READ, ToolArgs, ToolContext
 from saas_sim.domains.support.customer_text import ascii_slug
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import ACTIVE_STATUSES, Customer, KbArticle, Order
+from saas_sim.domains.support.plain_text import plain
 from saas_sim.domains.support.search_index import (
     CUSTOMER_BY_ID,
     CUSTOMER_INDEX,
@@ -24,7 +25,6 @@ from saas_sim.domains.support.search_index import (
     phone_digits,
 )
 from saas_sim.domains.support.state import CUSTOMERS, KB_ARTICLES, ORDERS, TICKETS
-from saas_sim.domains.support.ticket_outcome import plain
 from saas_sim.domains.support.views_customers import (
     CustomerPage,
     CustomerView,

@@ -10,15 +10,16 @@ from pydantic import Field
 from saas_sim.core.events import Event
 from saas_sim.core.indexes import select_page
 from saas_sim.core.paging import PageArgs
+from saas_sim.core.table import Table
 from saas_sim.core.tool_errors import bad_args, require
 from saas_sim.core.tools import READ, WRITE, ToolArgs, ToolContext
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import Group, Message, Priority, Ticket, TicketStatus
-from saas_sim.domains.support.search_index import TICKET_INDEX, TICKET_ORDERS
+from saas_sim.domains.support.plain_text import plain
+from saas_sim.domains.support.search_index import MESSAGE_TEXT, TICKET_INDEX, TICKET_ORDERS, TICKET_TEXT
 from saas_sim.domains.support.simulator import RULES
 from saas_sim.domains.support.state import MESSAGES, TICKETS, sla_state, thread
-from saas_sim.domains.support.ticket_outcome import plain
 from saas_sim.domains.support.tool_helpers import acting_agent, open_ticket
 from saas_sim.domains.support.views_tickets import MessageView, ReplyResult, TicketDetail, TicketPage, TicketSummary
 
@@ -112,8 +113,9 @@ def search_tickets(ctx: ToolContext, args: SearchTicketsArgs) -> TicketPage:
     if not words:
         raise bad_args("query must contain at least one word", ["query"])
     messages = ctx.table(MESSAGES)
+    tickets = ctx.table(TICKETS)
     hits: list[Ticket] = []
-    for t in ctx.table(TICKETS):
+    for t in _text_candidates(tickets, messages, words):
         if args.status is not None and t.status not in args.status:
             continue
         bodies = " ".join(m.body for m in (messages.get(i) for i in t.message_ids) if m is not None)
@@ -122,6 +124,23 @@ def search_tickets(ctx: ToolContext, args: SearchTicketsArgs) -> TicketPage:
             hits.append(t)
     return TicketPage.of(hits, lambda t: (-int(t.created_at.timestamp()), t.id), args,
                          view=lambda t: TicketSummary.of(t, ctx.now))
+
+
+def _text_candidates(tickets: Table[Ticket], messages: Table[Message], words: list[str]) -> list[Ticket]:
+    """The tickets that may contain every word: each word in the ticket's own text or in one of its messages.
+
+    A superset of `search_tickets`' hits (each word lies inside one part of the joined text), found
+    through the text indexes; the exact predicate then runs on these alone.
+    """
+    among: frozenset[str] | None = None
+    for word in words:
+        ids = set(tickets.containing(TICKET_TEXT, [word]))
+        for message_id in messages.containing(MESSAGE_TEXT, [word]):
+            ids |= tickets.matching(TICKET_INDEX, [("message", message_id)])
+        among = frozenset(ids) if among is None else among & ids
+        if not among:
+            return []
+    return [t for tid in sorted(among or ()) if (t := tickets.get(tid)) is not None]
 
 
 class GetTicketArgs(ToolArgs):

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from saas_sim.domains.support.customer_text import ascii_slug
 from saas_sim.domains.support.models import ACTIVE_STATUSES, Customer, Ticket
+from saas_sim.domains.support.plain_text import plain
 from saas_sim.domains.support.search_index import ticket_sort_key
-from saas_sim.domains.support.state import CUSTOMERS, ORDERS, TICKETS, sla_state
+from saas_sim.domains.support.state import CUSTOMERS, MESSAGES, ORDERS, TICKETS, sla_state
 from saas_sim.domains.support.views_customers import CustomerPage
 from saas_sim.domains.support.views_tickets import TicketPage, TicketSummary
 from tests.domains.support.conftest import Desk, support_world
@@ -96,3 +97,62 @@ def test_indexed_support_lookups_equal_a_scan(seed: int, edits: int) -> None:
     assert [x.id for x in listed.items] == [x.id for x in sorted(
         (x for x in desk.state.table(ORDERS) if x.customer_id == o.customer_id),
         key=lambda x: (-int(x.placed_at.timestamp()), x.id))]
+
+
+def _scan_search(desk: Desk, query: str, status: list[str] | None) -> list[str]:
+    """`support.search_tickets`' own predicate over every ticket, newest first (its documented order)."""
+    words = [w for w in plain(query).split(" ") if any(ch.isalnum() for ch in w)]
+    messages = desk.state.table(MESSAGES)
+    hits = []
+    for t in desk.state.table(TICKETS):
+        if status is not None and t.status not in status:
+            continue
+        bodies = " ".join(m.body for m in (messages.get(i) for i in t.message_ids) if m is not None)
+        text = plain(f"{t.subject} {t.requester_email} {bodies}")
+        if all(w in text for w in words):
+            hits.append(t)
+    return [t.id for t in sorted(hits, key=lambda t: (-int(t.created_at.timestamp()), t.id))]
+
+
+def _edit_threads(desk: Desk, rng: random.Random, n: int) -> None:
+    """Rewrites message bodies (HTML, entities, new words), moves messages between threads, renames subjects."""
+    tickets = desk.state.table(TICKETS).values()
+    messages = desk.state.table(MESSAGES).values()
+    for k in range(n):
+        m = rng.choice(messages)
+        desk.state = desk.state.put(MESSAGES, m.model_copy(update={"body": rng.choice([
+            f"<p>Zebra&amp;quartz {k}</p>", m.body.upper(), "plain words only", f"{m.body} xylophone"])}))
+        a, b = rng.sample(tickets, 2)
+        a, b = desk.state.get(TICKETS, a.id), desk.state.get(TICKETS, b.id)
+        assert a is not None and b is not None
+        if a.message_ids:  # a merge-like move: b's thread takes a's last message
+            moved = a.message_ids[-1]
+            desk.state = desk.state.put(TICKETS, a.model_copy(update={"message_ids": a.message_ids[:-1]}))
+            desk.state = desk.state.put(TICKETS, b.model_copy(update={"message_ids": (*b.message_ids, moved)}))
+        t = rng.choice(tickets)
+        current = desk.state.get(TICKETS, t.id)
+        assert current is not None
+        desk.state = desk.state.put(TICKETS, current.model_copy(update={
+            "subject": rng.choice([current.subject, "Quartz zebra", current.subject.lower()]),
+            "status": rng.choice(STATUSES)}))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), edits=st.sampled_from([0, 4, 40]))
+def test_indexed_ticket_search_equals_a_scan(seed: int, edits: int) -> None:
+    world = support_world(0)
+    desk = Desk(world.state, world.profile.epoch)
+    rng = random.Random(seed)
+    _edit_threads(desk, rng, edits)
+    t = rng.choice(desk.state.table(TICKETS).values())
+    subject_word = next((w for w in plain(t.subject).split(" ") if len(w) > 3), "order")
+    queries = [subject_word, t.requester_email, "zebra quartz", "xylophone", "order damaged", "ZEBRA&amp;",
+               f"{subject_word} {t.requester_email.split('@')[0]}", "no-such-word-anywhere", "a b"]
+    for query in queries:
+        for status in (None, ["new", "open"]):
+            args: dict[str, Any] = {"query": query, "limit": 100}
+            if status is not None:
+                args["status"] = status
+            page = desk.call("support.search_tickets", **args)
+            expected = _scan_search(desk, query, status)
+            assert [i.id for i in page.items] == expected[:100] and page.total == len(expected), (query, status)
