@@ -257,6 +257,16 @@ class EpisodeRegistry:
             await stale.close()  # a stale copy writes nothing on close
         return await self.get(episode_id)
 
+    async def release(self, episode_id: str) -> None:
+        """Takes a live episode out of memory without ending it: the next request resumes it from the log.
+
+        A replica that created an episode hands it out this way, since its later requests are routed by
+        id and mostly reach other replicas: a kept copy would only idle until its TTL.
+        """
+        episode = self._unregister(episode_id)
+        if episode is not None:
+            await episode.close()
+
     def live(self) -> list[LiveEpisode]:
         """The live episodes, sorted by id, with how long each has been idle."""
         now = self._now_ns()

@@ -332,7 +332,10 @@ async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes,
             raise ApiError(500, "scenario_error", str(exc)) from None
 
     episode_id, episode = await episodes.admit(start)
-    return _created(cache, episode_id, episode, include_tools=body.include_tools)
+    created = _created(cache, episode_id, episode, include_tools=body.include_tools)
+    if env.durable_reads:  # replicas: the episode's requests are routed by id, mostly to another replica
+        await episodes.release(episode_id)
+    return created
 
 
 async def get_episode(episode_id: str, episodes: Episodes) -> EpisodeStatus:

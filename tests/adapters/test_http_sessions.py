@@ -224,13 +224,16 @@ class TestStaleCopies:
     async def test_a_started_episode_is_in_the_log_before_its_id_is_handed_out(self, tmp_path: Path) -> None:
         """Behind a load balancer the first call may reach another replica: it must find the episode."""
         url = f"sqlite+aiosqlite:///{tmp_path / 'events.db'}"
-        async with notes_env(url, durable_reads=True) as env_a, notes_env(url, durable_reads=True) as env_b, \
-                serve(create_app(env_a)) as a, serve(create_app(env_b)) as b:
-            ep = (await start(a))["episode_id"]
-            status = await b.get(f"/episodes/{ep}")
-            assert status.status_code == 200 and status.json()["steps"] == 0
-            assert (await list_notes(b, ep))["step"] == 0
-            assert (await list_notes(a, ep))["step"] == 1  # A's copy reloads past B's step
+        async with notes_env(url, durable_reads=True) as env_a, notes_env(url, durable_reads=True) as env_b:
+            a_app = create_app(env_a)
+            async with serve(a_app) as a, serve(create_app(env_b)) as b:
+                ep = (await start(a))["episode_id"]
+                # A keeps no copy: the episode's requests are routed by id, mostly to other replicas.
+                assert ep not in a_app.state.episodes
+                status = await b.get(f"/episodes/{ep}")
+                assert status.status_code == 200 and status.json()["steps"] == 0
+                assert (await list_notes(b, ep))["step"] == 0
+                assert (await list_notes(a, ep))["step"] == 1  # A resumes it from the log, past B's step
 
     async def test_a_grade_on_a_stale_copy_grades_the_latest_state(self, tmp_path: Path) -> None:
         url = f"sqlite+aiosqlite:///{tmp_path / 'events.db'}"
