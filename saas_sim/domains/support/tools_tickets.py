@@ -134,13 +134,18 @@ def _text_candidates(tickets: Table[Ticket], messages: Table[Message], words: li
     """
     among: frozenset[str] | None = None
     for word in words:
+        in_messages = messages.containing(MESSAGE_TEXT, [word])
+        if len(in_messages) > len(tickets):  # a word most threads hold narrows little and costs more than a scan
+            continue
         ids = set(tickets.containing(TICKET_TEXT, [word]))
-        for message_id in messages.containing(MESSAGE_TEXT, [word]):
+        for message_id in in_messages:
             ids |= tickets.matching(TICKET_INDEX, [("message", message_id)])
         among = frozenset(ids) if among is None else among & ids
         if not among:
             return []
-    return [t for tid in sorted(among or ()) if (t := tickets.get(tid)) is not None]
+    if among is None:
+        return list(tickets)
+    return [t for tid in sorted(among) if (t := tickets.get(tid)) is not None]
 
 
 class GetTicketArgs(ToolArgs):
