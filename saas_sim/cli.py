@@ -34,7 +34,7 @@ T = TypeVar("T")
 StoreOpt = Annotated[str | None, typer.Option("--store", help="Event store URL (default: ./.saas_sim/events.db).")]
 
 
-def _env(store: str | None) -> Environment:
+def _env(store: str | None, **options: Any) -> Environment:
     """Builds the environment, plus any extra domains and folders named in the environment variables.
 
     `SAAS_SIM_DOMAINS` (comma-separated modules exposing `DOMAIN`), `SAAS_SIM_SCENARIO_DIRS` and
@@ -47,7 +47,7 @@ def _env(store: str | None) -> Environment:
     domains = [importlib.import_module(m.strip()).DOMAIN for m in modules]
     scen = [p for p in os.environ.get("SAAS_SIM_SCENARIO_DIRS", "").split(os.pathsep) if p]
     seeds = [p for p in os.environ.get("SAAS_SIM_SEEDS_DIRS", "").split(os.pathsep) if p]
-    return Environment(store, scenario_dirs=scen, seeds_dirs=seeds, domains=domains)
+    return Environment(store, scenario_dirs=scen, seeds_dirs=seeds, domains=domains, **options)
 
 
 def _run(fn: Callable[[], Awaitable[T]]) -> T:
@@ -429,6 +429,10 @@ ServerOptionOpt = Annotated[list[str] | None, typer.Option(
                             "--server-option '--loop uvloop --http httptools'.")]
 
 
+def _globs(patterns: str) -> list[str]:
+    return [p.strip() for p in patterns.split(",") if p.strip()]
+
+
 def _split_options(options: list[str] | None) -> list[str]:
     import shlex
 
@@ -463,7 +467,7 @@ def bench_http(
     config = HttpBenchConfig(
         sessions=sessions, duration_s=duration, runs=runs, url=url, store=store,
         server_options=_split_options(server_option), server_pids=server_pid or [],
-        scenarios=[s.strip() for s in scenarios.split(",") if s.strip()], seeds=seeds, include_ide=include_ide,
+        scenarios=_globs(scenarios), seeds=seeds, include_ide=include_ide,
         ramp_s=ramp, think_s=think, timeout_s=timeout)
     try:
         report = run_sync(lambda: run_http_bench(config, progress=lambda m: err.print(m, highlight=False)))
@@ -500,7 +504,7 @@ def bench_soak(
 
     config = SoakConfig(duration_s=duration, rate=rate, ttl_s=ttl, abandon_every=abandon_every, sample_s=sample,
                         idle_episodes=idle_episodes, store=store, server_options=_split_options(server_option),
-                        scenarios=[s.strip() for s in scenarios.split(",") if s.strip()])
+                        scenarios=_globs(scenarios))
     try:
         report = run_sync(lambda: run_soak(config, progress=lambda m: err.print(m, highlight=False)))
     except (SaasSimError, OSError, ValueError, RuntimeError) as exc:
@@ -620,8 +624,7 @@ def serve(
     from saas_sim.adapters.http import create_app
 
     _raise_open_files_limit()
-    env = _env(store)
-    env.durable_reads = durable_reads
+    env = _env(store, durable_reads=durable_reads)
     try:
         app_ = create_app(env, max_episodes=max_episodes, idle_ttl_s=idle_ttl or None, openenv=openenv)
         protocol = http_protocol(http)

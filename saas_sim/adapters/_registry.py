@@ -151,22 +151,30 @@ class EpisodeRegistry:
         if await self.expire_idle():
             return
         headers: dict[str, str] = {}
-        if self.idle_ttl_s is None:
-            hint = "no episode expires on this server; delete finished ones (DELETE /episodes/{id})"
+        wait_s = self._next_expiry_s()
+        if wait_s is None:
+            hint = "no live episode can expire on this server; delete finished ones (DELETE /episodes/{id})"
         else:
-            wait_s = self._next_expiry_s()
             headers["Retry-After"] = str(wait_s)
             hint = (f"the next idle episode expires in {wait_s} s (TTL {self.idle_ttl_s:g} s), "
                     "or delete finished ones (DELETE /episodes/{id})")
         raise ApiError(429, "too_many_episodes", f"{self.max_episodes} episodes are live; {hint}",
                        details={"max_episodes": self.max_episodes, "idle_ttl_s": self.idle_ttl_s}, headers=headers)
 
-    def _next_expiry_s(self) -> int:
-        """Whole seconds (at least 1) until the least recently used episode may expire: an honest Retry-After."""
-        assert self.idle_ttl_s is not None
-        ttl_ns = int(self.idle_ttl_s * 1e9)
-        oldest = min(self._used.values(), default=self._now_ns())
-        return max(1, math.ceil((oldest + ttl_ns - self._now_ns()) / 1e9))
+    def _next_expiry_s(self) -> int | None:
+        """Whole seconds (at least 1) until the least recently used episode may expire: an honest Retry-After.
+
+        None without a TTL, or when every live episode is pinned (its holder frees it, not the TTL).
+        An episode still starting counts as used now.
+        """
+        if self.idle_ttl_s is None:
+            return None
+        expirable = [used for eid, used in self._used.items() if eid not in self._pins]
+        if self._starting:
+            expirable.append(self._now_ns())
+        if not expirable:
+            return None
+        return max(1, math.ceil((min(expirable) + int(self.idle_ttl_s * 1e9) - self._now_ns()) / 1e9))
 
     async def admit(self, start: Callable[[str], Awaitable[Episode]], *, pin: bool = False) -> tuple[str, Episode]:
         """Starts an episode if the cap allows, and registers it.

@@ -302,12 +302,10 @@ class Episode:
         """
         async with self._lock:
             await self._settle()
-            if self._stale is not None:
-                raise ConcurrencyError(self.stream_id, self._version, -1)
             written = await self.store.stream_version(self.stream_id)
             mine = self._version  # 0 while the start events are still unwritten
-            if written != mine:
-                self._stale = f"the stream is at version {written}, this copy at {mine}"
+            if written != mine or self._stale is not None:
+                self._stale = self._stale or f"the stream is at version {written}, this copy at {mine}"
                 raise ConcurrencyError(self.stream_id, mine, written)
 
     async def grade(self, *, footer: bool = True) -> Grade:

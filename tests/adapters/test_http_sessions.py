@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from saas_sim.adapters._registry import EpisodeRegistry
+from saas_sim.adapters._registry import ApiError, EpisodeRegistry
 from saas_sim.adapters.http import create_app
 from saas_sim.runtime.environment import Environment
 from tests.adapters.conftest import SCENARIO, serve
@@ -121,6 +121,27 @@ class TestCapacity:
             assert refused.status_code == 429
             assert refused.headers["Retry-After"] == "60"  # the first one idles 40 of its 100 s
             assert refused.json()["error"]["details"] == {"max_episodes": 2, "idle_ttl_s": 100}
+
+    async def test_retry_after_ignores_pinned_episodes_that_no_ttl_frees(self, env: Environment) -> None:
+        clock = FakeClock()
+        registry = EpisodeRegistry(2, idle_ttl_s=100, now_ns=clock)
+
+        async def start_one(stream_id: str) -> Any:
+            return await env.start(SCENARIO, 1, stream_id=stream_id)
+
+        pinned, _ = await registry.admit(start_one, pin=True)  # an OpenEnv session's: its own TTL frees it
+        clock.advance(50)
+        await registry.admit(start_one)
+        clock.advance(10)
+        with pytest.raises(ApiError) as refused:
+            await registry.admit(start_one)
+        assert refused.value.headers == {"Retry-After": "90"}  # the unpinned one, idle 10 of its 100 s
+        registry.unpin(pinned)
+        clock.advance(1)
+        with pytest.raises(ApiError) as again:
+            await registry.admit(start_one)
+        assert again.value.headers == {"Retry-After": "39"}  # now the older one counts
+        await registry.close_all()
 
     async def test_at_the_cap_an_expired_episode_makes_room_at_once(self, file_env: Environment) -> None:
         clock = FakeClock()
