@@ -24,7 +24,12 @@ from saas_sim.runtime.trajectory import read_trajectory
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-SH_BLOCKS = re.findall(r"^```sh\n(.*?)^```", README, re.S | re.M)
+_BEFORE, _INTEGRATIONS = README.split("\n## Integrations\n", 1)
+_INTEGRATIONS, _AFTER = _INTEGRATIONS.split("\n## ", 1)
+SH_BLOCKS = re.findall(r"^```sh\n(.*?)^```", _BEFORE + _AFTER, re.S | re.M)
+"""The HTTP walkthrough's blocks (outside `## Integrations`)."""
+INTEGRATION_BLOCKS = re.findall(r"^```(sh|python [A-Z0-9_]+)\n(.*?)^```", _INTEGRATIONS, re.S | re.M)
+"""`## Integrations` snippets: (`sh` or `python ENV_VAR`, code); ENV_VAR names the ecosystem venv's interpreter."""
 BLOCK_TIMEOUT_S = 180
 
 
@@ -51,10 +56,13 @@ def test_agent_loop_example_runs_and_grades(tmp_path: Path) -> None:
 
 def test_every_fenced_example_is_run_by_ci_or_here() -> None:
     # The Quickstart (CI), the agent loop (python) and the sh blocks run; others must be labelled text.
-    fences = re.findall(r"^```(\w*)\n.*?^```\n", README, re.S | re.M)  # the opening fences' labels
+    fences = re.findall(r"^```([\w ]*)\n.*?^```\n", README, re.S | re.M)  # the opening fences' labels
     assert fences.count("python") == 1
-    assert len(SH_BLOCKS) == fences.count("sh") >= 1
-    assert set(fences) <= {"", "sh", "python"}
+    integration = [label for label, _ in INTEGRATION_BLOCKS]
+    assert len(SH_BLOCKS) + integration.count("sh") == fences.count("sh") >= 1
+    venv_blocks = [f for f in fences if f.startswith("python ")]
+    assert sorted(venv_blocks) == sorted(label for label in integration if label != "sh")
+    assert set(fences) - set(venv_blocks) <= {"", "sh", "python"}
     assert fences.count("") == 2  # the Quickstart and the layout tree
 
 
@@ -107,3 +115,39 @@ def test_shell_example_runs_as_written(block: str, tmp_path: Path) -> None:
     assert [step.tool for step in trajectory.steps] == ["crm.get_deal"]
     assert trajectory.footer is not None
     assert "Application shutdown complete" in stderr  # `kill $SERVER` stopped it cleanly
+
+
+def _integration_id(block: tuple[str, str]) -> str:
+    return f"{block[0]}: {block[1].splitlines()[0][:40]}"
+
+
+@pytest.mark.parametrize("block", INTEGRATION_BLOCKS, ids=_integration_id)
+def test_integration_snippet_runs_as_written(block: tuple[str, str], tmp_path: Path) -> None:
+    # A `python ENV_VAR` block runs in that ecosystem client's venv (skipped locally without it, failing in CI);
+    # a `sh` block runs in a temporary folder with the main venv's `saas-sim` first on the PATH.
+    label, code = block
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(PORT=str(free_loopback_port()), PYTHONDONTWRITEBYTECODE="1",
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    if label == "sh":
+        argv = ["bash", "-euo", "pipefail", "-c", code]
+    else:
+        var = label.split(" ", 1)[1]
+        python = os.environ.get(var)
+        if not python:
+            if os.environ.get("CI"):
+                pytest.fail(f"{var} is not set: .ci/ecosystem.sh makes that venv and CI must run this snippet")
+            pytest.skip(f"{var} is not set (run `eval \"$(bash .ci/ecosystem.sh)\"`)")
+        script = tmp_path / "snippet.py"
+        script.write_text(code, encoding="utf-8")
+        argv = [python, str(script)]
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT_S)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == 0, f"stdout:\n{stdout}\nstderr:\n{stderr}"
+    assert "Traceback" not in stderr, stderr
