@@ -1,0 +1,78 @@
+"""Progress bars for long CLI work: a rich bar on a terminal, silence when piped or asked for JSON.
+
+    with progress_bar("auditing", total=len(items), quiet=as_json) as advance:
+        for item in items:
+            work(item)
+            advance(description=item.name)
+
+Only the command line draws one; the runtime accepts a plain callback where a long
+loop lives and never prints. The bar goes to stderr, so stdout stays clean for data,
+and it is shown only when stdout is a terminal: a pipe or a file gets no bar at all.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+__all__ = ["Advance", "progress_bar", "wants_progress"]
+
+
+class Advance(Protocol):
+    """Moves a bar on: `advance()`, `advance(3)`, `advance(description="seed 2")`, `advance(0, total=9)`."""
+
+    def __call__(self, steps: int = 1, *, description: str | None = None, total: int | None = None) -> None:
+        """Advances by `steps`, optionally renaming the bar or changing its total."""
+
+
+def wants_progress(*, quiet: bool = False) -> bool:
+    """Returns whether a bar should be drawn: stdout is a terminal and the caller is not quiet (`--json`)."""
+    if quiet:
+        return False
+    isatty = getattr(sys.stdout, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _noop(steps: int = 1, *, description: str | None = None, total: int | None = None) -> None:
+    """Advances nothing: the bar is off."""
+
+
+@contextmanager
+def progress_bar(
+    description: str,
+    total: int | None = None,
+    *,
+    quiet: bool = False,
+    console: Console | None = None,
+    enabled: bool | None = None,
+) -> Iterator[Advance]:
+    """Shows a transient progress bar while the block runs, and yields its `advance`.
+
+    Args:
+        description: The bar's first label.
+        total: The number of steps, or None for an open-ended count.
+        quiet: Draw nothing (a command's `--json`).
+        console: Where to draw (default: a stderr console).
+        enabled: Force the bar on or off; by default `wants_progress(quiet=quiet)`.
+
+    Yields:
+        A thread-safe `advance` (world builds call it from a worker thread). With the bar off, it does nothing.
+    """
+    on = wants_progress(quiet=quiet) if enabled is None else enabled and not quiet
+    if not on:
+        yield _noop
+        return
+    target = console if console is not None else Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=target, transient=True) as bar:
+        task = bar.add_task(description, total=total)
+
+        def advance(steps: int = 1, *, description: str | None = None, total: int | None = None) -> None:
+            bar.update(task, advance=steps, description=description, total=total)
+
+        yield advance
