@@ -332,6 +332,30 @@ def generate(
     out.print(f"wrote {n} episode specs to {out_path}")
 
 
+@app.command("export")
+def export(
+    file: Annotated[Path, typer.Argument(help="A trajectory JSONL file.")],
+    fmt: Annotated[str, typer.Option("--format", help="The output format: atif (Harbor's ATIF v1.8).")] = "atif",
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write here (default: stdout).")] = None,
+    agent_name: Annotated[str | None, typer.Option("--agent-name", help="The agent's name in the export.")] = None,
+    agent_version: Annotated[str | None, typer.Option("--agent-version", help="The agent's version.")] = None,
+) -> None:
+    """Converts a trajectory to another format; the JSONL stays the source of truth (same input, same bytes)."""
+    from saas_sim.adapters.atif import export_atif
+
+    if fmt != "atif":
+        raise typer.BadParameter(f"unknown format {fmt!r}; known: atif", param_hint="--format")
+    try:
+        text = export_atif(file, out_file, agent_name=agent_name, agent_version=agent_version)
+    except (SaasSimError, OSError) as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+    if out_file is None:
+        sys.stdout.write(text)
+    else:
+        err.print(f"ATIF written to {out_file}", highlight=False)
+
+
 @app.command("data-report")
 def data_report(
     profile: Annotated[str, typer.Argument(help="World profile name (seeds/<name>.yaml).")],
