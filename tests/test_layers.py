@@ -31,6 +31,7 @@ _MINI_MODULES = (
     "adapters/__init__",
     "adapters/http",
     "bench/__init__",
+    "testing/__init__",
     "runtime/__init__",
     "runtime/episode",
     "runtime/resume",

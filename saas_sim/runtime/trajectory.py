@@ -5,6 +5,13 @@ parent for forks), then one line per step (tool, args, result or error,
 emitted events with their positions, state hash after, sim time, fault mark),
 then a footer with the grade and its attribution.
 
+An LLM agent (`runtime/llm_agent.py`) also records its model's answers: one
+`model` line per answer (text, tool calls and the call ids they became, usage,
+or the request's error), placed before the first step it caused, and one
+`agent` line (the model, summed usage, why it stopped) before the footer.
+Readers that keep only `step` lines are unaffected, and a trajectory without
+model answers keeps its bytes.
+
 Lines end with `\n` and only `\n`: values are written with `ensure_ascii=False`,
 so U+2028, U+2029 and U+0085 stay raw inside JSON strings, and a reader that
 splits on every Unicode line break (`str.splitlines`) would cut them apart.
@@ -20,7 +27,7 @@ from typing import Any
 from saas_sim.core.canonical import normalize
 from saas_sim.errors import UsageError
 
-__all__ = ["FORMAT", "StepRecord", "Trajectory", "parse_trajectory", "read_trajectory"]
+__all__ = ["FORMAT", "ModelTurn", "StepRecord", "Trajectory", "parse_trajectory", "read_trajectory"]
 
 FORMAT = "saas_sim.trajectory/1"
 
@@ -67,18 +74,57 @@ class StepRecord:
         return {"kind": "step", **data}
 
 
+@dataclass(slots=True)
+class ModelTurn:
+    """One answer of an LLM agent's model (or a request that failed for good).
+
+    Attributes:
+        index: 0-based turn number within the episode.
+        before_step: How many steps were recorded when the model answered; its tool calls are the steps from there.
+        content: The assistant's text, or None.
+        tool_calls: `{id, name, arguments, call_id}` per tool call, in order: the model's id, function name
+            and raw argument text, and the `call_id` the step was recorded with.
+        usage: `{prompt_tokens, completion_tokens, total_tokens}` as the server reported them, or None.
+        finish_reason: The server's finish reason, or None.
+        error: Why the request failed after the client's retries (no answer then), or None.
+    """
+
+    index: int
+    before_step: int
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, int] | None = None
+    finish_reason: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns the turn as a JSON-ready dict."""
+        return {"kind": "model", **normalize(asdict(self))}
+
+
 @dataclass
 class Trajectory:
-    """A header, steps and (once graded) a footer."""
+    """A header, steps, an LLM agent's model turns and summary, and (once graded) a footer."""
 
     header: dict[str, Any]
     steps: list[StepRecord] = field(default_factory=list)
     footer: dict[str, Any] | None = None
+    model_turns: list[ModelTurn] = field(default_factory=list)
+    agent: dict[str, Any] | None = None
 
     def lines(self) -> list[dict[str, Any]]:
-        """Returns every JSONL line as a dict."""
+        """Returns every JSONL line as a dict (a model turn comes before the first step it caused)."""
         out = [{"kind": "header", **normalize(self.header)}]
-        out += [s.to_json() for s in self.steps]
+        turns = sorted(self.model_turns, key=lambda t: (t.before_step, t.index))
+        t = 0
+        for step in self.steps:
+            while t < len(turns) and turns[t].before_step <= step.index:
+                out.append(turns[t].to_json())
+                t += 1
+            out.append(step.to_json())
+        out += [turn.to_json() for turn in turns[t:]]
+        if self.agent is not None:
+            out.append({"kind": "agent", **normalize(self.agent)})
         if self.footer is not None:
             out.append({"kind": "footer", **normalize(self.footer)})
         return out
@@ -140,6 +186,8 @@ def parse_trajectory(text: str, *, source: str = "trajectory") -> Trajectory:
         raise UsageError(f"{source} is not a {FORMAT} file")
     header = {k: v for k, v in lines[0].items() if k != "kind"}
     steps: list[StepRecord] = []
+    turns: list[ModelTurn] = []
+    agent = None
     footer = None
     for number, line in enumerate(lines[1:], start=2):
         # Any malformed line is a clean UsageError naming it, never an AttributeError or TypeError.
@@ -151,8 +199,15 @@ def parse_trajectory(text: str, *, source: str = "trajectory") -> Trajectory:
                 steps.append(StepRecord(**line))
             except TypeError as exc:
                 raise UsageError(f"{source}: line {number} is not a step: {exc}") from None
+        elif kind == "model":
+            try:
+                turns.append(ModelTurn(**line))
+            except TypeError as exc:
+                raise UsageError(f"{source}: line {number} is not a model turn: {exc}") from None
+        elif kind == "agent":
+            agent = line
         elif kind == "footer":
             footer = line
         else:
             raise UsageError(f"{source}: line {number}: unknown line kind {kind!r}")
-    return Trajectory(header, steps, footer)
+    return Trajectory(header, steps, footer, turns, agent)
