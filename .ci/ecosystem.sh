@@ -44,3 +44,10 @@ make_venv mcp130 "mcp==1.30.0" \
 make_venv fastmcp "fastmcp==4.2.3" \
   "import importlib.metadata as m; assert m.version('fastmcp') == '4.2.3'; from fastmcp import Client" \
   SAAS_SIM_FASTMCP_PYTHON
+# Harbor's own ATIF validator (`python -m harbor.utils.trajectory_validator`) checks `saas-sim export --format atif`
+# (tests/adapters/test_atif_harbor.py). Harbor needs Python >= 3.12: SAAS_SIM_HARBOR_BASE_PYTHON overrides the base.
+HARBOR_BASE_PY="${SAAS_SIM_HARBOR_BASE_PYTHON:-/root/.pyenv/versions/3.12.1/bin/python}"
+[ -x "$HARBOR_BASE_PY" ] || HARBOR_BASE_PY=python3.12
+BASE_PY="$HARBOR_BASE_PY" make_venv harbor026 "harbor==0.26.0" \
+  "import importlib.metadata as m; assert m.version('harbor') == '0.26.0'; import harbor.utils.trajectory_validator" \
+  SAAS_SIM_HARBOR_PYTHON
