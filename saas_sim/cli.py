@@ -245,6 +245,36 @@ def check(
         raise typer.Exit(1)
 
 
+@app.command("eval")
+def eval_(
+    agent: Annotated[str, typer.Option(help="Any agent `run` takes (oracle, noop, random[:SEED], hack:NAME, "
+                                            "alt:NAME, openai:MODEL).")],
+    scenario: Annotated[str, typer.Option("--scenario", help="Glob over scenario ids.")] = "*",
+    seeds: Annotated[str, typer.Option("--seeds", help="A:B (B exclusive) or N.")] = "0:5",
+    trials: Annotated[int, typer.Option("--trials", help="Trials per (scenario, seed): K of pass^k.", min=1)] = 1,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Episodes run at once.", min=1)] = 4,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="The run's folder (default: .saas_sim/eval/"
+                                                               "<agent>-<hash of the arguments>).")] = None,
+    threshold: Annotated[float, typer.Option("--threshold", help="Success is score >= this.", min=0, max=1)] = 1.0,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="An openai:MODEL agent's endpoint.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON (and draw no bar).")] = False,
+    store: Annotated[str, typer.Option("--store", help="Store URL.")] = "sqlite+aiosqlite:///:memory:",
+) -> None:
+    """Evaluates an agent: mean score with a bootstrap CI, pass^k, failures per check, an HTML report.
+
+    Rerun with the same arguments to resume an interrupted run; see saas_sim/runtime/evaluation.py.
+    """
+    from saas_sim.adapters.eval_command import eval_main
+    from saas_sim.runtime.evaluation import EvalConfig
+
+    async def go() -> None:
+        config = EvalConfig(agent=agent, pattern=scenario, seeds=_seeds(seeds), trials=trials, threshold=threshold,
+                            concurrency=concurrency, base_url=base_url)
+        await eval_main(_env(store), config, out_dir, as_json=as_json, out=out, err=err)
+
+    _run(go)
+
+
 @equivalence_app.command("record")
 def equivalence_record(
     path: Annotated[Path, typer.Argument(help="The JSONL recording to write.")],
