@@ -120,6 +120,7 @@ class Toolkit:
         # Per args model: field name -> (null means "use the default", nested model, numbers only).
         # Derived from code only.
         self._null_plans: dict[type[BaseModel], dict[str, tuple[bool, type[BaseModel] | None, bool]]] = {}
+        self._schema_texts: dict[str, str] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.allowed
@@ -240,8 +241,29 @@ class Toolkit:
         return out
 
     # schema export -----------------------------------------------------------
+    def _exported(self, flavor: str, build: Any) -> list[dict[str, Any]]:
+        # Generating pydantic schemas costs milliseconds per toolkit; the kit is immutable, so each flavor is
+        # built once and kept as JSON text. Every caller gets its own copy (a JSON parse, ~50x cheaper),
+        # so one that edits its schemas cannot change another's.
+        text = self._schema_texts.get(flavor)
+        if text is None:
+            text = self._schema_texts[flavor] = json.dumps(build(), ensure_ascii=False)
+        tools: list[dict[str, Any]] = json.loads(text)
+        return tools
+
     def openai(self) -> list[dict[str, Any]]:
         """Returns the allowed tools as OpenAI function tools (strict mode wherever the schema allows it)."""
+        return self._exported("openai", self._openai)
+
+    def anthropic(self) -> list[dict[str, Any]]:
+        """Returns the allowed tools as Anthropic tool definitions."""
+        return self._exported("anthropic", self._anthropic)
+
+    def mcp(self) -> list[dict[str, Any]]:
+        """Returns the allowed tools as MCP tool definitions."""
+        return self._exported("mcp", self._mcp)
+
+    def _openai(self) -> list[dict[str, Any]]:
         tools = []
         for s in self.allowed.values():
             params = openai_strict_schema(s.args_model)
@@ -256,8 +278,7 @@ class Toolkit:
             })
         return tools
 
-    def anthropic(self) -> list[dict[str, Any]]:
-        """Returns the allowed tools as Anthropic tool definitions."""
+    def _anthropic(self) -> list[dict[str, Any]]:
         return [
             {
                 "name": _wire_name(s.name),
@@ -267,8 +288,7 @@ class Toolkit:
             for s in self.allowed.values()
         ]
 
-    def mcp(self) -> list[dict[str, Any]]:
-        """Returns the allowed tools as MCP tool definitions."""
+    def _mcp(self) -> list[dict[str, Any]]:
         return [
             {
                 "name": _wire_name(s.name),

@@ -9,6 +9,7 @@ null for a field it leaves out, and the runtime then applies the default.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -148,3 +149,15 @@ def test_strict_export_does_not_mutate_pydantic_schemas() -> None:
     before = PostEntryArgs.model_json_schema()
     openai_strict_schema(PostEntryArgs)
     assert PostEntryArgs.model_json_schema() == before
+
+
+@pytest.mark.parametrize("flavor", ["openai", "anthropic", "mcp"])
+def test_schema_exports_are_built_once_and_each_caller_gets_its_own_copy(flavor: str) -> None:
+    kit = Toolkit([*DOMAIN.tools, *LEDGER.tools], ["notes.*", "ledger.*"])
+    first = getattr(kit, flavor)()
+    pristine = copy.deepcopy(first)
+    first[0]["name"] = "edited"  # one caller edits its schemas in place
+    first.append({"extra": True})
+    second = getattr(kit, flavor)()
+    assert second == pristine and second is not first
+    assert list(kit._schema_texts) == [flavor]  # built once, kept as text
