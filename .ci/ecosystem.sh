@@ -51,3 +51,9 @@ HARBOR_BASE_PY="${SAAS_SIM_HARBOR_BASE_PYTHON:-/root/.pyenv/versions/3.12.1/bin/
 BASE_PY="$HARBOR_BASE_PY" make_venv harbor026 "harbor==0.26.0" \
   "import importlib.metadata as m; assert m.version('harbor') == '0.26.0'; import harbor.utils.trajectory_validator" \
   SAAS_SIM_HARBOR_PYTHON
+# Playwright for Python drives Debian's chromium (/usr/bin/chromium, from .ci/setup_browser.sh) through
+# `executable_path` for the trajectory viewer's browser test (tests/adapters/test_viewer_browser.py). The wheel
+# ships its driver; no browser is downloaded (`playwright install` is never run).
+make_venv playwright "playwright==1.65.2" \
+  "import importlib.metadata as m; assert m.version('playwright') == '1.65.2'; from playwright.sync_api import sync_playwright" \
+  SAAS_SIM_PLAYWRIGHT_PYTHON

@@ -333,6 +333,24 @@ def replay(
 
 
 @app.command()
+def view(
+    files: Annotated[list[Path], typer.Argument(help="Trajectory JSONL files.")],
+    out_file: Annotated[Path, typer.Option("--out", help="The HTML report to write.")],
+    store: Annotated[str, typer.Option("--store", help="Store the diffs are rebuilt in.")] = "sqlite+aiosqlite:///:memory:",
+) -> None:
+    """Writes one self-contained HTML report: each episode's steps, state diffs and grade, with filters."""
+    from saas_sim.adapters.viewer import write_report
+
+    async def go() -> int:
+        async with _env(store) as env:
+            return await write_report(env, files, out_file)
+
+    warned = _run(go)
+    out.print(f"report written to {out_file} ({len(files)} trajectories"
+              + (f", {warned} without verified diffs)" if warned else ")"), highlight=False)
+
+
+@app.command()
 def generate(
     scenario: Annotated[str, typer.Option("--scenario", help="Glob over scenario ids.")],
     seeds: Annotated[str, typer.Option("--seeds", help="A:B (B exclusive) or N.")],
