@@ -13,14 +13,14 @@ and it is shown only when stdout is a terminal: a pipe or a file gets no bar at 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-__all__ = ["Advance", "progress_bar", "wants_progress"]
+__all__ = ["Advance", "progress_bar", "progress_messages", "wants_progress"]
 
 
 class Advance(Protocol):
@@ -50,6 +50,7 @@ def progress_bar(
     quiet: bool = False,
     console: Console | None = None,
     enabled: bool | None = None,
+    auto_refresh: bool = True,
 ) -> Iterator[Advance]:
     """Shows a transient progress bar while the block runs, and yields its `advance`.
 
@@ -59,6 +60,8 @@ def progress_bar(
         quiet: Draw nothing (a command's `--json`).
         console: Where to draw (default: a stderr console).
         enabled: Force the bar on or off; by default `wants_progress(quiet=quiet)`.
+        auto_refresh: Redraw ten times a second from a thread (the elapsed time ticks); False redraws
+            only when `advance` is called, so a benchmark shares no CPU with its bar.
 
     Yields:
         A thread-safe `advance` (world builds call it from a worker thread). With the bar off, it does nothing.
@@ -69,10 +72,43 @@ def progress_bar(
         return
     target = console if console is not None else Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=target, transient=True) as bar:
+    with Progress(*columns, console=target, transient=True, auto_refresh=auto_refresh) as bar:
         task = bar.add_task(description, total=total)
 
         def advance(steps: int = 1, *, description: str | None = None, total: int | None = None) -> None:
-            bar.update(task, advance=steps, description=description, total=total)
+            bar.update(task, advance=steps, description=description, total=total, refresh=not auto_refresh)
 
         yield advance
+
+
+@contextmanager
+def progress_messages(
+    description: str,
+    *,
+    quiet: bool = False,
+    log: Callable[[str], None] | None = None,
+    console: Console | None = None,
+    enabled: bool | None = None,
+) -> Iterator[Callable[[str], None]]:
+    """A bar for work that reports what it is doing rather than how far it is (a benchmark's stages).
+
+    Each message advances an open-ended bar by one and becomes its label; the bar is redrawn
+    only then (no refresh thread competes with what is measured). With the bar off (piped,
+    or quiet), each message goes to `log` instead, if given: a log line, never a bar.
+
+    Args:
+        description: The bar's first label.
+        quiet: Draw nothing (a command's `--json`).
+        log: Where messages go while no bar is drawn.
+        console: Where to draw (default: a stderr console).
+        enabled: Force the bar on or off; by default `wants_progress(quiet=quiet)`.
+
+    Yields:
+        The callback to hand the work (thread-safe).
+    """
+    on = wants_progress(quiet=quiet) if enabled is None else enabled and not quiet
+    if not on:
+        yield log or (lambda _m: None)
+        return
+    with progress_bar(description, console=console, enabled=True, auto_refresh=False) as advance:
+        yield lambda message: advance(description=message)

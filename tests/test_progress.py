@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from saas_sim import progress
-from saas_sim.progress import progress_bar, wants_progress
+from saas_sim.progress import progress_bar, progress_messages, wants_progress
 
 BAR_CHARS = ("━", "╸", "╺")
 
@@ -67,3 +67,20 @@ def test_advance_may_be_called_from_worker_threads_and_change_the_total() -> Non
         for w in workers:
             w.join()
     assert "6/6" in buffer.getvalue()
+
+
+def test_messages_advance_an_open_ended_bar_on_a_terminal() -> None:
+    console, buffer = _terminal()
+    with progress_messages("bench", console=console, enabled=True) as say:
+        say("store: sqlite")
+        say("runtime: reset")
+    assert "runtime: reset" in buffer.getvalue()
+
+
+def test_messages_go_to_the_log_and_draw_no_bar_when_off() -> None:
+    console, buffer = _terminal()
+    logged: list[str] = []
+    with progress_messages("bench", console=console, enabled=False, log=logged.append) as say:
+        say("store: sqlite")
+    assert logged == ["store: sqlite"]
+    assert buffer.getvalue() == ""

@@ -18,7 +18,7 @@ import asyncio
 import importlib
 import logging
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
@@ -123,6 +123,9 @@ class Environment:
         freeze_worlds: After a world is built or loaded, move the heap out of the cyclic garbage
             collector's view (`runtime.heap`), so full collections stop rescanning worlds (the
             pauses that otherwise dominate the call-latency tail). False keeps the default GC.
+        world_progress: Called with a short message as a world is loaded or built, part by part
+            (possibly from a worker thread); the command line draws a progress bar with it. It is
+            also the attribute `world_progress`, which a caller may set or clear later.
     """
 
     def __init__(
@@ -137,6 +140,7 @@ class Environment:
         durable: bool | None = None,
         durable_reads: bool = False,
         freeze_worlds: bool = True,
+        world_progress: Callable[[str], None] | None = None,
     ) -> None:
         from saas_sim.domains import builtin_domains
 
@@ -151,6 +155,7 @@ class Environment:
         self.durable = durable
         self.durable_reads = durable_reads
         self.freeze_worlds = freeze_worlds
+        self.world_progress = world_progress
         self.domains: dict[str, Domain] = dict(builtin_domains()) if builtin else {}
         for d in domains:
             self.domains[d.name] = d
@@ -254,9 +259,12 @@ class Environment:
         return world
 
     async def _load_or_build(self, key: str, profile: WorldProfile, seed: int, domains: list[Domain]) -> World:
+        say = self.world_progress
+        if say is not None:
+            say(f"world {profile.name} seed {seed}: snapshot")
         world = await self._world_from_snapshot(key, profile, seed, domains)
         if world is None:
-            world = await anyio.to_thread.run_sync(build_world, profile, seed, self.domains)
+            world = await anyio.to_thread.run_sync(build_world, profile, seed, self.domains, say)
             snap = await anyio.to_thread.run_sync(take_snapshot, world.key, 0, "0" * 64, world.state, world.schema)
             await self.store.save_snapshot(snap)
         return world

@@ -17,7 +17,7 @@ cached, in memory and as snapshots in the store.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -133,14 +133,25 @@ def resolve_domains(profile: WorldProfile, known: Mapping[str, Domain]) -> list[
     return [known[name] for name in order]
 
 
-def build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain]) -> World:
-    """Builds a world from scratch. Pure: the same inputs give the same world hash."""
+def build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain],
+                progress: Callable[[str], None] | None = None) -> World:
+    """Builds a world from scratch. Pure: the same inputs give the same world hash.
+
+    Args:
+        profile: The world profile.
+        seed: The world seed.
+        known: The domains by name.
+        progress: Called with a short message as each domain's data and then the indexes are built
+            (from the thread that builds the world); it must not change anything the build reads.
+    """
+    say = progress or (lambda _m: None)
     domains = resolve_domains(profile, known)
     projection, schema = compose(domains)
     tree = SeedTree(f"world:{profile.name}:{seed}")
     state = State()
     epoch = profile.epoch
     for domain in domains:
+        say(f"world {profile.name} seed {seed}: {domain.name}")
         ctx = GenerateContext(
             params=profile.domains[domain.name],
             seed=tree.child(domain.name),
@@ -153,6 +164,7 @@ def build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain]) -
             state = projection.fold(state, events)
         except Exception as exc:
             raise ScenarioError(f"world {profile.name!r}: {domain.name} generator's events failed: {exc}") from exc
+    say(f"world {profile.name} seed {seed}: indexes")
     prewarm_world(state, domains)
     version = code_version({d.name: d for d in domains})
     return World(profile, seed, state, state.content_hash(), projection, schema, version)
