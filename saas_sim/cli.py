@@ -127,10 +127,13 @@ def run(
     scenario: Annotated[str, typer.Argument(help="Scenario id or id@version.")],
     seed: Annotated[int, typer.Option(help="Task seed.", min=0)] = 0,
     agent: Annotated[
-        str, typer.Option(help="oracle, noop, hack:NAME, alt:NAME, random[:SEED] or replay:FILE.")
+        str, typer.Option(help="oracle, noop, hack:NAME, alt:NAME, random[:SEED], replay:FILE or "
+                               "openai:MODEL[?temperature=0&seed=1] (an LLM; docs in saas_sim/runtime/llm_agent.py).")
     ] = "oracle",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the trajectory JSONL here.")] = None,
     store: StoreOpt = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="The OpenAI-compatible endpoint of an openai:MODEL agent (vLLM, SGLang: http://HOST:PORT/v1).")] = None,
 ) -> None:
     """Runs one episode with a reference agent and prints each step and the grade."""
     from saas_sim.runtime.agents import dump_args, make_agent
@@ -145,7 +148,7 @@ def run(
             if episode.instructions != episode.task.task_text:
                 out.print("[dim](the agent also reads the domain policy appended to these instructions)[/dim]")
             out.print()
-            await make_agent(agent, sc).run(episode)
+            await make_agent(agent, sc, base_url=base_url).run(episode)
             for step in episode.trajectory.steps:
                 mark = "[green]ok[/green]" if step.ok else f"[red]{(step.error or {}).get('code')}[/red]"
                 fault = f" [yellow](fault: {step.fault})[/yellow]" if step.fault else ""
@@ -170,6 +173,11 @@ def run(
                 out.print(f"[red]violated[/red] {v.name} (cap {v.cap:g}): {escape(v.detail)}", highlight=False)
             if grade.error:
                 out.print(grade.error, highlight=False)
+            if episode.trajectory.agent is not None:
+                summary = episode.trajectory.agent
+                out.print(f"model turns {summary['turns']}  tokens {summary['usage']['total_tokens']}  "
+                          f"stopped: {summary['stop']}" + (f" ({summary['error']})" if summary["error"] else ""),
+                          highlight=False)
             if out_file is not None:
                 episode.trajectory.write(out_file)
                 out.print(f"trajectory written to {out_file}")

@@ -1,4 +1,4 @@
-"""Reference agents: `oracle`, `noop`, `hack:NAME`, `random[:SEED]` and `replay:FILE`.
+"""Agents: `oracle`, `noop`, `hack:NAME`, `random[:SEED]`, `replay:FILE`, and an LLM's `openai:MODEL`.
 
 Scripted agents (the oracle and the hacks) render each step's arguments from
 the task's bindings and earlier steps' saved results. Like a careful client,
@@ -174,9 +174,21 @@ class ReplayAgent:
             await episode.call(step.tool, step.args, reissued_call_id(step.call_id))
 
 
-def make_agent(spec: str, episode_scenario: Any) -> Agent:
-    """Builds an agent from its name: oracle, noop, hack:NAME, alt:NAME, random[:SEED], replay:FILE."""
+def make_agent(spec: str, episode_scenario: Any, *, base_url: str | None = None) -> Agent:
+    """Builds an agent from its name: oracle, noop, hack:NAME, alt:NAME, random[:SEED], replay:FILE, openai:MODEL.
+
+    Args:
+        spec: The agent's name; `openai:MODEL[?temperature=0&seed=1]` is an LLM (`runtime/llm_agent.py`).
+        episode_scenario: The scenario the agent acts on (its oracle, hacks and alternatives).
+        base_url: The OpenAI-compatible endpoint of an `openai:` agent (refused for any other agent).
+    """
     kind, _, arg = spec.partition(":")
+    if kind == "openai":
+        from saas_sim.runtime.llm_agent import LLMAgent, parse_openai_spec
+
+        return LLMAgent(parse_openai_spec(arg, base_url=base_url))
+    if base_url is not None:
+        raise UsageError(f"--base-url is for openai:MODEL agents, not {spec!r}")
     scenario_file = episode_scenario.spec
     if kind == "oracle":
         return ScriptedAgent("oracle", scenario_file.oracle)
@@ -196,7 +208,9 @@ def make_agent(spec: str, episode_scenario: Any) -> Agent:
             raise UsageError(f"random agent seed must be an int, got {arg!r}") from None
     if kind == "replay":
         return ReplayAgent(Path(arg))
-    raise UsageError(f"unknown agent {spec!r}; use oracle, noop, hack:NAME, alt:NAME, random[:SEED] or replay:FILE")
+    raise UsageError(
+        f"unknown agent {spec!r}; use oracle, noop, hack:NAME, alt:NAME, random[:SEED], replay:FILE or openai:MODEL"
+    )
 
 
 def dump_args(args: Any) -> str:

@@ -102,7 +102,7 @@ def _tokens(value: Any) -> int:
 def completion(request: dict[str, Any], reply: Reply, number: int) -> dict[str, Any]:
     """Returns the `chat.completion` body for one reply (the request's `number` names its ids)."""
     calls = [
-        {"id": c.id or f"call_{number}_{i}", "type": "function",
+        {"id": f"call_{number}_{i}" if c.id is None else c.id, "type": "function",
          "function": {"name": c.name,
                       "arguments": c.arguments if isinstance(c.arguments, str) else json.dumps(c.arguments)}}
         for i, c in enumerate(reply.tool_calls)
