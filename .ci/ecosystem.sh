@@ -44,6 +44,11 @@ make_venv mcp130 "mcp==1.30.0" \
 make_venv fastmcp "fastmcp==4.2.3" \
   "import importlib.metadata as m; assert m.version('fastmcp') == '4.2.3'; from fastmcp import Client" \
   SAAS_SIM_FASTMCP_PYTHON
+# verifiers 0.4's built-in OpenEnv taskset drives `saas-sim serve --openenv` with no adapter code
+# (tests/adapters/test_verifiers_ecosystem.py); its `openenv` extra brings OpenEnv's GenericEnvClient.
+make_venv verifiers040 "verifiers[openenv]==0.4.0" \
+  "import importlib.metadata as m; assert m.version('verifiers') == '0.4.0'; import verifiers.v1; from verifiers.v1.tasksets.openenv import OpenEnvTaskset; from openenv import GenericEnvClient" \
+  SAAS_SIM_VERIFIERS_PYTHON
 # Harbor's own ATIF validator (`python -m harbor.utils.trajectory_validator`) checks `saas-sim export --format atif`
 # (tests/adapters/test_atif_harbor.py). Harbor needs Python >= 3.12: SAAS_SIM_HARBOR_BASE_PYTHON overrides the base.
 HARBOR_BASE_PY="${SAAS_SIM_HARBOR_BASE_PYTHON:-/root/.pyenv/versions/3.12.1/bin/python}"
