@@ -9,6 +9,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -78,17 +79,26 @@ def _seeds(text: str) -> list[int]:
 
 @app.command()
 def scenarios(pattern: Annotated[str, typer.Argument(help="Glob over scenario ids.")] = "*") -> None:
-    """Lists the scenarios."""
+    """Lists the scenarios, grouped by domain and by the skill each teaches."""
 
     async def go() -> None:
         env = _env("sqlite+aiosqlite:///:memory:")
-        table = Table("scenario", "world", "tools", "checks", "hacks", "noop", "description")
-        for s in env.scenarios(pattern):
+        table = Table("scenario", "skill", "world", "tools", "checks", "hacks", "noop", "description")
+        # Grouped by what they teach: domain, then skill (scenarios naming none last), then id.
+        chosen = sorted(env.scenarios(pattern), key=lambda s: (s.ref.split("/", 1)[0], s.spec.skill is None,
+                                                                s.spec.skill or "", s.ref))
+        previous: tuple[str, str | None] | None = None
+        for s in chosen:
+            group = (s.ref.split("/", 1)[0], s.spec.skill)
+            if previous is not None and group != previous:
+                table.add_section()
             # The tools the scenario allows, its patterns (`crm.*`) expanded against the domains' tools.
             tools = len(env.toolkit(s).allowed)
-            table.add_row(s.ref, s.spec.world, str(tools), str(len(s.spec.checks)),
-                          str(len(s.spec.hacks)), f"{s.spec.noop_score:g}", s.spec.description.strip())
-        _print_fitted(table, keep=("scenario",), wrap=("description",),
+            table.add_row(s.ref, s.spec.skill or "-", s.spec.world, str(tools),
+                          str(len(s.spec.checks)), str(len(s.spec.hacks)), f"{s.spec.noop_score:g}",
+                          s.spec.description.strip())
+            previous = group
+        _print_fitted(table, keep=("scenario", "skill"), wrap=("description",),
                       drop_first=("hacks", "noop", "checks", "world"))
 
     _run(go)
@@ -204,8 +214,7 @@ def check(
     The attacks: declared hacks on --hack-seeds seeds, the oracle's writes replayed on other seeds, a blind
     search with the grade as feedback, a do-everything agent, the alternative solutions, and hack coverage.
     """
-    from rich.progress import Progress
-
+    from saas_sim.progress import progress_bar
     from saas_sim.runtime.audit import AuditOptions, audit
 
     async def go() -> bool:
@@ -213,11 +222,13 @@ def check(
             chosen = env.scenarios(pattern)
             if not chosen:
                 raise SaasSimError(f"no scenario matches {pattern!r}")
-            with Progress(console=err, transient=True) as progress:
-                bar = progress.add_task("auditing", total=len(chosen) * (seeds + 1) + 1)
+            with progress_bar("auditing", total=len(chosen) * (seeds + 1) + 1, quiet=as_json) as advance:
 
                 def tick(msg: str) -> None:
-                    progress.update(bar, advance=1, description=msg)
+                    advance(description=msg)
+
+                # A world build names its parts on the bar; it is not one of the audit's counted steps.
+                env.world_progress = lambda msg: advance(0, description=msg)
 
                 opts = AuditOptions(hack_seeds=hack_seeds, blind_seeds=blind_seeds, blind_trials=blind_trials,
                                     min_alternatives=min_alternatives)
@@ -365,6 +376,7 @@ def generate(
     out_path: Annotated[Path, typer.Option("--out", help="Output JSONL file.")],
 ) -> None:
     """Writes one deterministic episode spec per line: an RL prompt set."""
+    from saas_sim.progress import progress_bar
 
     async def go() -> int:
         seed_list = _seeds(seeds)
@@ -373,13 +385,17 @@ def generate(
             chosen = env.scenarios(scenario)
             if not chosen:
                 raise SaasSimError(f"no scenario matches {scenario!r}")
-            for sc in chosen:
-                tools = env.toolkit(sc).openai()
-                for seed in seed_list:
-                    task = await env.task(sc, seed)
-                    lines.append(json.dumps({"scenario": sc.ref, "seed": seed, "world_hash": task.world.world_hash,
-                                             "instructions": task.instructions, "tools": tools},
-                                            sort_keys=True, ensure_ascii=False))
+            with progress_bar("generating", total=len(chosen) * len(seed_list)) as advance:
+                env.world_progress = lambda msg: advance(0, description=msg)
+                for sc in chosen:
+                    tools = env.toolkit(sc).openai()
+                    for seed in seed_list:
+                        task = await env.task(sc, seed)
+                        lines.append(json.dumps({"scenario": sc.ref, "seed": seed,
+                                                 "world_hash": task.world.world_hash,
+                                                 "instructions": task.instructions, "tools": tools},
+                                                sort_keys=True, ensure_ascii=False))
+                        advance(description=f"{sc.ref} seed {seed}")
         out_path.parent.mkdir(parents=True, exist_ok=True)
         out_path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         return len(lines)
@@ -435,6 +451,13 @@ def data_report(
     print(json.dumps(_run(go), indent=2, sort_keys=True, default=str))
 
 
+def _bench_progress(quiet: bool = False) -> AbstractContextManager[Callable[[str], None]]:
+    """A benchmark's stage messages: a bar on a terminal, else one stderr line each (CI logs keep them)."""
+    from saas_sim.progress import progress_messages
+
+    return progress_messages("bench", quiet=quiet, log=lambda m: err.print(m, highlight=False))
+
+
 @bench_app.command("store")
 def bench_store(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = True,
@@ -448,9 +471,8 @@ def bench_store(
     from saas_sim.bench.store import run_store_bench
 
     async def go() -> dict[str, Any]:
-        with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
-            return dict(await run_store_bench(pg_url=pg_url, workdir=Path(tmp), scale=scale,
-                                              progress=lambda m: err.print(m, highlight=False)))
+        with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp, _bench_progress() as say:
+            return dict(await run_store_bench(pg_url=pg_url, workdir=Path(tmp), scale=scale, progress=say))
 
     print(json.dumps(_run(go), indent=2, sort_keys=True))
 
@@ -464,9 +486,8 @@ async def _bench_runtime(scenario: str) -> dict[str, Any]:
     matches = env.scenarios(scenario)
     if not matches:
         raise SaasSimError(f"no scenario matches {scenario!r}")
-    with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
-        return await run_runtime_bench(scenario=matches[0].ref, workdir=Path(tmp),
-                                       progress=lambda m: err.print(m, highlight=False))
+    with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp, _bench_progress() as say:
+        return await run_runtime_bench(scenario=matches[0].ref, workdir=Path(tmp), progress=say)
 
 
 RuntimeScenarioOpt = Annotated[str, typer.Option("--scenario", help="Glob; the first match is timed.")]
@@ -636,9 +657,9 @@ def bench_all(
             raise typer.BadParameter(f"unknown peer {peer!r}; known: tau2", param_hint="--compare")
 
         async def go_compare() -> dict[str, Any]:
-            with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
+            with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp, _bench_progress() as say:
                 return await run_compare(Path(path), python=tau2_python, workdir=Path(tmp), rounds=rounds,
-                                         quick=quick, progress=lambda m: err.print(m, highlight=False))
+                                         quick=quick, progress=say)
 
         print(json.dumps(_run(go_compare), indent=2, sort_keys=True))
         return
@@ -646,9 +667,8 @@ def bench_all(
     from saas_sim.bench.suite import run_suite
 
     async def go() -> dict[str, Any]:
-        with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp:
-            return await run_suite(runs=runs, quick=quick, workdir=Path(tmp), pg_url=pg_url,
-                                   progress=lambda m: err.print(m, highlight=False))
+        with tempfile.TemporaryDirectory(prefix="saas-sim-bench-") as tmp, _bench_progress(as_json) as say:
+            return await run_suite(runs=runs, quick=quick, workdir=Path(tmp), pg_url=pg_url, progress=say)
 
     result = _run(go)
     if as_json:
