@@ -179,3 +179,18 @@ def test_equivalence_record_and_compare_name_what_moved(tmp_path: Path, monkeypa
     moved = runner.invoke(app, ["equivalence", "compare", str(a), str(b)])
     assert moved.exit_code == 1
     assert f"{oracle['key']}: .world_hash" in moved.output
+
+
+def test_scenarios_groups_rows_by_domain_and_skill(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SAAS_SIM_DOMAINS")
+    monkeypatch.delenv("SAAS_SIM_SCENARIO_DIRS")
+    monkeypatch.delenv("SAAS_SIM_SEEDS_DIRS")
+    result = runner.invoke(app, ["scenarios"])
+    assert result.exit_code == 0, result.output
+    rows = [cells for line in result.output.splitlines()
+            if len(cells := [c.strip() for c in line.split("│")[1:-1]]) > 1 and "@" in cells[0]]
+    groups = [(cells[0].split("/", 1)[0], cells[1]) for cells in rows]
+    # One run of rows per (domain, skill): a group never reappears after another began.
+    runs = [g for i, g in enumerate(groups) if i == 0 or g != groups[i - 1]]
+    assert len(runs) == len(set(runs)) > 3
+    assert ("support", "refunds") in runs and ("crm", "deduplication") in runs

@@ -254,6 +254,9 @@ class ScenarioFile(_Strict):
     seed_invariant: str | None = Field(default=None, min_length=1)
     noop_score: float = Field(ge=0, le=1)
     success_threshold: float = Field(default=1.0, gt=0, le=1)
+    skill: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+    """What the scenario teaches, as a kebab-case group name (`deduplication`, `refunds`); `saas-sim
+    scenarios` lists scenarios grouped by it. Every built-in scenario names one."""
     tags: list[str] = Field(default_factory=list)
     kind: Literal["task"] = "task"
 

@@ -50,3 +50,13 @@ def test_a_scenario_without_a_scope_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ScenarioFileError) as info:
         env_with_scenario(tmp_path, "".join(lines))
     assert "'scope'" in str(info.value) and "required" in str(info.value).lower()
+
+
+def test_every_built_in_scenario_names_the_skill_it_teaches() -> None:
+    from saas_sim.scenarios.loader import load_scenario_file
+
+    root = Path(__file__).resolve().parents[2] / "scenarios"
+    files = sorted(root.glob("*/*.yaml"))
+    assert len(files) >= 40
+    missing = [str(f.relative_to(root)) for f in files if load_scenario_file(f).skill is None]
+    assert not missing, f"scenarios without a `skill:` group: {missing}"
