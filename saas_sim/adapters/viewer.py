@@ -10,7 +10,8 @@ just its own inline script and style (by hash) and no fetch of any kind.
 Per episode: the header, the grade (goals, constraints, violations with their
 details, the scalar and the attribution), and a timeline of steps, each with
 the state diff rebuilt by `runtime.step_diff` (a visible warning where it
-cannot be). Client-side filters: scenario, attribution, score range.
+cannot be); an LLM agent's model turns stand before the steps they caused.
+Client-side filters: scenario, attribution, score range.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def render_report(episodes: Sequence[dict[str, Any]]) -> str:
     return re.sub("|".join(parts), lambda m: parts[m.group(0)], template)
 
 async def episode_data(env: Environment, trajectory: Trajectory, label: str) -> dict[str, Any]:
-    """Returns one episode as the report's JSON: header, grade, steps with their rebuilt diffs, any warning."""
+    """Returns one episode as the report's JSON: header, grade, steps with their rebuilt diffs, an LLM agent's
+    model turns and summary, any warning."""
     rebuild = await rebuild_diffs(env, trajectory)
     steps = []
     for step, diff in zip(trajectory.steps, rebuild.diffs, strict=True):
@@ -74,6 +76,8 @@ async def episode_data(env: Environment, trajectory: Trajectory, label: str) -> 
         "grade": footer.get("grade"),
         "final": {k: footer.get(k) for k in ("steps", "sim_time", "state_hash")},
         "steps": steps,
+        "model_turns": [t.to_json() for t in trajectory.model_turns],
+        "agent": trajectory.agent,
         "verified": rebuild.verified,
         "warning": rebuild.warning,
     }

@@ -161,3 +161,15 @@ async def test_write_report_counts_episodes_without_verified_diffs(tmp_path: Pat
     assert warned == 1
     episodes = data_of((tmp_path / "r.html").read_text(encoding="utf-8"))["episodes"]
     assert "world differs" in episodes[1]["warning"] and episodes[0]["warning"] is None
+
+
+async def test_llm_agent_turns_and_summary_are_embedded(tmp_path: Path) -> None:
+    from saas_sim.runtime.trajectory import ModelTurn
+
+    async with memory_env() as env:
+        traj = await record(env, "oracle", tmp_path / "o.jsonl")
+        traj.model_turns = [ModelTurn(index=0, before_step=0, content="reading the deal", usage={"total_tokens": 7})]
+        traj.agent = {"agent": "openai:stub", "turns": 1, "usage": {"total_tokens": 7}, "stop": "done", "error": None}
+        episode = await episode_data(env, traj, "llm")
+    assert episode["model_turns"][0]["content"] == "reading the deal"
+    assert episode["agent"]["agent"] == "openai:stub" and episode["warning"] is None

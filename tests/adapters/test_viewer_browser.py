@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from saas_sim.adapters.viewer import write_report
-from saas_sim.runtime.trajectory import Trajectory
+from saas_sim.runtime.trajectory import ModelTurn, Trajectory
 from tests.adapters.test_openenv_ecosystem import ecosystem_python
 from tests.adapters.test_viewer import HOSTILE, SCENARIO, memory_env, record
 
@@ -27,6 +27,7 @@ DRIVE = HERE / "viewer_drive.py"
 CHROMIUM = Path("/usr/bin/chromium")
 HACK = "hack:just_reply_by_email"
 VIOLATION = "emails_are_messages"
+MODEL_SAYS = "The buyer confirmed the budget: <b>moving the deal</b>."
 
 
 def chromium() -> None:
@@ -42,6 +43,10 @@ async def three_episodes(folder: Path) -> tuple[Trajectory, Trajectory, Path]:
     """Records the oracle, the no-op and a hack with a violation (plus a hostile call), and reports them."""
     async with memory_env() as env:
         oracle = await record(env, "oracle", folder / "oracle.jsonl")
+        # As an LLM agent records them: a model turn before the steps its tool calls became.
+        oracle.model_turns = [ModelTurn(index=0, before_step=2, content=MODEL_SAYS, tool_calls=[
+            {"id": "c1", "name": oracle.steps[2].tool, "arguments": "{}", "call_id": oracle.steps[2].call_id}])]
+        oracle.write(folder / "oracle.jsonl")
         await record(env, "noop", folder / "noop.jsonl")
         hack = await record(env, HACK, folder / "hack.jsonl", extra_calls=[("crm.get_deal", {"deal_id": HOSTILE})])
         report = folder / "report.html"
@@ -67,6 +72,8 @@ def test_report_in_chromium_shows_steps_diffs_grades_and_filters(tmp_path: Path)
     by_label = {e["label"]: e for e in facts["episodes"]}
     assert list(by_label) == ["oracle.jsonl", "noop.jsonl", "hack.jsonl"]
     assert [by_label[n]["steps"] for n in by_label] == [len(oracle.steps), 0, len(hack.steps)]
+    assert by_label["oracle.jsonl"]["timeline"] == ["step", "step", "model"] + ["step"] * (len(oracle.steps) - 2)
+    assert by_label["oracle.jsonl"]["model_text"][0] == MODEL_SAYS  # shown as text, not markup
     assert all(e["warning"] is None and e["scenario"].startswith(SCENARIO + "@") for e in facts["episodes"])
 
     amount_step = next(s for s in oracle.steps if "amount" in s.args)

@@ -24,6 +24,9 @@ EPISODES_JS = """() => Array.from(document.querySelectorAll("section.episode")).
   attribution: s.dataset.attribution,
   visible: !s.hidden && s.offsetParent !== null,
   steps: s.querySelectorAll("li.step").length,
+  timeline: Array.from(s.querySelectorAll("ol.timeline > li")).map((li) =>
+    li.classList.contains("model-turn") ? "model" : "step"),
+  model_text: Array.from(s.querySelectorAll("li.model-turn pre")).map((p) => p.textContent),
   score: s.querySelector(".grade .score") ? s.querySelector(".grade .score").textContent : null,
   violations: Array.from(s.querySelectorAll("li.violation .violation-name")).map((v) => v.textContent),
   warning: s.querySelector(".warning") ? s.querySelector(".warning").textContent : null,

@@ -108,6 +108,31 @@
     return el("li", { className: "step " + (step.ok ? "ok" : "failed"), "data-index": step.index }, body);
   }
 
+  function turnView(turn) {
+    const calls = (turn.tool_calls || []).map((c) => c.name + " " + (c.arguments || "") + "  [" + (c.call_id || "") + "]");
+    const usage = turn.usage ? "  tokens " + turn.usage.total_tokens : "";
+    const body = [el("div", { className: "step-head" }, [
+      el("span", { className: "badge model", text: "model #" + turn.index }),
+      el("span", { className: "sim-time", text: (turn.finish_reason || "") + usage }),
+    ])];
+    if (turn.content) body.push(el("pre", { className: "model-content", text: turn.content }));
+    if (calls.length) body.push(el("pre", { className: "model-calls", text: calls.join("\n") }));
+    if (turn.error) body.push(el("pre", { className: "error", text: turn.error }));
+    return el("li", { className: "model-turn", "data-turn": turn.index }, body);
+  }
+
+  function timeline(ep) {
+    const turns = (ep.model_turns || []).slice().sort((a, b) => a.before_step - b.before_step || a.index - b.index);
+    const items = [];
+    let t = 0;
+    for (const step of ep.steps) {
+      while (t < turns.length && turns[t].before_step <= step.index) items.push(turnView(turns[t++]));
+      items.push(stepView(step));
+    }
+    while (t < turns.length) items.push(turnView(turns[t++]));
+    return el("ol", { className: "timeline" }, items);
+  }
+
   function episodeView(ep, n) {
     const h = ep.header;
     const attribution = ep.grade ? ep.grade.attribution : "ungraded";
@@ -121,7 +146,12 @@
     parts.push(el("details", {}, [el("summary", { text: "instructions" }), el("pre", { text: h.instructions || "" })]));
     parts.push(gradeView(ep));
     parts.push(el("h3", { text: "Steps" }));
-    parts.push(el("ol", { className: "timeline" }, ep.steps.map(stepView)));
+    if (ep.agent) {
+      const usage = ep.agent.usage ? "  tokens " + ep.agent.usage.total_tokens : "";
+      parts.push(el("p", { className: "agent meta", text: "agent " + ep.agent.agent + "  model turns " + ep.agent.turns +
+        usage + "  stopped: " + ep.agent.stop + (ep.agent.error ? " (" + ep.agent.error + ")" : "") }));
+    }
+    parts.push(timeline(ep));
     return el("section", { className: "episode", id: "episode-" + n, "data-scenario": h.scenario,
       "data-attribution": attribution, "data-score": score }, parts);
   }
