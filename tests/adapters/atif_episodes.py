@@ -35,3 +35,19 @@ async def play(env: Environment, scenario: str, seed: int, agent: str) -> Trajec
         return episode.trajectory
     finally:
         await episode.close()
+
+
+async def play_llm(env: Environment, scenario: str, seed: int) -> Trajectory:
+    """The `openai:` agent plays the oracle's plan through the local stub model; one graded trajectory."""
+    from saas_sim.testing.openai_stub import StubServer
+    from saas_sim.testing.oracle_policy import oracle_chat_policy
+
+    episode = await env.start(scenario, seed)
+    try:
+        task = episode.task
+        async with StubServer(oracle_chat_policy(task.scenario.spec.oracle, task.bindings)) as stub:
+            await make_agent("openai:stub?max_retries=0", task.scenario, base_url=stub.base_url).run(episode)
+        await episode.grade()
+        return episode.trajectory
+    finally:
+        await episode.close()

@@ -14,7 +14,7 @@ from saas_sim.adapters.atif import SCHEMA_VERSION, dumps_atif, to_atif
 from saas_sim.cli import app
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.trajectory import Trajectory, parse_trajectory
-from tests.adapters.atif_episodes import SCENARIOS, play
+from tests.adapters.atif_episodes import SCENARIOS, play, play_llm
 
 
 @pytest.fixture
@@ -64,7 +64,7 @@ async def test_tool_errors_and_injected_faults_are_in_the_observation_extra(env:
     failed = [r for r in native.steps if not r.ok]
     faulted = [r for r in native.steps if r.fault]
     assert failed and faulted  # the heavy fault profile and invalid calls make both
-    by_call = {(s["extra"]["index"]): s for s in _agent_steps(to_atif(native))}
+    by_call = {s["observation"]["results"][0]["extra"]["index"]: s for s in _agent_steps(to_atif(native))}
     for record in failed:
         result = by_call[record.index]["observation"]["results"][0]
         assert result["extra"]["ok"] is False
@@ -78,7 +78,7 @@ async def test_arguments_that_are_not_an_object_are_kept_raw_in_the_tool_call_ex
     native = await play(env, SCENARIOS[0], 1, "random:3")
     raw = [r for r in native.steps if not isinstance(r.args, dict)]
     assert raw
-    steps = {s["extra"]["index"]: s for s in _agent_steps(to_atif(native))}
+    steps = {s["observation"]["results"][0]["extra"]["index"]: s for s in _agent_steps(to_atif(native))}
     for record in raw:
         (call,) = steps[record.index]["tool_calls"]
         assert call["arguments"] == {}
@@ -134,3 +134,25 @@ def test_the_export_command_refuses_an_unknown_format_and_a_non_trajectory(tmp_p
     done = runner.invoke(app, ["export", str(bad)])
     assert done.exit_code == 2
     assert "not a saas_sim.trajectory/1 file" in done.output
+
+
+async def test_an_llm_agents_turns_become_steps_with_its_text_usage_calls_and_observations(env: Environment) -> None:
+    pytest.importorskip("openai")
+    native = await play_llm(env, SCENARIOS[0], 0)
+    assert native.model_turns and native.agent is not None
+    doc = to_atif(native)
+    steps = _agent_steps(doc)
+    assert len(steps) == len(native.model_turns)
+    for step, turn in zip(steps, native.model_turns, strict=True):
+        assert step["message"] == (turn.content or "")
+        assert step["llm_call_count"] == 1
+        assert step["metrics"]["prompt_tokens"] == (turn.usage or {})["prompt_tokens"]
+        assert [c["tool_call_id"] for c in step.get("tool_calls", [])] == [c["call_id"] for c in turn.tool_calls]
+        assert [c["extra"]["model_call_id"] for c in step.get("tool_calls", [])] == [c["id"] for c in turn.tool_calls]
+    results = [r for s in steps for r in s.get("observation", {}).get("results", [])]
+    assert [r["source_call_id"] for r in results] == [r.call_id for r in native.steps]
+    usage = native.agent["usage"]
+    assert doc["final_metrics"]["total_prompt_tokens"] == usage["prompt_tokens"] > 0
+    assert doc["final_metrics"]["total_completion_tokens"] == usage["completion_tokens"]
+    assert doc["agent"]["name"] == "openai:stub" and doc["agent"]["model_name"] == "stub"
+    assert doc["final_metrics"]["extra"]["score"] == 1

@@ -1,4 +1,4 @@
-"""Harbor's own validator accepts our ATIF exports (oracle, no-op, hack and faulty random runs).
+"""Harbor's own validator accepts our ATIF exports (oracle, no-op, hack, faulty random and LLM runs).
 
 It runs `python -m harbor.utils.trajectory_validator FILE` in Harbor's virtualenv, which
 `.ci/ecosystem.sh` creates and names in `SAAS_SIM_HARBOR_PYTHON`. Without it the test
@@ -8,12 +8,13 @@ skips locally and fails in CI (`CI` set).
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import subprocess
 from pathlib import Path
 
 from saas_sim.adapters.atif import export_atif
 from saas_sim.runtime.environment import Environment
-from tests.adapters.atif_episodes import SCENARIOS, agents_of, play
+from tests.adapters.atif_episodes import SCENARIOS, agents_of, play, play_llm
 from tests.adapters.test_openenv_ecosystem import ecosystem_python
 
 VALIDATE_TIMEOUT_S = 120.0
@@ -31,6 +32,11 @@ async def _export_all(folder: Path) -> list[Path]:
                 target = native.with_suffix(".atif.json")
                 export_atif(native, target, agent_name=agent.split(":", 1)[0], agent_version="1")
                 exported.append(target)
+        if importlib.util.find_spec("openai") is not None:  # the LLM agent's model turns and token usage
+            native = folder / "llm.jsonl"
+            (await play_llm(env, SCENARIOS[0], 3)).write(native)
+            exported.append(native.with_suffix(".atif.json"))
+            export_atif(native, exported[-1])
     return exported
 
 
