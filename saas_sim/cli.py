@@ -268,7 +268,7 @@ def check(
 def eval_(
     agent: Annotated[str, typer.Option(help="Any agent `run` takes (oracle, noop, random[:SEED], hack:NAME, "
                                             "alt:NAME, openai:MODEL).")],
-    scenario: Annotated[str, typer.Option("--scenario", help="Glob over scenario ids.")] = "*",
+    scenario: Annotated[str, typer.Option("--scenario", help="Glob(s) over scenario ids, comma-separated.")] = "*",
     seeds: Annotated[str, typer.Option("--seeds", help="A:B (B exclusive) or N.")] = "0:5",
     trials: Annotated[int, typer.Option("--trials", help="Trials per (scenario, seed): K of pass^k.", min=1)] = 1,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Episodes run at once.", min=1)] = 4,

@@ -61,7 +61,7 @@ class EvalConfig:
 
     Attributes:
         agent: An agent spec `make_agent` accepts.
-        pattern: A glob over scenario ids.
+        pattern: A glob over scenario ids, or several separated by commas.
         seeds: The task seeds.
         trials: Attempts per (scenario, seed), K of pass^k.
         threshold: Success is `score >= threshold` (the report only; not part of the run's identity).
@@ -127,7 +127,9 @@ def plan_evaluation(env: Environment, config: EvalConfig) -> EvalPlan:
         raise UsageError("an evaluation needs at least one seed, one trial and a concurrency of 1 or more")
     if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in config.seeds):
         raise UsageError(f"seeds must be non-negative ints, got {list(config.seeds)!r}")
-    scenarios = env.scenarios(config.pattern)
+    # Comma-separated globs, matched in turn; a scenario two of them match is taken once.
+    matched = {s.ref: s for glob in config.pattern.split(",") if glob.strip() for s in env.scenarios(glob.strip())}
+    scenarios = list(matched.values())
     if not scenarios:
         raise UsageError(f"no scenario matches {config.pattern!r}")
     plan = EvalPlan(config, sorted(scenarios, key=lambda s: s.ref))
