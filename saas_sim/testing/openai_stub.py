@@ -4,7 +4,9 @@ Test an agent loop without a model and without the network: the stub answers
 `POST /v1/chat/completions` with scripted replies (text, tool calls, several tool
 calls in one message, malformed arguments), usage fields, and injected HTTP
 errors (429, 500) to exercise a client's retries. `GET /v1/models` lists the
-one model name it answers to (any name is accepted).
+one model name it answers to (any name is accepted). A request with `"stream": true`
+gets the answer as server-sent events: one chunk with the whole message (and the
+usage), then `[DONE]`.
 
 ```python
 async with StubServer(scripted([Reply(tool_calls=[ToolCall("crm__get_deal", {"deal_id": "dl_000026"})]),
@@ -29,7 +31,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
-__all__ = ["Fault", "Policy", "Reply", "StubServer", "ToolCall", "create_stub_app", "scripted"]
+__all__ = ["Fault", "Policy", "Reply", "StubServer", "ToolCall", "completion", "create_stub_app", "scripted",
+           "stream_events"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +123,17 @@ def completion(request: dict[str, Any], reply: Reply, number: int) -> dict[str, 
     }
 
 
+def stream_events(answer: dict[str, Any]) -> bytes:
+    """Returns a completion as the SSE body of a streamed answer: one chunk holding the whole message, then `[DONE]`."""
+    choice = answer["choices"][0]
+    delta = dict(choice["message"])
+    if "tool_calls" in delta:
+        delta["tool_calls"] = [{**call, "index": i} for i, call in enumerate(delta["tool_calls"])]
+    chunk = {**answer, "object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": delta, "finish_reason": choice["finish_reason"], "logprobs": None}]}
+    return f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+
+
 def create_stub_app(policy: Policy, requests: list[dict[str, Any]] | None = None) -> Any:
     """Returns the stub's ASGI app.
 
@@ -130,7 +144,7 @@ def create_stub_app(policy: Policy, requests: list[dict[str, Any]] | None = None
     # Plain Starlette routes: FastAPI would resolve these local functions' string annotations and fail.
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     seen = requests if requests is not None else []
@@ -139,7 +153,7 @@ def create_stub_app(policy: Policy, requests: list[dict[str, Any]] | None = None
         return JSONResponse({"object": "list",
                              "data": [{"id": "stub", "object": "model", "created": 0, "owned_by": "saas_sim"}]})
 
-    async def chat(request: Request) -> JSONResponse:
+    async def chat(request: Request) -> Response:
         body = await request.json()
         seen.append(body)
         answer = policy(body)
@@ -150,7 +164,10 @@ def create_stub_app(policy: Policy, requests: list[dict[str, Any]] | None = None
             # retry-after-ms keeps a client's backoff short; the client still decides to retry.
             return JSONResponse({"error": {"message": answer.message, "type": kind, "code": kind, "param": None}},
                                 status_code=answer.status, headers={"retry-after-ms": "5"})
-        return JSONResponse(completion(body, answer, len(seen)))
+        answered = completion(body, answer, len(seen))
+        if body.get("stream"):
+            return Response(stream_events(answered), media_type="text/event-stream")
+        return JSONResponse(answered)
 
     return Starlette(routes=[Route("/v1/models", models, methods=["GET"]),
                              Route("/v1/chat/completions", chat, methods=["POST"])])
