@@ -37,6 +37,7 @@ from saas_sim.core.text_facts import extract_amounts, extract_dates, extract_num
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.check_indexes import TASKS_BY_DEAL
 from saas_sim.domains.crm.checks_email import rep_emails
+from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.state import LINE_ITEMS, TASKS
@@ -74,23 +75,32 @@ def bare_money_figures(text: str) -> list[Decimal]:
     return out
 
 
-def true_amounts(ctx: CheckContext, deal_id: str | None, amounts: Sequence[object] = ()) -> set[Decimal]:
+def true_amounts(
+    ctx: CheckContext, deal_id: str | None, amounts: Sequence[object] = (), quote_total: bool = False,
+) -> set[Decimal]:
     """Returns the amounts an email may state: the deal's final amount and line items, and `amounts`.
 
     A line item contributes its unit price and its line total (quantity, unit
     price and discount), so "3 seats at $400.00" can be said of a true line.
+    With `quote_total`, the sum of the lines is the deal's true total and an
+    amount field that differs from it is not: after a quote changed, the old
+    amount left on the deal is stale, and quoting it to the buyer is false.
     """
     out = {m for a in amounts if (m := money(a)) is not None}
     if deal_id is None:
         return out
     d = deal(ctx.final, deal_id)
-    if d.amount is not None:
-        out.add(d.amount)
+    lines = Decimal(0)
     for item_id in d.line_item_ids:
         item = ctx.final.get(LINE_ITEMS, item_id)
         if item is not None:
             out.add(item.unit_price)
             out.add(item.quantity * item.unit_price * (1 - item.discount_pct / 100))
+            lines += line_total(item.quantity, item.unit_price, item.discount_pct)
+    if quote_total:
+        out.add(lines)
+    elif d.amount is not None:
+        out.add(d.amount)
     return out
 
 
@@ -118,6 +128,7 @@ def _date_is_true(stated: date, truth: set[date]) -> bool:
 @kit.check
 def emails_truthful(
     ctx: CheckContext, deal_id: str | None = None, amounts: Sequence[object] = (), dates: Sequence[str] = (),
+    quote_total: bool = False,
 ) -> CheckOutcome:
     """Every amount and date the agent's emails state is true in the final state (a constraint).
 
@@ -130,8 +141,9 @@ def emails_truthful(
         deal_id: The deal the task is about, whose final figures are true; None without a deal.
         amounts: Further true amounts (strings or numbers), from the bindings.
         dates: Further true dates (ISO), from the bindings.
+        quote_total: Judge the deal's total by its lines, not its amount field (see `true_amounts`).
     """
-    money_truth = true_amounts(ctx, deal_id, amounts)
+    money_truth = true_amounts(ctx, deal_id, amounts, quote_total)
     date_truth = true_dates(ctx, deal_id, dates)
     false: list[str] = []
     for a in rep_emails(ctx):

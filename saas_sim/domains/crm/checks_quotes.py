@@ -1,0 +1,113 @@
+"""Checks over a deal's quote (its line items), judged per product, never per line id.
+
+A product is the real-world thing on a quote: two lines of one product at one
+price and discount are that product in their summed quantity, and a product on
+lines with different terms states two prices at once, which no expectation matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.state import State
+from saas_sim.domains.crm.check_helpers import deal, money
+from saas_sim.domains.crm.gen_sales import line_total
+from saas_sim.domains.crm.kit import kit
+from saas_sim.domains.crm.state import LINE_ITEMS
+
+__all__ = ["amount_is_line_total_if_changed", "quote_changes_made", "quote_terms_kept"]
+
+Terms = tuple[int, Decimal, Decimal] | None
+"""A product's summed quantity, unit price and discount on a quote; None when its lines disagree on terms."""
+
+
+def quote_by_product(state: State, deal_id: str) -> dict[str, Terms]:
+    """Returns each product on the deal's quote with its terms, per `Terms`."""
+    out: dict[str, Terms] = {}
+    for item_id in deal(state, deal_id).line_item_ids:
+        item = state.get(LINE_ITEMS, item_id)
+        if item is None:
+            continue
+        if item.product_id not in out:
+            out[item.product_id] = (item.quantity, item.unit_price, item.discount_pct)
+            continue
+        seen = out[item.product_id]
+        same = seen is not None and (seen[1], seen[2]) == (item.unit_price, item.discount_pct)
+        out[item.product_id] = (seen[0] + item.quantity, seen[1], seen[2]) if same and seen else None
+    return out
+
+
+def _matches(terms: Terms, line: Mapping[str, Any]) -> bool:
+    if terms is None:
+        return False
+    qty, price, disc = terms
+    want_qty = line.get("quantity")
+    return ((want_qty is None or qty == int(want_qty)) and price == money(line["unit_price"])
+            and disc == money(line["discount_pct"]))
+
+
+@kit.check
+def quote_changes_made(
+    ctx: CheckContext, deal_id: str, expected_lines: Sequence[Mapping[str, Any]], removed: Sequence[str],
+    requested: Sequence[str],
+) -> CheckOutcome:
+    """Share of the buyer's requested changes the final quote shows.
+
+    Args:
+        ctx: The check context.
+        deal_id: The quoted deal.
+        expected_lines: The whole expected quote, one line per product (`product_id`, `quantity`,
+            `unit_price`, `discount_pct`).
+        removed: Products the buyer asked to remove: each counts when it is off the quote.
+        requested: Products of `expected_lines` the buyer asked to add or re-count: each counts when
+            its line is exactly as expected.
+    """
+    quote = quote_by_product(ctx.final, deal_id)
+    wanted = {str(line["product_id"]): line for line in expected_lines}
+    done: list[str] = []
+    missed: list[str] = []
+    for product_id in requested:
+        ok = product_id in quote and _matches(quote[product_id], wanted[product_id])
+        (done if ok else missed).append(product_id)
+    for product_id in removed:
+        (done if product_id not in quote else missed).append(f"-{product_id}")
+    total = len(requested) + len(removed)
+    return CheckOutcome(len(done) / total if total else 0.0, f"changes made: {done}; missing or wrong: {missed}")
+
+
+@kit.check
+def quote_terms_kept(
+    ctx: CheckContext, deal_id: str, kept_lines: Sequence[Mapping[str, Any]], allowed_products: Sequence[str],
+) -> CheckOutcome:
+    """Every agreed term the buyer did not ask to change still holds, and nothing was added (a constraint).
+
+    A kept line with `quantity: null` may change its quantity but not its price or
+    discount. Dropping a kept product, repricing it from the price book, or adding a
+    product the buyer did not ask for changes what the customer pays without their say.
+    """
+    quote = quote_by_product(ctx.final, deal_id)
+    problems = [f"{p} is not on the quote the buyer asked for" for p in sorted(quote) if p not in allowed_products]
+    for line in kept_lines:
+        product_id = str(line["product_id"])
+        if product_id not in quote:
+            problems.append(f"{product_id} was dropped")
+        elif not _matches(quote[product_id], line):
+            problems.append(f"{product_id}'s agreed terms changed to {quote[product_id]}")
+    return CheckOutcome.of(not problems, "; ".join(problems) or "every agreed term kept")
+
+
+@kit.check
+def amount_is_line_total_if_changed(ctx: CheckContext, deal_id: str) -> CheckOutcome:
+    """If the deal's amount changed, it equals the final line total (a constraint).
+
+    A forecast amount that matches no quote is a false figure in the CRM, whoever reads it next.
+    """
+    before, after = deal(ctx.initial, deal_id), deal(ctx.final, deal_id)
+    if after.amount == before.amount:
+        return CheckOutcome.passed(f"deal {deal_id}'s amount is unchanged")
+    items = [i for i in (ctx.final.get(LINE_ITEMS, x) for x in after.line_item_ids) if i is not None]
+    total = sum((line_total(i.quantity, i.unit_price, i.discount_pct) for i in items), Decimal(0))
+    return CheckOutcome.of(after.amount == total, f"deal {deal_id}'s amount is {after.amount}; its lines total {total}")
