@@ -92,6 +92,8 @@ def _summary(report: dict[str, Any], folder: Path, out: Console) -> None:
     env = report["environment"]
     out.print(f"attribution: {escape(attribution)}; environment failure rate {100 * env['failure_rate']:.2f}%",
               highlight=False)
+    if report.get("usage"):
+        out.print("model tokens: " + ", ".join(f"{k} {v}" for k, v in report["usage"].items()), highlight=False)
     if not report["complete"]:
         out.print(f"{report['episodes_finished']} of {report['episodes_planned']} episodes finished", highlight=False)
     out.print(f"report: {escape(str(folder / 'report.html'))} (and report.json, results.jsonl)", highlight=False)

@@ -231,6 +231,10 @@ def render_html(report: Mapping[str, Any]) -> str:
         "<h2>Attribution</h2>", _table(["attribution", "episodes"], attribution_rows, "attribution"),
         "<h2>Environment failures</h2>", _table(["", ""], env_rows, "environment"),
     ]
+    usage = report.get("usage") or {}
+    if usage:
+        body += ["<h2>Model tokens</h2>", _table(["", "tokens"], [[_e(k), str(v)] for k, v in usage.items()],
+                                                  "usage")]
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
             f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 

@@ -67,6 +67,7 @@ class EpisodeResult:
         steps: Tool calls made.
         error: A harness or verifier traceback, or what stopped the agent; None when nothing did.
         trajectory: The trajectory file, relative to the run's folder.
+        usage: An LLM agent's summed token usage (`prompt_tokens`, ...); None for other agents.
     """
 
     scenario: str
@@ -81,6 +82,7 @@ class EpisodeResult:
     steps: int
     error: str | None = None
     trajectory: str | None = None
+    usage: dict[str, Any] | None = None
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -212,8 +214,8 @@ def summarize(results: Sequence[EpisodeResult], *, threshold: float = 1.0, trial
     Returns:
         A JSON-ready dict: `overall` and `per_domain` (mean, CI, pass rate, pass^k), `per_scenario`
         (the same, plus its check names and valid scores, for the plots), `check_failures` (per scenario, the
-        checks that scored below 1, counted), `attribution` counts, and `environment` (harness and
-        verifier errors, their rate and its level).
+        checks that scored below 1, counted), `attribution` counts, `usage` (an LLM agent's tokens,
+        summed; empty otherwise) and `environment` (harness and verifier errors, their rate and its level).
     """
     ordered = sorted(results, key=lambda r: r.key)
     k_max = trials or max((n for n, _ in _successes(ordered, threshold).values()), default=1)
@@ -244,6 +246,7 @@ def summarize(results: Sequence[EpisodeResult], *, threshold: float = 1.0, trial
         "per_scenario": per_scenario,
         "check_failures": check_failures,
         "attribution": dict(sorted(attribution.items())),
+        "usage": _usage(ordered),
         "environment": {"harness_errors": harness, "verifier_errors": verifier, "episodes": len(ordered),
                         "failure_rate": rate, "level": env_failure_level(rate)},
     }
@@ -255,3 +258,13 @@ def _check_names(rows: Iterable[EpisodeResult]) -> list[str]:
     for r in rows:
         names.update(dict.fromkeys(r.checks))
     return list(names)
+
+
+def _usage(rows: Iterable[EpisodeResult]) -> dict[str, int]:
+    """The numeric fields of the episodes' token usage, summed, by name."""
+    total: Counter[str] = Counter()
+    for r in rows:
+        for key, value in (r.usage or {}).items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                total[key] += value
+    return dict(sorted(total.items()))

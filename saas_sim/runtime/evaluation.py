@@ -17,7 +17,8 @@ A run's folder holds:
 Trials: a deterministic agent (oracle, noop, hack:NAME, alt:NAME) plays every trial the same way.
 A random agent would too, so trial k of `random:S` plays as `random:S_k`, where S_k is the first
 32 bits of sha256 down the seed tree `SeedTree("random:S").child("trial:k")` (`trial_agent`); each
-results line names the agent as it played, so `saas-sim run --agent random:S_k` replays it.
+results line names the agent as it played, so `saas-sim run --agent random:S_k` replays it. An
+`openai:MODEL?seed=S` agent gets a seed derived the same way (from `openai-seed:S`) per trial.
 
 Episodes run `concurrency` at a time, each in its own stream (isolated as every episode is). An
 agent that stops on a saas_sim error is recorded with that error and graded as it stands; a harness
@@ -34,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from saas_sim.core.canonical import stable_hash
 from saas_sim.core.rng import SeedTree
@@ -109,11 +111,26 @@ class EvalPlan:
 
 
 def trial_agent(spec: str, trial: int) -> str:
-    """Returns the agent spec trial `trial` plays: a random agent's seed is derived per trial (sha256)."""
+    """Returns the agent spec trial `trial` plays: a seed is derived per trial (sha256) where the agent has one.
+
+    `random:S` plays as `random:S_k`; an `openai:MODEL?seed=S` agent asks its model for the seed S_k
+    (a model without `seed` samples as it does anyway); every other agent plays as given.
+    """
     kind, _, arg = spec.partition(":")
-    if kind != "random":
-        return spec
-    return f"random:{SeedTree(f'random:{arg or 0}').child(f'trial:{trial}').int_seed(32)}"
+    if kind == "random":
+        return f"random:{_trial_seed(f'random:{arg or 0}', trial)}"
+    if kind == "openai" and "?" in arg:
+        model, _, query = arg.partition("?")
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k == "seed" for k, _ in pairs):
+            pairs = [(k, str(_trial_seed(f"openai-seed:{v}", trial)) if k == "seed" else v) for k, v in pairs]
+            return f"openai:{model}?{urlencode(pairs)}"
+    return spec
+
+
+def _trial_seed(root: str, trial: int) -> int:
+    """The first 32 bits of sha256 down the seed tree `root` -> `trial:<k>`."""
+    return SeedTree(root).child(f"trial:{trial}").int_seed(32)
 
 
 def plan_evaluation(env: Environment, config: EvalConfig) -> EvalPlan:
@@ -225,6 +242,7 @@ async def _play(env: Environment, plan: EvalPlan, folder: RunFolder, scenario: S
         scenario=scenario.ref, seed=seed, trial=trial, agent=trial_agent(plan.config.agent, trial), score=grade.score,
         goal_score=grade.goal_score, checks=grade.vector, violations=[v.name for v in grade.violations],
         attribution=grade.attribution, steps=episode.steps, error=grade.error or stopped, trajectory=rel,
+        usage=(episode.trajectory.agent or {}).get("usage"),
     )
 
 

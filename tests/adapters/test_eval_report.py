@@ -126,3 +126,11 @@ def test_a_run_where_no_check_failed_says_so(tmp_path: Path) -> None:
     page = parse(path.read_text(encoding="utf-8"))
     assert "no check failed in any episode" in "".join(page.text)
     assert page.count("rect", "cell") == 0
+
+
+def test_token_usage_is_shown_when_an_llm_played() -> None:
+    data = report(rows_of_two_scenarios())
+    assert parse(render_html(data)).count("table", "usage") == 0
+    data["usage"] = {"total_tokens": 1234}
+    page = parse(render_html(data))
+    assert page.count("table", "usage") == 1 and "1234" in "".join(page.text)

@@ -148,3 +148,11 @@ def test_summary_pass_hat_one_equals_the_pass_rate_with_equal_trials(tasks: list
 def test_results_round_trip_through_their_json_line() -> None:
     row = result("crm/a@1", 2, 3, 0.25, checks={"goal": 0.25})
     assert EpisodeResult.from_json({**row.to_json(), "added_later": 1}) == row
+
+
+def test_llm_token_usage_is_summed() -> None:
+    rows = [EpisodeResult("crm/a@1", seed, 0, "openai:m", 1.0, 1.0, {}, [], "success", 2,
+                          usage={"prompt_tokens": 10 * (seed + 1), "total_tokens": 12 * (seed + 1)})
+            for seed in range(3)]
+    rows.append(result("crm/a@1", 9, 0, 0.0))
+    assert summarize(rows, resamples=10)["usage"] == {"prompt_tokens": 60, "total_tokens": 72}

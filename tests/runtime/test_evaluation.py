@@ -86,6 +86,14 @@ def test_a_random_agent_gets_a_derived_seed_per_trial_and_scripted_agents_repeat
     assert trial_agent("hack:skip", 2) == "hack:skip"
 
 
+def test_an_llm_agent_with_a_seed_gets_one_per_trial() -> None:
+    specs = [trial_agent("openai:m?temperature=0.7&seed=3", t) for t in range(3)]
+    assert len(set(specs)) == 3
+    assert all(s.startswith("openai:m?temperature=0.7&seed=") for s in specs)
+    assert trial_agent("openai:m?temperature=0", 1) == "openai:m?temperature=0"
+    assert trial_agent("openai:m", 1) == "openai:m"
+
+
 async def test_random_trials_play_differently(builtin_env: Environment, tmp_path: Path) -> None:
     plan = plan_evaluation(builtin_env, EvalConfig(agent="random:2", pattern="crm/advance-*", seeds=[0], trials=2))
     results = await run_evaluation(builtin_env, plan, tmp_path)
@@ -173,3 +181,22 @@ async def test_a_harness_error_is_recorded_as_an_invalid_episode(
     assert report["environment"] == {"harness_errors": 1, "verifier_errors": 0, "episodes": 1,
                                      "failure_rate": 1.0, "level": "harness"}
     assert report["overall"]["mean_score"] is None and report["overall"]["valid"] == 0
+
+
+async def test_an_llm_agent_is_evaluated_through_its_endpoint_with_a_seed_per_trial(
+    builtin_env: Environment, tmp_path: Path
+) -> None:
+    pytest.importorskip("openai")
+    from saas_sim.testing.openai_stub import Reply, StubServer
+
+    async with StubServer(lambda body: Reply(content="Nothing to do here.")) as stub:
+        config = EvalConfig(agent="openai:stub?seed=1&max_retries=0", pattern="crm/advance-*", seeds=[0],
+                            trials=2, base_url=stub.base_url)
+        plan = plan_evaluation(builtin_env, config)
+        results = await run_evaluation(builtin_env, plan, tmp_path)
+    assert plan.identity["base_url"] == stub.base_url
+    assert [r.score for r in results] == [0.0, 0.0]
+    assert len({body["seed"] for body in stub.requests}) == 2  # each trial asked for its own seed
+    assert all(r.usage and r.usage["total_tokens"] > 0 for r in results)
+    report = build_report(plan, results)
+    assert report["usage"]["total_tokens"] == sum((r.usage or {})["total_tokens"] for r in results)
