@@ -146,12 +146,14 @@ def run(
         help="The OpenAI-compatible endpoint of an openai:MODEL agent (vLLM, SGLang: http://HOST:PORT/v1).")] = None,
 ) -> None:
     """Runs one episode with a reference agent and prints each step and the grade."""
+    from saas_sim.progress import world_bar
     from saas_sim.runtime.agents import dump_args, make_agent
 
     async def go() -> None:
         async with _env(store) as env:
             sc = env.scenario(scenario)
-            episode = await env.start(sc, seed)
+            with world_bar(env):
+                episode = await env.start(sc, seed)
             world_hash = episode.task.world.world_hash[:12]
             out.print(f"[bold]{sc.ref}[/bold] seed {seed}  world {sc.spec.world} ({world_hash})")
             out.print(f"[bold]Task:[/bold] {episode.task.task_text}")
@@ -434,13 +436,15 @@ def data_report(
     seed: Annotated[int, typer.Option(help="World seed.", min=0)] = 0,
 ) -> None:
     """Prints the measured rate of each kind of mess in a world."""
+    from saas_sim.progress import world_bar
 
     async def go() -> dict[str, Any]:
         async with _env("sqlite+aiosqlite:///:memory:") as env:
             prof = env.profiles.get(profile)
             if prof is None:
                 raise SaasSimError(f"unknown world profile {profile!r}; known: {sorted(env.profiles)}")
-            world = await env.world(prof, seed)
+            with world_bar(env):
+                world = await env.world(prof, seed)
             report: dict[str, Any] = {"profile": profile, "seed": seed, "world_hash": world.world_hash}
             for name in prof.domains:
                 fn = env.domains[name].data_report

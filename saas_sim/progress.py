@@ -20,7 +20,13 @@ from typing import Protocol
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-__all__ = ["Advance", "progress_bar", "progress_messages", "wants_progress"]
+__all__ = ["Advance", "progress_bar", "progress_messages", "wants_progress", "world_bar"]
+
+
+class _BuildsWorlds(Protocol):
+    """What `world_bar` needs of an `Environment`: its world-build callback."""
+
+    world_progress: Callable[[str], None] | None
 
 
 class Advance(Protocol):
@@ -112,3 +118,19 @@ def progress_messages(
         return
     with progress_bar(description, console=console, enabled=True, auto_refresh=False) as advance:
         yield lambda message: advance(description=message)
+
+
+@contextmanager
+def world_bar(env: _BuildsWorlds, *, quiet: bool = False) -> Iterator[None]:
+    """Shows the worlds an `Environment` builds or loads while the block runs (a bar without a count).
+
+    Args:
+        env: The environment; its `world_progress` is set for the block and cleared after.
+        quiet: Draw nothing (a command's `--json`).
+    """
+    with progress_bar("world", quiet=quiet) as advance:
+        env.world_progress = lambda message: advance(0, description=message)
+        try:
+            yield
+        finally:
+            env.world_progress = None

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import threading
+from collections.abc import Callable
 
 import pytest
 from rich.console import Console
 
 from saas_sim import progress
-from saas_sim.progress import progress_bar, progress_messages, wants_progress
+from saas_sim.progress import progress_bar, progress_messages, wants_progress, world_bar
 
 BAR_CHARS = ("━", "╸", "╺")
 
@@ -84,3 +85,14 @@ def test_messages_go_to_the_log_and_draw_no_bar_when_off() -> None:
         say("store: sqlite")
     assert logged == ["store: sqlite"]
     assert buffer.getvalue() == ""
+
+
+def test_world_bar_shows_world_messages_and_clears_the_callback() -> None:
+    class Env:
+        world_progress: Callable[[str], None] | None = None
+
+    env = Env()
+    with world_bar(env):
+        assert env.world_progress is not None
+        env.world_progress("world crm-smb seed 0: crm")
+    assert env.world_progress is None

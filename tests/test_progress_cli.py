@@ -61,3 +61,20 @@ def test_check_draws_a_bar_on_a_terminal_and_none_with_json() -> None:
     quiet = runner.invoke(app, [*CHEAP_CHECK, "--json"])
     assert quiet.stdout.lstrip().startswith("{")
     assert not _has_bar(quiet.stderr)
+
+
+@pytest.mark.usefixtures("terminal")
+def test_run_and_data_report_show_the_world_build_on_a_terminal() -> None:
+    done = runner.invoke(app, ["run", "notes/follow-up-note", "--store", "sqlite+aiosqlite:///:memory:"])
+    assert done.exit_code == 0, done.output
+    assert _has_bar(done.stderr)
+    report = runner.invoke(app, ["data-report", "notes-small"])
+    assert report.exit_code == 0, report.output
+    assert _has_bar(report.stderr)
+    assert report.stdout.lstrip().startswith("{")
+
+
+def test_run_and_data_report_show_no_bar_when_piped() -> None:
+    done = runner.invoke(app, ["run", "notes/follow-up-note", "--store", "sqlite+aiosqlite:///:memory:"])
+    assert done.exit_code == 0, done.output
+    assert not _has_bar(done.stderr)
