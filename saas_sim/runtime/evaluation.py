@@ -180,7 +180,7 @@ class RunFolder:
             held = json.loads(run_file.read_text(encoding="utf-8"))
             if held != identity:
                 differ = sorted(k for k in {*held, *identity} if held.get(k) != identity.get(k))
-                shown = "; ".join(f"{k}: {held.get(k)!r} there, {identity.get(k)!r} here" for k in differ)
+                shown = "; ".join(_difference(k, held.get(k), identity.get(k)) for k in differ)
                 raise UsageError(f"{root} holds a run with other arguments ({shown}); "
                                  "use another --out folder or remove that one")
         elif results.exists():
@@ -216,6 +216,15 @@ class RunFolder:
             fh.write(line)
             fh.flush()
         self.results.append(result)
+
+
+def _difference(key: str, there: Any, here: Any) -> str:
+    """One differing argument, for people; lists (the matched scenarios) by what was added and removed."""
+    if isinstance(there, list) and isinstance(here, list) and len(there) + len(here) > 8:
+        added = [x for x in here if x not in there]
+        removed = [x for x in there if x not in here]
+        return f"{key}: {len(removed)} there only {removed[:4]!r}, {len(added)} here only {added[:4]!r}"
+    return f"{key}: {there!r} there, {here!r} here"
 
 
 async def _play(env: Environment, plan: EvalPlan, folder: RunFolder, scenario: Scenario, seed: int,

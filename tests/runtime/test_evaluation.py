@@ -129,6 +129,14 @@ async def test_a_folder_with_another_runs_arguments_is_refused(builtin_env: Envi
         await run_evaluation(builtin_env, other, tmp_path)
 
 
+def test_a_refusal_names_the_scenarios_one_run_has_and_the_other_lacks(tmp_path: Path) -> None:
+    held = {"format": "x", "scenarios": [f"crm/s{i}@1" for i in range(9)]}
+    RunFolder(tmp_path, held)
+    here = {"format": "x", "scenarios": [*held["scenarios"][1:], "crm/new@1"]}
+    with pytest.raises(UsageError, match=r"scenarios: 1 there only \['crm/s0@1'\], 1 here only \['crm/new@1'\]"):
+        RunFolder(tmp_path, here)
+
+
 def test_results_without_a_run_file_are_refused(tmp_path: Path) -> None:
     (tmp_path / "results.jsonl").write_text("{}\n", encoding="utf-8")
     with pytest.raises(UsageError, match=r"no run\.json"):
