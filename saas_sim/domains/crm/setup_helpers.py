@@ -10,7 +10,9 @@ from typing import TypeVar
 from saas_sim.core.domain import SetupContext
 from saas_sim.core.state import State
 from saas_sim.domains.crm import events as ev
+from saas_sim.domains.crm.matching import NICKNAMES, canonical_first_name, fold
 from saas_sim.domains.crm.models import Activity, Contact, Deal
+from saas_sim.domains.crm.reference_data import TERRITORIES, format_phone
 from saas_sim.domains.crm.state import ACCOUNT_TRUTH, ACCOUNTS, CONTACTS, PERSON_TRUTH, USERS
 from saas_sim.errors import ScenarioError
 
@@ -23,9 +25,11 @@ __all__ = [
     "inbound_email",
     "instant_text",
     "iso",
+    "new_phone",
     "pick",
     "reachable",
     "user_name",
+    "variant_first",
 ]
 
 T = TypeVar("T")
@@ -114,3 +118,23 @@ def inbound_email(ctx: SetupContext, contact: Contact, subject: str, body: str, 
         contact_id=contact.id, deal_id=deal.id if deal else None, account_id=contact.account_id,
         owner_id=deal.owner_id if deal else contact.owner_id, occurred_at=ctx.now - timedelta(minutes=minutes_ago),
     ))
+
+
+def _calling_code(ctx: SetupContext, account_id: str | None) -> str:
+    account = ctx.state.get(ACCOUNTS, account_id) if account_id else None
+    return next((t.calling_code for t in TERRITORIES if account and t.name == account.territory), "1")
+
+
+def new_phone(ctx: SetupContext, account_id: str | None) -> str:
+    """Draws a new phone number in the account's territory, written `+CC AAA BBB CCCC`."""
+    national = str(ctx.rng.randint(2, 9)) + "".join(str(ctx.rng.randint(0, 9)) for _ in range(9))
+    return format_phone("intl_spaced", _calling_code(ctx, account_id), national)
+
+
+def variant_first(first: str) -> str:
+    """Returns another form of a first name: the formal one for a nickname, a nickname, or upper case."""
+    formal = canonical_first_name(first)
+    if formal != fold(first):
+        return formal.capitalize()
+    nicks = sorted(n for n, f in NICKNAMES.items() if f == fold(first))
+    return nicks[0].capitalize() if nicks else first.upper()

@@ -14,7 +14,7 @@ from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.core.events import Event
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.kit import kit
-from saas_sim.domains.crm.matching import NICKNAMES, canonical_first_name, contact_candidates, fold
+from saas_sim.domains.crm.matching import contact_candidates, fold
 from saas_sim.domains.crm.models import Contact, Deal, Lead, LeadTruth, PersonTruth
 from saas_sim.domains.crm.pipeline import is_open
 from saas_sim.domains.crm.reference_data import TERRITORIES, TITLES, format_phone
@@ -24,9 +24,11 @@ from saas_sim.domains.crm.setup_helpers import (
     fresh_id,
     full_name,
     inbound_email,
+    new_phone,
     pick,
     reachable,
     user_name,
+    variant_first,
 )
 from saas_sim.domains.crm.state import (
     ACCOUNTS,
@@ -55,26 +57,8 @@ __all__ = [
 _PERSONAL = ("gmail.com", "outlook.com", "icloud.com")
 
 
-def _calling_code(ctx: SetupContext, account_id: str | None) -> str:
-    account = ctx.state.get(ACCOUNTS, account_id) if account_id else None
-    return next((t.calling_code for t in TERRITORIES if account and t.name == account.territory), "1")
-
-
-def _new_phone(ctx: SetupContext, account_id: str | None) -> str:
-    national = str(ctx.rng.randint(2, 9)) + "".join(str(ctx.rng.randint(0, 9)) for _ in range(9))
-    return format_phone("intl_spaced", _calling_code(ctx, account_id), national)
-
-
 def _new_title(ctx: SetupContext, current: str | None) -> str:
     return pick(ctx.rng, [t for t in TITLES if t != current], "title")
-
-
-def _variant_first(first: str) -> str:
-    formal = canonical_first_name(first)
-    if formal != fold(first):
-        return formal.capitalize()
-    nicks = sorted(n for n, f in NICKNAMES.items() if f == fold(first))
-    return nicks[0].capitalize() if nicks else first.upper()
 
 
 def _contact_view(c: Contact, ctx: SetupContext) -> dict[str, Any]:
@@ -96,7 +80,7 @@ def existing_person(ctx: SetupContext) -> Setup:
     # Reachable, so an email to the person is possible and a false one is judged, not refused.
     pool = [c for c in base_contacts(ctx.state) if reachable(c) and _others_at(ctx, c)]
     person = pick(ctx.rng, pool, "contact with a colleague")
-    display = f"{_variant_first(person.first_name)} {person.last_name}"
+    display = f"{variant_first(person.first_name)} {person.last_name}"
     email_text = f", email {(person.email or '').upper()}" if ctx.rng.random() < 0.5 else ""
     other = pick(ctx.rng, _others_at(ctx, person), "colleague")
     return Setup(bindings={
@@ -106,7 +90,7 @@ def existing_person(ctx: SetupContext) -> Setup:
         "last_name": person.last_name,
         "email_text": email_text,
         "new_title": _new_title(ctx, person.title),
-        "new_phone": _new_phone(ctx, person.account_id),
+        "new_phone": new_phone(ctx, person.account_id),
         "other_contact": _contact_view(other, ctx),
     })
 
@@ -134,14 +118,14 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
     ids = [fresh_id(ctx, "ct"), fresh_id(ctx, "ct")]
     dup_id, ff_id = ids if dup_first else ids[::-1]
     dup = base.model_copy(update={
-        "id": dup_id, "first_name": _variant_first(base.first_name), "email": dup_email,
+        "id": dup_id, "first_name": variant_first(base.first_name), "email": dup_email,
         "phone": dup_phone, "title": None, "created_at": at, "updated_at": at, "last_contacted_at": None,
     })
     ff_first = base.first_name if ctx.rng.random() < 0.5 else base.first_name[:1] + "."
     ff = base.model_copy(update={
         "id": ff_id, "first_name": ff_first,
         "email": f"{fold(base.first_name)[:1]}.{fold(base.last_name).replace(' ', '')}{ctx.rng.randint(2, 9)}@{domain}",
-        "phone": _new_phone(ctx, base.account_id), "title": _new_title(ctx, base.title),
+        "phone": new_phone(ctx, base.account_id), "title": _new_title(ctx, base.title),
         "created_at": at, "updated_at": at, "last_contacted_at": None,
     })
     staged: list[Event] = [
@@ -276,7 +260,7 @@ def stale_contact_email(ctx: SetupContext) -> Setup:
     # Reachable, so an email to the person is possible and a false one is judged, not refused.
     pool = [c for c in base_contacts(ctx.state) if reachable(c) and _others_at(ctx, c)]
     contact = pick(ctx.rng, pool, "contact with a colleague")
-    title, phone = _new_title(ctx, contact.title), _new_phone(ctx, contact.account_id)
+    title, phone = _new_title(ctx, contact.title), new_phone(ctx, contact.account_id)
     body = (f"Hello,\n\nA quick update for your records: I have moved into the role of {title}. "
             f"My new direct line is {phone}; my old number no longer works.\n\nBest regards,\n{full_name(contact)}")
     return Setup(
