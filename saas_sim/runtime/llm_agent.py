@@ -166,6 +166,11 @@ class LLMAgent:
                     turns.append(ModelTurn(turn, episode.steps, error=error))
                     stop = "model_error"
                     break
+                if not response.choices:
+                    error = "the model's answer holds no choice"
+                    turns.append(ModelTurn(turn, episode.steps, error=error, usage=_usage(response)))
+                    stop = "model_error"
+                    break
                 choice = response.choices[0]
                 message = choice.message
                 usage = _usage(response)

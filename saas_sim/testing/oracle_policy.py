@@ -127,7 +127,12 @@ def oracle_openenv_policy(resolve: Resolver) -> Policy:
             content = message.get("content")
             if isinstance(content, list):  # content parts
                 content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            turns.append(json.loads(content))
+            try:
+                turn = json.loads(content or "")
+            except json.JSONDecodeError:
+                continue  # a harness's own user text, not an observation
+            if isinstance(turn, dict) and "observation" in turn:
+                turns.append(turn)
         first = turns[0]["observation"]
         plan, bindings = await resolve(str(first["scenario"]), int(first["seed"]))
         step = next_step(plan, bindings, _openenv_observed(turns[1:]))

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+import httpx
 import pytest
 
 from saas_sim.testing.openai_stub import Fault, Reply, StubServer, ToolCall, scripted
@@ -47,3 +51,35 @@ async def test_stub_fault_surfaces_as_the_clients_rate_limit_error_without_retri
         with pytest.raises(openai.RateLimitError):
             await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
         await client.close()
+
+
+async def test_a_streamed_request_gets_the_whole_message_in_one_chunk_then_done() -> None:
+    async with StubServer(scripted([Reply(tool_calls=[ToolCall("a__b", {"x": 1}, id="s1")])])) as stub:
+        client = openai.AsyncOpenAI(base_url=stub.base_url, api_key="stub", max_retries=0)
+        stream = await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}],
+                                                      stream=True)
+        chunks = [chunk async for chunk in stream]
+        await client.close()
+    (chunk,) = chunks
+    (call,) = chunk.choices[0].delta.tool_calls or []
+    assert (call.index, call.id, call.function and call.function.arguments) == (0, "s1", '{"x": 1}')
+    assert chunk.choices[0].finish_reason == "tool_calls"
+
+
+def test_the_module_serves_a_script_file_and_prints_its_base_url(tmp_path: Path) -> None:
+    script = tmp_path / "turns.json"
+    script.write_text(json.dumps([{"fault": 429}, {"content": "hello", "usage": [5, 2]}]))
+    proc = subprocess.Popen([sys.executable, "-m", "saas_sim.testing", "--script", str(script)],
+                            stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()  # printed once it serves
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        first = httpx.post(f"{base_url}/chat/completions", json=body, timeout=30, trust_env=False)
+        second = httpx.post(f"{base_url}/chat/completions", json=body, timeout=30, trust_env=False)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert first.status_code == 429
+    assert second.json()["choices"][0]["message"]["content"] == "hello"
+    assert second.json()["usage"] == {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
