@@ -34,6 +34,7 @@ th:first-child, td:first-child { text-align: left; }
 .banner.harness { background: #f8d7da; border: 2px solid #c82333; }
 .meta { color: #555; }
 svg text { font: 11px system-ui, sans-serif; fill: #222; }
+.plot { overflow-x: auto; }
 """
 
 
@@ -190,6 +191,11 @@ def check_heatmap_svg(per_scenario: Mapping[str, Mapping[str, Any]],
     return "".join(parts) + "</svg>"
 
 
+def _plot(svg: str) -> str:
+    """A plot in a box that scrolls sideways when it is wider than the page (many checks)."""
+    return f'<div class="plot">{svg}</div>'
+
+
 def render_html(report: Mapping[str, Any]) -> str:
     """Returns the report's page (see the module docstring)."""
     run, trials = report["run"], int(report["trials"])
@@ -217,12 +223,12 @@ def render_html(report: Mapping[str, Any]) -> str:
         "<h2>Per domain</h2>",
         _table(_figures_head("domain", trials),
                [_figures_row(d, fig, trials) for d, fig in per_domain.items()], "per-domain"),
-        "<h2>pass^k</h2>", pass_k_svg(report["overall"], per_domain, trials),
-        "<h2>Score distribution per scenario</h2>", score_distribution_svg(per_scenario),
+        "<h2>pass^k</h2>", _plot(pass_k_svg(report["overall"], per_domain, trials)),
+        "<h2>Score distribution per scenario</h2>", _plot(score_distribution_svg(per_scenario)),
         "<h2>Check failures (scenario x check)</h2>",
         '<p class="meta">Each cell: the share of the scenario\'s valid episodes in which the check scored below 1 '
         "(white 0%, red 100%); grey: not a check of that scenario. Only checks that failed somewhere are shown.</p>",
-        check_heatmap_svg(per_scenario, failures),
+        _plot(check_heatmap_svg(per_scenario, failures)),
         "<h2>Per scenario</h2>",
         _table(_figures_head("scenario", trials),
                [_figures_row(ref, fig, trials) for ref, fig in per_scenario.items()], "per-scenario"),
