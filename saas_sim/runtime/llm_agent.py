@@ -185,9 +185,11 @@ class LLMAgent:
                     break
                 for i, call in enumerate(calls):
                     name, text = call.function.name, call.function.arguments or "{}"
-                    call_id = _call_id(call.id, name, text, turn, i, used)
+                    # Every tool call gets its answer (a conversation with an unanswered one is invalid), but
+                    # those after the episode ended are not made, and record no call id.
+                    call_id = None if _over(episode) else _call_id(call.id, name, text, turn, i, used)
                     record.tool_calls.append({"id": call.id, "name": name, "arguments": text, "call_id": call_id})
-                    if _over(episode):
+                    if call_id is None:
                         content = json.dumps({"ok": False, "done": True, "error": {
                             "code": "episode_done", "message": "The episode is over; this call was not made.",
                             "retryable": False, "details": {}}})

@@ -83,7 +83,8 @@ class ModelTurn:
         before_step: How many steps were recorded when the model answered; its tool calls are the steps from there.
         content: The assistant's text, or None.
         tool_calls: `{id, name, arguments, call_id}` per tool call, in order: the model's id, function name
-            and raw argument text, and the `call_id` the step was recorded with.
+            and raw argument text, and the `call_id` the step was recorded with (None for a call that was
+            not made: the episode had ended).
         usage: `{prompt_tokens, completion_tokens, total_tokens}` as the server reported them, or None.
         finish_reason: The server's finish reason, or None.
         error: Why the request failed after the client's retries (no answer then), or None.

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from saas_sim.errors import UsageError
+from saas_sim.errors import HarnessError, UsageError
 from saas_sim.runtime.agents import make_agent
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
@@ -17,6 +17,8 @@ from saas_sim.runtime.llm_agent import LLMAgent, LLMConfig, parse_openai_spec
 from saas_sim.runtime.trajectory import read_trajectory
 from saas_sim.testing.openai_stub import Fault, Policy, Reply, StubServer, ToolCall, scripted
 from saas_sim.testing.oracle_policy import oracle_chat_policy
+from tests.runtime.conftest import FIXTURES, notes_env
+from tests.runtime.notes_domain import DOMAIN
 
 pytest.importorskip("openai")
 
@@ -187,3 +189,25 @@ def test_base_url_is_refused_for_agents_that_are_not_llms() -> None:
     with pytest.raises(UsageError, match="base-url"):
         make_agent("noop", None, base_url="http://127.0.0.1:1/v1")
     assert isinstance(make_agent("openai:m", None), LLMAgent)
+
+
+async def test_calls_of_an_answer_after_the_episode_ended_are_answered_but_not_made() -> None:
+    async with notes_env() as notes:
+        episode = await notes.start("notes/archive-and-follow-up", 0)
+        budget = episode.task.scenario.spec.limits.max_steps
+        calls = [ToolCall("notes__list_notes", {}, id=f"n{i}") for i in range(budget + 2)]
+        stub = await _play(episode, scripted([Reply(tool_calls=calls)]))
+    assert episode.steps == budget and episode.done
+    turn = episode.trajectory.model_turns[0]
+    assert [c["call_id"] for c in turn.tool_calls[budget:]] == [None, None]
+    assert len(stub.requests) == 1  # the episode is done: no further turn
+    assert episode.trajectory.agent is not None and episode.trajectory.agent["stop"] == "episode_done"
+
+
+async def test_a_bug_in_a_tool_still_raises_out_of_the_agent() -> None:
+    async with Environment("sqlite+aiosqlite:///:memory:", scenario_dirs=[FIXTURES / "broken"],
+                           seeds_dirs=[FIXTURES / "seeds"], domains=[DOMAIN], builtin=False) as notes:
+        episode = await notes.start("notes/buggy", 0)
+        with pytest.raises(HarnessError):
+            await _play(episode, scripted([Reply(tool_calls=[ToolCall("notes__explode", {})])]))
+        assert (await episode.grade()).attribution == "harness_error"
