@@ -62,3 +62,16 @@ BASE_PY="$HARBOR_BASE_PY" make_venv harbor026 "harbor==0.26.0" \
 make_venv playwright "playwright==1.65.2" \
   "import importlib.metadata as m; assert m.version('playwright') == '1.65.2'; from playwright.sync_api import sync_playwright" \
   SAAS_SIM_PLAYWRIGHT_PYTHON
+# Gymnasium's and transformers' tests import saas_sim inside those venvs (tests/adapters/test_gym*.py,
+# test_trl*.py): each gets this checkout installed editable beside its pinned client, through a requirements
+# file, since make_venv passes pip one argument. No torch: `get_json_schema` needs none.
+SAAS_SIM_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SAAS_SIM_FROM_REPO="m.version('saas-sim'); import saas_sim; assert saas_sim.__file__.startswith('$SAAS_SIM_REPO/'), saas_sim.__file__"
+printf -- '-e %s\ngymnasium==1.4.0\n' "$SAAS_SIM_REPO" >"$ROOT/gym140.txt"
+make_venv gym140 "-r$ROOT/gym140.txt" \
+  "import importlib.metadata as m; assert m.version('gymnasium') == '1.4.0'; import gymnasium; $SAAS_SIM_FROM_REPO" \
+  SAAS_SIM_GYM_PYTHON
+printf -- '-e %s\ntransformers==5.24.0\n' "$SAAS_SIM_REPO" >"$ROOT/trl-transformers.txt"
+make_venv transformers524 "-r$ROOT/trl-transformers.txt" \
+  "import importlib.metadata as m; assert m.version('transformers') == '5.24.0'; from transformers.utils import get_json_schema; $SAAS_SIM_FROM_REPO" \
+  SAAS_SIM_TRL_PYTHON
