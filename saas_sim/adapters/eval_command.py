@@ -74,12 +74,13 @@ async def eval_main(env: Environment, config: EvalConfig, out_dir: Path | None, 
 
 def _summary(report: dict[str, Any], folder: Path, out: Console) -> None:
     trials = int(report["trials"])
-    table = Table("", "episodes", "valid", "mean", "95% CI", "pass rate", *(f"pass^{k}" for k in range(1, trials + 1)))
+    table = Table("", "episodes", "valid", "mean", "95% CI", "goals", "pass rate",
+                  *(f"pass^{k}" for k in range(1, trials + 1)))
 
     def row(name: str, fig: dict[str, Any]) -> list[str]:
         ci = fig["ci"]
         return [escape(name), str(fig["episodes"]), str(fig["valid"]), _f(fig["mean_score"]),
-                "-" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]", _f(fig["pass_rate"]),
+                "-" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]", _f(fig.get("mean_goal_score")), _f(fig["pass_rate"]),
                 *(_f(fig["pass_hat_k"].get(str(k))) for k in range(1, trials + 1))]
 
     table.add_row(*row("all", report["overall"]))

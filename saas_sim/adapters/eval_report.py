@@ -59,11 +59,11 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[str]], cls: str) -> str:
 def _figures_row(name: str, fig: Mapping[str, Any], trials: int) -> list[str]:
     passes = [_f(fig["pass_hat_k"].get(str(k))) for k in range(1, trials + 1)]
     return [_e(name), str(fig["episodes"]), str(fig["valid"]), _f(fig["mean_score"]), _ci(fig["ci"]),
-            _f(fig["pass_rate"]), *passes]
+            _f(fig.get("mean_goal_score")), _f(fig["pass_rate"]), *passes]
 
 
 def _figures_head(first: str, trials: int) -> list[str]:
-    return [first, "episodes", "valid", "mean score", "95% CI", "pass rate",
+    return [first, "episodes", "valid", "mean score", "95% CI", "mean goal score", "pass rate",
             *(f"pass^{k}" for k in range(1, trials + 1))]
 
 

@@ -191,10 +191,12 @@ def _slice(results: Sequence[EpisodeResult], threshold: float, trials: int, resa
     tasks = _successes(results, threshold)
     ci = bootstrap_ci(group.scores, resamples=resamples)
     successes = sum(c for _, c in tasks.values())
+    goals = [r.goal_score for r in results if r.valid and r.goal_score is not None]
     return {
         "episodes": group.episodes,
         "valid": len(group.scores),
         "mean_score": sum(group.scores) / len(group.scores) if group.scores else None,
+        "mean_goal_score": sum(goals) / len(goals) if goals else None,
         "ci": list(ci) if ci else None,
         "pass_rate": successes / len(group.scores) if group.scores else None,
         "pass_hat_k": {str(k): pass_hat_k(tasks.values(), k) for k in range(1, trials + 1)},
@@ -212,7 +214,8 @@ def summarize(results: Sequence[EpisodeResult], *, threshold: float = 1.0, trial
         resamples: The bootstrap's resamples.
 
     Returns:
-        A JSON-ready dict: `overall` and `per_domain` (mean, CI, pass rate, pass^k), `per_scenario`
+        A JSON-ready dict: `overall` and `per_domain` (mean score and its CI, mean goal score before the
+        constraints' caps, pass rate, pass^k), `per_scenario`
         (the same, plus its check names and valid scores, for the plots), `check_failures` (per scenario, the
         checks that scored below 1, counted), `attribution` counts, `usage` (an LLM agent's tokens,
         summed; empty otherwise) and `environment` (harness and verifier errors, their rate and its level).

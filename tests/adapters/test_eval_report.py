@@ -82,7 +82,8 @@ def test_the_page_shows_the_figures() -> None:
     overall = data["overall"]
     assert f"{overall['mean_score']:.3f}" == "0.312"
     low, high = overall["ci"]
-    for figure in ("0.312", f"[{low:.3f}, {high:.3f}]", "pass^1", "pass^2", "Failures per check", "agent_failure"):
+    for figure in ("0.312", f"[{low:.3f}, {high:.3f}]", "mean goal score", "pass^1", "pass^2", "Failures per check",
+                   "agent_failure"):
         assert figure in text
     assert f"{overall['pass_hat_k']['2']:.3f}" in text
     assert "8 of 8 episodes finished" in text

@@ -113,6 +113,7 @@ class TestSummarize:
         overall = report["overall"]
         assert (overall["episodes"], overall["valid"]) == (8, 6)
         assert isclose(overall["mean_score"], 3.5 / 6)
+        assert isclose(overall["mean_goal_score"], 3.5 / 6)  # the rows' goal score equals their score
         assert overall["pass_rate"] == 0.5
         # tasks (n, c): crm seed 0 (2, 1), crm seed 1 (2, 1), support seed 0 (1, 0), support seed 1 (1, 1).
         assert isclose(overall["pass_hat_k"]["1"], (0.5 + 0.5 + 0 + 1) / 4)
