@@ -22,7 +22,9 @@ maps a method back. A name that would not be a public Python identifier, or that
 A method returns the call's observation as JSON text, `{"ok": true, "value": ...}` or
 `{"ok": false, "error": {code, message, retryable, details}}`: tool errors, unknown
 arguments, wrong types and missing required arguments are observations, never raised. A
-harness or verifier error raises `HarnessError` (it is never a reward).
+harness or verifier error raises `HarnessError` (it is never a reward). TRL turns any
+exception a tool raises into a string for the model; the episode is invalid by then, so
+`get_reward()` raises `HarnessError` for it and the run stops loudly rather than learn from it.
 
 All instances of one class share a `SyncRuntime` (one private event loop, one store, one
 world cache), made at the first reset, so G rollouts of one seed build its world once.
