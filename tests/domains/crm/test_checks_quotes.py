@@ -1,0 +1,91 @@
+"""Quote revisions are judged per product: the buyer's changes, the agreed terms kept, a true amount."""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal
+from typing import Any
+
+from saas_sim.core.domain import CheckContext, SetupContext
+from saas_sim.core.ids import IdFactory
+from saas_sim.core.state import State
+from saas_sim.domains.crm import checks_quotes as cq
+from saas_sim.domains.crm import setups_quotes
+from saas_sim.domains.crm.state import DEALS, PRICE_BOOK, PROJECTION
+from saas_sim.runtime.environment import Environment
+from tests.domains.crm.conftest import EPOCH, Caller
+from tests.domains.helpers import scripted_grade
+
+REF = "crm/revise-quote-keep-agreed-prices"
+
+
+def _staged(world: State, seed: int) -> tuple[State, dict[str, Any]]:
+    ctx = SetupContext(state=world, params={}, rng=random.Random(seed), now=EPOCH, ids=IdFactory({"li": 100000,
+                                                                                                   "act": 100000}))
+    setup = setups_quotes.quote_revision(ctx)
+    return PROJECTION.fold(world, setup.events), dict(setup.bindings)
+
+
+def _ctx(crm: Caller, initial: State) -> CheckContext:
+    return CheckContext(initial=initial, final=crm.state, bindings={}, events=crm.events, now=EPOCH)
+
+
+def test_the_untouched_line_carries_a_price_under_the_price_book(world: State) -> None:
+    for seed in range(6):
+        state, b = _staged(world, seed)
+        kept = b["kept_lines"][0]
+        deal = state.get(DEALS, b["deal"]["id"])
+        assert deal is not None
+        listed = next(e.unit_price for e in state.table(PRICE_BOOK)
+                      if e.product_id == kept["product_id"] and e.currency == deal.currency)
+        assert Decimal(kept["unit_price"]) < listed
+        assert kept["product_id"] not in b["requested"] + b["removed"]
+
+
+def test_a_rebuild_from_the_price_book_breaks_the_agreed_terms(world: State) -> None:
+    state, b = _staged(world, 0)
+    crm = Caller(state)
+    deal_id = b["deal"]["id"]
+    crm("crm.set_line_items", deal_id=deal_id, items=b["items"], update_amount=True)
+    ctx = _ctx(crm, state)
+    assert cq.quote_changes_made(ctx, deal_id, b["expected_lines"], b["removed"], b["requested"]).score == 1.0
+    assert cq.quote_terms_kept(ctx, deal_id, b["kept_lines"], b["allowed_products"]).score == 1.0
+    crm("crm.set_line_items", deal_id=deal_id, items=b["list_priced_items"], update_amount=True)
+    assert cq.quote_terms_kept(_ctx(crm, state), deal_id, b["kept_lines"], b["allowed_products"]).score == 0.0
+
+
+def test_one_product_on_two_lines_counts_once_and_two_prices_match_nothing(world: State) -> None:
+    state, b = _staged(world, 1)
+    crm = Caller(state)
+    deal_id = b["deal"]["id"]
+    split = [dict(i) for i in b["items"]]
+    added = split[-1]
+    half = dict(added, quantity=1)
+    rest = dict(added, quantity=int(added["quantity"]) - 1)
+    if rest["quantity"] > 0:
+        crm("crm.set_line_items", deal_id=deal_id, items=[*split[:-1], half, rest])
+        assert cq.quote_changes_made(_ctx(crm, state), deal_id, b["expected_lines"], b["removed"],
+                                     b["requested"]).score == 1.0
+    crm("crm.set_line_items", deal_id=deal_id, items=[*split[:-1], half, dict(rest, quantity=1, unit_price="1.00")])
+    assert cq.quote_by_product(crm.state, deal_id)[added["product_id"]] is None
+
+
+def test_a_changed_amount_must_equal_the_lines(world: State) -> None:
+    state, b = _staged(world, 2)
+    crm = Caller(state)
+    deal_id = b["deal"]["id"]
+    assert cq.amount_is_line_total_if_changed(_ctx(crm, state), deal_id).score == 1.0
+    crm("crm.update_deal", deal_id=deal_id, amount=b["total"])
+    assert cq.amount_is_line_total_if_changed(_ctx(crm, state), deal_id).score == 0.0
+    crm("crm.set_line_items", deal_id=deal_id, items=b["items"])
+    assert cq.amount_is_line_total_if_changed(_ctx(crm, state), deal_id).score == 1.0
+
+
+async def test_quoting_the_stale_total_to_the_buyer_is_false(env: Environment) -> None:
+    revise = {"tool": "crm.set_line_items", "args": {"deal_id": "{deal.id}", "items": "{items}"}}
+    email = {"tool": "crm.send_email", "args": {
+        "contact_id": "{contact.id}", "deal_id": "{deal.id}", "subject": "Revised quote",
+        "body": "Hi {contact.name}, the revised quote for {deal.name} comes to {deal.currency} {stale_total}."}}
+    grade = await scripted_grade(env, REF, 3, [revise, email])
+    assert "emails_truthful" in [v.name for v in grade.violations]
+    assert grade.score == 0.0
