@@ -7,6 +7,7 @@ lines with different terms states two prices at once, which no expectation match
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -14,11 +15,18 @@ from typing import Any
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.state import State
 from saas_sim.domains.crm.check_helpers import deal, money
+from saas_sim.domains.crm.checks_claims import agent_texts
 from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.state import LINE_ITEMS
 
-__all__ = ["amount_is_line_total_if_changed", "quote_changes_made", "quote_terms_kept"]
+__all__ = [
+    "amount_is_line_total_if_changed",
+    "quote_changes_made",
+    "quote_discounts_true",
+    "quote_terms_kept",
+    "stated_percents",
+]
 
 Terms = tuple[int, Decimal, Decimal] | None
 """A product's summed quantity, unit price and discount on a quote; None when its lines disagree on terms."""
@@ -111,3 +119,29 @@ def amount_is_line_total_if_changed(ctx: CheckContext, deal_id: str) -> CheckOut
     items = [i for i in (ctx.final.get(LINE_ITEMS, x) for x in after.line_item_ids) if i is not None]
     total = sum((line_total(i.quantity, i.unit_price, i.discount_pct) for i in items), Decimal(0))
     return CheckOutcome.of(after.amount == total, f"deal {deal_id}'s amount is {after.amount}; its lines total {total}")
+
+
+_PERCENT = re.compile(
+    r"(\d+(?:[.,]\d+)?)\s*(?:%|percent\b|per cent\b|prozent\b|procent\b|pour cent\b|por ciento\b|per cento\b)",
+    re.IGNORECASE,
+)
+
+
+def stated_percents(text: str) -> list[Decimal]:
+    """Returns the percentages a text states ("10%", "12,5 %", "15 percent"), in order."""
+    return [Decimal(m.group(1).replace(",", ".")) for m in _PERCENT.finditer(text)]
+
+
+@kit.check
+def quote_discounts_true(ctx: CheckContext, deal_id: str, contact_id: str) -> CheckOutcome:
+    """Every percentage the agent's texts about the deal or to its buyer state is a discount on the final quote.
+
+    A constraint: on a quote, a percentage is a discount, and a discount the
+    quote does not hold is a promise the customer will hold the company to.
+    """
+    quote = quote_by_product(ctx.final, deal_id)
+    true = {terms[2] for terms in quote.values() if terms is not None}
+    false = [f"{t.where} states {p}%" for t in agent_texts(ctx)
+             if t.deal_id == deal_id or t.contact_id == contact_id
+             for p in stated_percents(t.text) if p not in true]
+    return CheckOutcome.of(not false, "; ".join(false[:4]) or "every stated discount is on the quote")

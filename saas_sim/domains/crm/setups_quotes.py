@@ -76,7 +76,8 @@ def quote_revision(ctx: SetupContext) -> Setup:
 
     Bindings: deal, contact, total, total_number, stale_total, items (the oracle's set_line_items list),
     items_listed (every price spelled out, reordered), list_priced_items, added_only_items,
-    with_removed_items, expected_lines, kept_lines, allowed_products, requested, removed, other_deal,
+    with_removed_items, expected_lines, kept_lines, allowed_products, requested, removed, added_discount,
+    other_deal,
     other_close_date.
     """
     pool: list[tuple[Deal, Contact]] = []
@@ -155,6 +156,7 @@ def quote_revision(ctx: SetupContext) -> Setup:
             "kept_lines": [_view(line_b), {**_view(new_a), "quantity": None}],
             "allowed_products": sorted(i.product_id for i in final),
             "requested": [pa.id, pd.id],
+            "added_discount": str(disc_d),
             "removed": [pc.id],
             "other_deal": {"id": other.id},
             "other_close_date": (ctx.now.date() + timedelta(days=ctx.rng.randint(40, 90))).isoformat(),
