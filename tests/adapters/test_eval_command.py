@@ -21,8 +21,8 @@ from saas_sim.runtime.evaluation import EvalConfig
 
 CLI = [sys.executable, "-m", "saas_sim.cli"]
 BAR = "\u2501"  # rich's bar segment
-TINY = ["eval", "--agent", "noop", "--scenario", "crm/advance-*,support/refund-damaged-*", "--seeds", "0:3",
-        "--trials", "2"]
+TINY = ["eval", "--agent", "noop", "--scenario", "crm/advance-qualified-deal,support/refund-damaged-item",
+        "--seeds", "0:3", "--trials", "2"]
 
 
 def on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
@@ -98,7 +98,7 @@ async def test_a_run_with_harness_errors_says_the_harness_is_the_problem(
 
     monkeypatch.setattr(Episode, "_run", broken)
     err = Console(file=io.StringIO(), width=200)
-    config = EvalConfig(agent="oracle", pattern="crm/advance-*", seeds=[0, 1], trials=1)
+    config = EvalConfig(agent="oracle", pattern="crm/advance-qualified-deal", seeds=[0, 1], trials=1)
     report = await eval_main(Environment("sqlite+aiosqlite:///:memory:"), config, tmp_path, as_json=True,
                              out=Console(file=io.StringIO()), err=err)
     assert report["environment"]["level"] == "harness"
