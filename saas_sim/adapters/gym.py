@@ -127,6 +127,13 @@ class ToolCallSpace(TextSpace):
         self._schemas = [(t.name, json_schema(t.args_model)) for t in sorted(tools, key=lambda t: t.name)]
         self._submit = submit
 
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ToolCallSpace) and other._submit == self._submit
+                and [n for n, _ in other._schemas] == [n for n, _ in self._schemas])
+
+    def __hash__(self) -> int:  # the tools can change (a reset to another scenario): hash the type alone
+        return hash(type(self).__name__)
+
     def sample(self, mask: Any | None = None, probability: Any | None = None) -> str:
         """A JSON tool call drawn with this space's `np_random`."""
         if mask is not None or probability is not None:

@@ -214,6 +214,18 @@ def the_action_space_samples_valid_seeded_tool_calls(tmp: Path) -> None:
 
 
 @check
+def a_sync_vector_env_steps_several_episodes(tmp: Path) -> None:
+    envs = gym.make_vec(env_id("notes/archive-and-follow-up", 1), num_envs=2, vectorization_mode="sync")
+    observations, infos = envs.reset(seed=5)
+    assert len(observations) == 2 and list(infos["seed"]) == [5, 6], infos["seed"]
+    actions = ('{"tool": "notes.list_notes"}', '{"tool": "submit"}')
+    observations, rewards, terminated, truncated, infos = envs.step(actions)
+    assert json.loads(observations[0])["ok"] and list(terminated) == [False, True], terminated
+    assert list(rewards) == [0.0, 0.25] and not any(truncated)
+    envs.close()
+
+
+@check
 def reset_options_switch_scenario(tmp: Path) -> None:
     env = make("notes/archive-and-follow-up")
     _, info = env.reset(seed=1, options={"scenario": "notes/flaky-archive"})

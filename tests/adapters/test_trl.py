@@ -168,6 +168,20 @@ def test_a_verifier_error_raises_and_is_never_a_reward() -> None:
         close_environment_class(cls)
 
 
+def test_a_harness_error_in_a_tool_raises_and_get_reward_refuses_the_invalid_episode() -> None:
+    cls = environment_class("notes/buggy", scenario_dirs=[FIXTURES / "broken"], seeds_dirs=[FIXTURES / "seeds"],
+                            domains=[DOMAIN], builtin=False)
+    try:
+        instance = cls()
+        instance.reset(seed=1)
+        with pytest.raises(HarnessError):
+            instance.notes__explode()  # TRL would turn this into a string for the model...
+        with pytest.raises(HarnessError, match="harness_error"):
+            instance.get_reward()  # ...and the run stops here instead of learning from it
+    finally:
+        close_environment_class(cls)
+
+
 def test_colliding_or_reserved_method_names_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trl, "method_name", lambda tool: "same")
     with pytest.raises(UsageError, match="both map"):
