@@ -13,6 +13,7 @@ A run's folder holds:
   interrupted run picks up where it stopped; a line cut short by a kill is dropped.
 * `trajectories/<scenario id>@<version>/seed<S>-trial<K>.jsonl`: each episode's trajectory.
 * `report.json` (and, from the command line, `report.html`): the figures of `eval_stats.summarize`.
+* `.lock`: held (flock) while a run uses the folder; a second run on it is refused.
 
 Trials: a deterministic agent (oracle, noop, hack:NAME, alt:NAME) plays every trial the same way.
 A random agent would too, so trial k of `random:S` plays as `random:S_k`, where S_k is the first
@@ -29,9 +30,11 @@ what finished before it stays in `results.jsonl`. Nothing here prints: `on_resul
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +58,7 @@ RUN_FORMAT = "saas_sim.eval/1"
 REPORT_FORMAT = "saas_sim.eval_report/1"
 RESULTS = "results.jsonl"
 RUN_FILE = "run.json"
+LOCK_FILE = ".lock"
 
 
 @dataclass(frozen=True)
@@ -272,9 +276,28 @@ async def run_evaluation(
         Every finished result of the run, the earlier ones included, sorted by key.
 
     Raises:
-        UsageError: `out_dir` holds a run with other arguments.
+        UsageError: `out_dir` holds a run with other arguments, or another run is using it now.
     """
-    folder = RunFolder(out_dir, plan.identity)
+    with _exclusive(out_dir):
+        return await _run_folder(env, plan, RunFolder(out_dir, plan.identity), on_result)
+
+
+@contextmanager
+def _exclusive(root: Path) -> Iterator[None]:
+    """Holds `root/.lock` for the run: two runs in one folder would play and append every episode twice."""
+    root.mkdir(parents=True, exist_ok=True)
+    with (root / LOCK_FILE).open("a", encoding="utf-8") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"another saas-sim eval is running in {root}") from None
+        yield  # closing the file releases the lock, also when the process is killed
+
+
+async def _run_folder(
+    env: Environment, plan: EvalPlan, folder: RunFolder,
+    on_result: Callable[[EpisodeResult | None, int, int], None] | None,
+) -> list[EpisodeResult]:
     done = {r.key for r in folder.results}
     wanted = {(s.ref, seed, t) for s, seed, t in plan.episodes()}
     todo = [(s, seed, t) for s, seed, t in plan.episodes() if (s.ref, seed, t) not in done]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -136,6 +137,16 @@ def test_a_refusal_names_the_scenarios_one_run_has_and_the_other_lacks(tmp_path:
     here = {"format": "x", "scenarios": [*held["scenarios"][1:], "crm/new@1"]}
     with pytest.raises(UsageError, match=r"scenarios: 1 there only \['crm/s0@1'\], 1 here only \['crm/new@1'\]"):
         RunFolder(tmp_path, here)
+
+
+async def test_a_folder_another_run_is_using_is_refused(builtin_env: Environment, tmp_path: Path) -> None:
+    plan = plan_evaluation(builtin_env, EvalConfig(agent="noop", pattern=CRM, seeds=[0], trials=1))
+    with (tmp_path / ".lock").open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(UsageError, match="another saas-sim eval is running"):
+            await run_evaluation(builtin_env, plan, tmp_path)
+    assert not (tmp_path / "results.jsonl").exists()
+    assert len(await run_evaluation(builtin_env, plan, tmp_path)) == 1  # free again once released
 
 
 def test_results_without_a_run_file_are_refused(tmp_path: Path) -> None:
