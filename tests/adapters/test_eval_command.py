@@ -8,6 +8,7 @@ import os
 import pty
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,20 @@ def test_json_on_a_pipe_is_one_document_and_nothing_else(tmp_path: Path) -> None
     assert BAR not in proc.stdout
     for name in ("report.json", "report.html", "results.jsonl", "run.json"):
         assert (tmp_path / "run" / name).is_file()
+    assert json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8")) == report
+    page = SvgIds()
+    page.feed((tmp_path / "run" / "report.html").read_text(encoding="utf-8"))
+    assert page.ids == ["pass-k", "score-distribution", "check-failures"]
+
+
+class SvgIds(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str | None] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "svg":
+            self.ids.append(dict(attrs).get("id"))
 
 
 def test_json_on_a_terminal_draws_no_bar(tmp_path: Path) -> None:
