@@ -235,7 +235,7 @@ class SaasSimEnv(gym.Env[str, str]):
         self._reset_info: dict[str, Any] = {}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Starts the scenario's task for a seed; `options={"scenario": ...}` switches scenario."""
+        """Starts the task of a seed; `options={"scenario": ...}` switches scenario until the next switch."""
         super().reset(seed=seed)
         name = (options or {}).get("scenario") or self._scenario
         task_seed = seed if seed is not None else int(self.np_random.integers(0, SEED_BOUND))

@@ -45,3 +45,32 @@ def test_the_driver_ran_against_gymnasium_1_4_0(report: dict[str, str]) -> None:
 @pytest.mark.parametrize("name", CHECK_NAMES)
 def test_gym_check(name: str, report: dict[str, str]) -> None:
     assert report[name] == "ok", report[name]
+
+
+# One episode's reset and first steps, printed as JSON (reset info and step infos included).
+EPISODE = """
+import json, gymnasium as gym
+from saas_sim.adapters.gym import register_all
+register_all()
+env = gym.make("saas_sim/crm-advance-qualified-deal-v1")
+env.action_space.seed(4)
+out = [env.reset(seed=9)]
+out += [env.step(env.action_space.sample()) for _ in range(3)]
+print(json.dumps(out, sort_keys=True))
+env.close()
+"""
+
+
+def test_same_seed_same_actions_give_identical_output_across_processes_and_hash_seeds(tmp_path: Path) -> None:
+    python = ecosystem_python("SAAS_SIM_GYM_PYTHON")
+    outputs = []
+    for hash_seed in ("1", "2"):
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env.update(PYTHONHASHSEED=hash_seed, PYTHONDONTWRITEBYTECODE="1")
+        done = subprocess.run([python, "-c", EPISODE], capture_output=True, text=True, timeout=300, check=False,
+                              env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] == outputs[1]
+    (obs, info), *steps = outputs[0]
+    assert obs and info["seed"] == 9 and len(steps) == 3
