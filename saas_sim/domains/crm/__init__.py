@@ -18,6 +18,7 @@ Modules:
 from __future__ import annotations
 
 from saas_sim.domains.crm import (
+    checks_champion,
     checks_claims,
     checks_deals,
     checks_email,
@@ -27,6 +28,7 @@ from saas_sim.domains.crm import (
     checks_optout,
     checks_people,
     checks_quotes,
+    setups_champion,
     setups_deals,
     setups_leave,
     setups_optout,
@@ -63,11 +65,13 @@ DOMAIN = kit.domain(
         checks_claims,
         checks_people,
         checks_identity,
+        checks_champion,
         checks_leave,
         checks_optout,
         checks_quotes,
         setups_deals,
         setups_people,
+        setups_champion,
         setups_leave,
         setups_optout,
         setups_quotes,

@@ -1,0 +1,48 @@
+"""A new champion is judged as a person found by address: not the namesake, not a fresh duplicate."""
+
+from __future__ import annotations
+
+import random
+
+from saas_sim.core.domain import SetupContext
+from saas_sim.core.identity import normalize_email
+from saas_sim.core.ids import IdFactory
+from saas_sim.core.state import State
+from saas_sim.domains.crm import setups_champion
+from saas_sim.domains.crm.state import CONTACTS, PROJECTION
+from saas_sim.runtime.environment import Environment
+from tests.domains.crm.conftest import EPOCH
+from tests.domains.helpers import scripted_grade
+
+REF = "crm/replace-departed-champion"
+
+
+def test_only_the_address_tells_the_successor_from_the_namesake(world: State) -> None:
+    for seed in range(6):
+        ctx = SetupContext(state=world, params={}, rng=random.Random(seed), now=EPOCH,
+                           ids=IdFactory({"ct": 100000, "act": 100000}))
+        setup = setups_champion.departed_champion(ctx)
+        state, b = PROJECTION.fold(world, setup.events), setup.bindings
+        successor = state.get(CONTACTS, b["successor"]["id"])
+        namesake = state.get(CONTACTS, b["namesake"]["id"])
+        assert successor is not None and namesake is not None
+        assert (successor.first_name, successor.last_name) == (namesake.first_name, namesake.last_name)
+        assert normalize_email(b["successor_email_shown"]) == normalize_email(successor.email or "")
+        assert normalize_email(namesake.email or "") != normalize_email(successor.email or "")
+        assert b["successor_email_shown"] != successor.email
+
+
+async def test_the_primary_contact_is_judged_as_the_person(env: Environment) -> None:
+    update = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "primary_contact_id": "{successor.id}"}}
+    grade = await scripted_grade(env, REF, 2, [update])
+    assert grade.score == 5 / 6 and not grade.violations
+    namesake = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "primary_contact_id": "{namesake.id}"}}
+    assert (await scripted_grade(env, REF, 2, [namesake])).score == 0.0
+
+
+async def test_mailing_the_departed_buyer_is_a_violation(env: Environment) -> None:
+    update = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "primary_contact_id": "{successor.id}"}}
+    body = "Thank you for everything on this project, and good luck in the new role."
+    mail = {"tool": "crm.send_email", "args": {"contact_id": "{departed.id}", "subject": "Thanks", "body": body}}
+    grade = await scripted_grade(env, REF, 4, [update, mail])
+    assert "departed_not_emailed" in [v.name for v in grade.violations] and grade.score == 0.0
