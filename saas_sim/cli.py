@@ -1,4 +1,5 @@
-"""The `saas-sim` command line: scenarios, run, check, replay, generate, bench, data-report, serve, mcp.
+"""The `saas-sim` command line: scenarios, run, check, eval, view, export, replay, generate, bench, data-report,
+serve, mcp.
 
 Errors are one clean line on stderr and a non-zero exit status, never a traceback.
 """
