@@ -14,10 +14,10 @@ Modules (each small, one reason to change):
   on them and customers as people;
 * `tools_tickets`, `tools_workflow`, `tools_customers`, `tools_money` (+ `tool_helpers`) and their
   results `views_tickets`, `views_workflow`, `views_customers`, `views_money`: the 24 agent tools;
-* `setups_orders`, `setups_queue` (+ `setup_helpers`, `reference_replies`): scenario setups and
-  reference replies;
-* `checks_money`, `checks_replies`, `checks_queue`, `checks_escalation` (+ `check_helpers`): scenario
-  checks; `data_report`: mess rates;
+* `setups_orders`, `setups_queue`, `setups_order_records` (+ `setup_helpers`, `reference_replies`):
+  scenario setups and reference replies;
+* `checks_money`, `checks_replies`, `checks_queue`, `checks_escalation`, `checks_order_records` (+
+  `check_helpers`, `shipping_answer`): scenario checks; `data_report`: mess rates;
 * `policy` (loading `policy.md`): the numbered rules agents see. The runtime does not show a
   domain's policy by itself, so setups bind it as `{policy}` for the instructions.
 """
@@ -27,8 +27,10 @@ from __future__ import annotations
 from saas_sim.domains.support import (
     checks_escalation,
     checks_money,
+    checks_order_records,
     checks_queue,
     checks_replies,
+    setups_order_records,
     setups_orders,
     setups_queue,
     tools_customers,
@@ -58,8 +60,10 @@ DOMAIN = kit.domain(
         checks_replies,
         checks_queue,
         checks_escalation,
+        checks_order_records,
         setups_orders,
         setups_queue,
+        setups_order_records,
     ),
     projection=PROJECTION,
     schema=SCHEMA,

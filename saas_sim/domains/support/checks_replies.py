@@ -151,12 +151,14 @@ def names_the_item(ctx: CheckContext, *, ticket_id: str, order_id: str, line_id:
 
 
 @kit.check
-def replies_truthful(ctx: CheckContext, *, ticket_id: str, order_id: str | None = None) -> CheckOutcome:
+def replies_truthful(ctx: CheckContext, *, ticket_id: str, order_id: str | None = None,
+                     may_name: Sequence[str] = ()) -> CheckOutcome:
     """Constraint: every fact the replies state is true in the final state.
 
     Violated by a refund or replacement claimed but not in the records, an amount said to be refunded that
-    was not, an amount that is no price, total or refund of the order, or another order's number. A refusal
-    ticket is also held to its reason: a false reason or a promise of money violates it.
+    was not, an amount that is no price, total or refund of the order, or another order's number (but those
+    in `may_name`, such as a number the customer quoted by mistake). A refusal ticket is also held to its
+    reason: a false reason or a promise of money violates it.
     """
     since = ticket_since(ctx, ticket_id)
     if since is None:
@@ -165,7 +167,7 @@ def replies_truthful(ctx: CheckContext, *, ticket_id: str, order_id: str | None 
     if facts.empty:
         return CheckOutcome.passed("no reply, so no false claim")
     order = ctx.final.get(ORDERS, order_id) if order_id else None
-    problems = truth_problems(ctx.final, facts, order, since=since)
+    problems = truth_problems(ctx.final, facts, order, since=since, may_name=[str(c) for c in may_name])
     truth = ctx.final.get(TRUTHS, ticket_id)
     if truth is not None and truth.resolution == "deny":
         verdict = deny_verdict(ctx.final, facts, truth, since)

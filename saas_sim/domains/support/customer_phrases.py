@@ -115,6 +115,10 @@ _P: dict[str, dict[str, tuple[str, ...]]] = {
         "en": ("someone responsible to deal with this",), "de": ("einen Verantwortlichen",),
         "es": ("que un responsable se ocupe",), "fr": ("qu'un responsable s'en occupe",),
     },
+    "want_tracking": {
+        "en": ("to know where my parcel is",), "de": ("zu wissen, wo mein Paket ist",),
+        "es": ("saber dónde está mi paquete",), "fr": ("savoir où est mon colis",),
+    },
     "want_reply": {
         "en": ("my invoice",), "de": ("meine Rechnung",), "es": ("mi factura",), "fr": ("ma facture",),
     },

@@ -10,10 +10,12 @@ verdict.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from saas_sim.core.state import State
+from saas_sim.core.text_facts import extract_codes
 from saas_sim.domains.support.check_helpers import (
     credits_of,
     order_ids_by_number,
@@ -23,7 +25,7 @@ from saas_sim.domains.support.check_helpers import (
 )
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
 from saas_sim.domains.support.people import person_records
-from saas_sim.domains.support.reply_facts import ReplyFacts
+from saas_sim.domains.support.reply_facts import ORDER_NUMBER, ReplyFacts
 from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS
 
 __all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts", "truth_problems"]
@@ -74,20 +76,27 @@ def true_amounts(state: State, order: Order) -> set[Decimal]:
     return {a.quantize(Decimal("0.01")) for a in out}
 
 
-def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, since: Ticket) -> list[str]:
+def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, since: Ticket,
+                   may_name: Collection[str] = ()) -> list[str]:
     """Returns the false facts the replies state about the ticket's order (empty: all true).
 
     False: a refund or replacement claimed that the records do not show, an amount said to be refunded
-    that was not, any amount that is no price, total or refund of the order, and another order's number.
+    that was not, any amount that is no price, total or refund of the order, and another order's number
+    (except the numbers in `may_name`: one the customer quoted may be named to say it is not theirs).
+    A refund or replacement made on the order before the ticket is history a reply may truly recount
+    ("you got 12.00 back last week"), but it does not back a claim that something was done now.
     """
     problems: list[str] = []
-    refunds = [r for r in refunds_on(state, order.id) if r.created_at >= since.created_at] \
-        if order is not None else []
-    replaced = [r for r in replacements_on(state, order.id) if r.created_at >= since.created_at] \
-        if order is not None else []
+    every = refunds_on(state, order.id) if order is not None else []
+    refunds = [r for r in every if r.created_at >= since.created_at]
+    earlier = [r for r in every if r.created_at < since.created_at]
+    all_replaced = replacements_on(state, order.id) if order is not None else []
+    replaced = [r for r in all_replaced if r.created_at >= since.created_at]
     if facts.refund_claims() and not refunds:
         problems.append("a reply claims a refund that was never issued")
-    if facts.replacement_claims() and not replaced:
+    # "The unit we replaced last week" recounts an earlier replacement; the parsers cannot tell it from a
+    # promise, so it passes only beside a real fix made now (a refund), which the goals judge.
+    if facts.replacement_claims() and not replaced and not (all_replaced and refunds):
         problems.append("a reply claims a replacement that was never created")
     if refunds and facts.refund_denials():
         problems.append("a reply says nothing was refunded, but the records show a refund (a contradiction)")
@@ -97,18 +106,28 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         if not credits:
             problems.append("a reply claims store credit or a voucher that was never issued")
     refunded = {r.amount for r in refunds} | {sum((r.amount for r in refunds), Decimal("0"))}
-    wrong = sorted({a for a in facts.claimed_amounts() if a not in refunded})
+    # Each earlier refund's own amount may be recounted; a running total may not, since "36.00 in total"
+    # and "I refunded 36.00" read alike to the parsers and the second would be false.
+    history = {r.amount for r in earlier}
+    wrong = sorted({a for a in facts.claimed_amounts() if a not in refunded | history})
     if wrong:
         problems.append(f"a reply says {[str(a) for a in wrong]} was refunded; the records say "
                         f"{sorted(str(a) for a in refunded if a)}")
     if order is not None:
-        allowed = true_amounts(state, order)
+        # What this ticket's refunds add up to is true too, also when the order had refunds before it.
+        allowed = true_amounts(state, order) | {a.quantize(Decimal("0.01")) for a in refunded}
         stray = sorted({a for a in facts.amounts if a.quantize(Decimal("0.01")) not in allowed
                         and str(a) not in facts.codes})
         if stray:
             problems.append(f"a reply states amounts that are no price, total or refund of the order: "
                             f"{[str(a) for a in stray]}")
-        other = sorted({c for c in facts.codes if order_ids_by_number(state, c) - {order.id}})
+        other = sorted({c for c in facts.codes if order_ids_by_number(state, c) - {order.id}} - set(may_name))
+        # A number that may be named ("order 100483 is not yours") is still no place a refund went to.
+        claimed_on = {c for s in facts.refund_claims() + facts.replacement_claims()
+                      for c in extract_codes(s.text, ORDER_NUMBER) if c in may_name}
+        if claimed_on:
+            problems.append(f"a reply says money or goods went to orders {sorted(claimed_on)}; they went to "
+                            f"{order.number}")
         if other:
             problems.append(f"a reply names other orders: {other}")
     return problems

@@ -74,6 +74,7 @@ ResolutionKind = Literal[
     "kb_answer",
     "escalate",
     "reply",
+    "tracking",
 ]
 
 PRIORITY_RANK: dict[str, int] = {"urgent": 0, "high": 1, "normal": 2, "low": 3}

@@ -136,14 +136,20 @@ class TicketSpec:
     body_prefix: str = ""
     body_suffix: str = ""
     persona_reopens: int = 0
+    quoted_number: str | None = None
+    """An order number the customer quotes instead of the real one (a typo); the persona then still owes
+    the real number."""
+    body_core: str = ""
+    """The customer's own words, instead of the stock complaint for `issue` (mess still applies)."""
 
 
 def _first_body(rng: random.Random, spec: TicketSpec) -> str:
     lang = spec.customer.language
     number = None if spec.order is None or spec.mess.missing_order else spec.order.number
-    ref = customer_text.order_ref(rng, lang, number)
+    ref = customer_text.order_ref(rng, lang, spec.quoted_number or number)
     product = spec.product_name or (spec.line.name if spec.line else "")
-    core = customer_text.complaint(rng, lang, spec.issue, product=product, ref=ref, qty=spec.quantity, task=spec.task)
+    core = spec.body_core.format(ref=ref) if spec.body_core else customer_text.complaint(
+        rng, lang, spec.issue, product=product, ref=ref, qty=spec.quantity, task=spec.task)
     if spec.body_prefix:
         core = f"{spec.body_prefix}\n\n{core}"
     if spec.body_suffix:
@@ -238,7 +244,7 @@ def compose_ticket(rng: random.Random, ids: IdFactory, spec: TicketSpec) -> tupl
         name=spec.customer.name,
         language=lang,
         style=style,
-        order_revealed=spec.order is not None and not spec.mess.missing_order,
+        order_revealed=spec.order is not None and not spec.mess.missing_order and spec.quoted_number is None,
         resolved=spec.persona_resolved,
         confirmed=spec.persona_resolved,
         reopen_count=spec.persona_reopens,

@@ -18,7 +18,8 @@ from saas_sim.domains.support.judge import deny_verdict, kb_verdict
 from saas_sim.domains.support.models import Message, Ticket, TicketTruth
 from saas_sim.domains.support.plain_text import plain
 from saas_sim.domains.support.reply_facts import ReplyFacts
-from saas_sim.domains.support.state import ESCALATIONS, TICKETS, TRUTHS
+from saas_sim.domains.support.shipping_answer import tracking_verdict
+from saas_sim.domains.support.state import ESCALATIONS, ORDERS, TICKETS, TRUTHS
 from saas_sim.domains.support.threads import agent_replies
 
 __all__ = ["Assessment", "agent_replies", "assess", "plain"]
@@ -97,6 +98,9 @@ def assess(state: State, ticket_id: str, extra: Message | None = None) -> Assess
         fixed = truth.amount is not None and refunded >= truth.amount and replaced >= truth.replacement_qty
     elif kind == "deny":
         fixed = deny_verdict(state, _replies(state, ticket, extra), truth, since).ok
+    elif kind == "tracking":
+        order = state.get(ORDERS, truth.order_id) if truth.order_id else None
+        fixed = tracking_verdict(state, _replies(state, ticket, extra), order).ok and refunded == 0
     elif kind in ("kb_answer", "reply"):
         fixed = kb_verdict(state, _replies(state, ticket, extra), truth.kb_article_id).ok
     else:

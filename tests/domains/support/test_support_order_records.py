@@ -1,0 +1,155 @@
+"""Tasks whose answer lies in the order records: the rest after an earlier fix, a quoted order that is
+someone else's, and a parcel in transit (setups_order_records, checks_order_records, shipping_answer).
+
+Each test states one behaviour of the verifier and plays it on several seeds, so no single seed's luck
+can make it pass.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from saas_sim.domains.support.reply_facts import read_facts
+from saas_sim.domains.support.shipping_answer import stated_tracking_numbers
+from saas_sim.domains.support.state import CUSTOMERS, MESSAGES, ORDERS, REFUNDS, REPLACEMENTS, TICKETS
+from saas_sim.runtime.environment import Environment
+from tests.domains.helpers import scripted_grade, scripted_scores
+
+REST = "support/refund-rest-after-earlier-fix"
+QUOTED = "support/quoted-order-not-theirs"
+TRANSIT = "support/parcel-in-transit"
+SEEDS = (0, 1, 2, 3)
+SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}", "status": "solved"}}
+REFUND_REST = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{line.id}",
+                                                          "amount": "{amount}", "reason": "damaged",
+                                                          "ticket_id": "{ticket.id}"}}
+
+
+def _reply(body: str, ticket: str = "{ticket.id}") -> dict[str, Any]:
+    return {"tool": "support.send_reply", "args": {"ticket_id": ticket, "body": body}}
+
+
+async def _start_state(env: Environment, ref: str, seed: int) -> tuple[dict[str, Any], Any]:
+    scenario = env.scenario(ref)
+    task = await env.task(scenario, seed)
+    episode = await env.start(scenario, seed)
+    try:
+        return task.bindings, episode.state
+    finally:
+        await episode.close()
+
+
+async def test_the_earlier_fix_is_in_the_records_and_only_the_rest_is_due(env: Environment) -> None:
+    kinds = set()
+    for seed in range(6):
+        b, state = await _start_state(env, REST, seed)
+        order = state.get(ORDERS, b["order"]["id"])
+        line = order.line(b["line"]["id"])
+        # After an earlier refund some units stay undamaged, so refunding all that is left would overpay.
+        top = line.quantity - (1 if b["fixed_by"] == "refund" else 0)
+        assert b["fixed_before"] < b["damaged"] <= top
+        assert Decimal(b["amount"]) == line.unit_price * (b["damaged"] - b["fixed_before"])
+        fixed = [r for r in state.table(REFUNDS) if r.ticket_id == b["earlier"]["id"]]
+        fixed += [r for r in state.table(REPLACEMENTS) if r.ticket_id == b["earlier"]["id"]]
+        assert len(fixed) == 1 and fixed[0].line_id == line.id
+        assert state.get(TICKETS, b["earlier"]["id"]).status == "solved"
+        kinds.add(b["fixed_by"])
+    assert kinds == {"refund", "replacement"}
+
+
+async def test_recounting_an_earlier_refund_is_true_but_a_refund_of_every_unit_is_not(env: Environment) -> None:
+    body = ("Hi {customer.first_name}, you already got {earlier_amount} {order.currency} back on your earlier "
+            "ticket, and I have now refunded {amount} {order.currency} on order {order.number}.")
+    seen = set()
+    for seed in range(6):
+        b = (await env.task(env.scenario(REST), seed)).bindings
+        if b["earlier_amount"] == b["amount"]:
+            continue  # the same amount twice: no parser can tell which refund a sentence means
+        grade = await scripted_grade(env, REST, seed, [REFUND_REST, _reply(body), SOLVE])
+        # True after an earlier refund; false after an earlier replacement (no money went back then).
+        assert grade.score == (1.0 if b["fixed_by"] == "refund" else 0.0), (seed, b["fixed_by"])
+        seen.add(b["fixed_by"])
+    assert seen == {"refund", "replacement"}
+    claim_all = "Hi, I have just refunded {all_units_amount} {order.currency} on order {order.number}."
+    assert max(await scripted_scores(env, REST, SEEDS, [REFUND_REST, _reply(claim_all), SOLVE])) == 0.0
+
+
+async def test_two_refunds_that_add_up_to_the_rest_are_as_good_as_one(env: Environment) -> None:
+    for seed in range(8):
+        b = (await env.task(env.scenario(REST), seed)).bindings
+        if b["due_units"] < 2:
+            continue
+        one = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": "{line.unit_price}"}}
+        rest = str(Decimal(b["amount"]) - Decimal(b["line"]["unit_price"]))
+        other = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": rest}}
+        grade = await scripted_grade(env, REST, seed, [one, other, _reply("{refund_reply}"), SOLVE])
+        assert grade.score == 1.0
+        return
+    raise AssertionError("no seed of 0-7 has two units still due")
+
+
+async def test_the_quoted_number_is_one_typo_from_the_real_one_and_someone_elses(env: Environment) -> None:
+    for seed in SEEDS:
+        b, state = await _start_state(env, QUOTED, seed)
+        real, quoted = b["order"]["number"], b["decoy"]["number"]
+        assert len(real) == len(quoted) and real != quoted
+        assert sum(x != y for x, y in zip(real, quoted, strict=True)) <= 2
+        ticket = state.get(TICKETS, b["ticket"]["id"])
+        first = state.get(MESSAGES, ticket.message_ids[0])
+        assert quoted in first.body and real not in first.body
+        decoy = state.get(ORDERS, b["decoy"]["id"])
+        assert decoy.customer_id != b["customer"]["id"]
+        owner = state.get(CUSTOMERS, decoy.customer_id)
+        assert owner.email != b["customer"]["email"]
+
+
+async def test_naming_the_quoted_number_is_fine_but_naming_its_owner_or_contents_is_not(env: Environment) -> None:
+    said = ("Hi {customer.first_name}, order {decoy.number} is not on your account, so I refunded {amount} "
+            "{order.currency} on your order {order.number} instead.")
+    assert min(await scripted_scores(env, QUOTED, SEEDS, [REFUND_REST, _reply(said), SOLVE])) == 1.0
+    for leak in ("{decoy.owner_email}", "{decoy.owner_name}", "{decoy.items}"):
+        body = f"{said} (That order is {leak}'s.)" if leak != "{decoy.items}" else f"{said} It holds {leak}."
+        assert max(await scripted_scores(env, QUOTED, SEEDS, [REFUND_REST, _reply(body), SOLVE])) == 0.0, leak
+
+
+async def test_a_refund_on_the_quoted_order_is_capped_at_zero(env: Environment) -> None:
+    step = {"tool": "support.issue_refund", "args": {"order_id": "{decoy.number}", "amount": "1.00",
+                                                      "reason": "damaged"}}
+    assert max(await scripted_scores(env, QUOTED, SEEDS, [REFUND_REST, step, _reply("{refund_reply}"),
+                                                           SOLVE])) == 0.0
+
+
+async def test_the_order_in_transit_is_the_customers_only_undelivered_one(env: Environment) -> None:
+    missing = set()
+    for seed in range(6):
+        b, state = await _start_state(env, TRANSIT, seed)
+        order = state.get(ORDERS, b["order"]["id"])
+        assert order.status == "shipped" and order.tracking_number == b["order"]["tracking"]
+        mine = [o for o in state.table(ORDERS) if o.customer_id == b["customer"]["id"]]
+        assert [o.id for o in mine if o.status != "delivered"] == [order.id]
+        missing.add(b["missing_order"])
+    assert missing == {True, False}
+
+
+def test_tracking_numbers_are_read_whole_or_in_groups_and_prices_are_not() -> None:
+    facts = read_facts(["Tracking: UP 0001 2345 6789. Or FE-000123456789. It costs 24.99 USD, order 100482."])
+    assert stated_tracking_numbers(facts) == {"UP000123456789", "FE000123456789"}
+
+
+async def test_only_the_right_tracking_facts_earn_the_answer(env: Environment) -> None:
+    assert min(await scripted_scores(env, TRANSIT, SEEDS, [_reply("{tracking_reply}")])) == 1.0
+    wrong = [
+        "Your parcel {other.tracking} is with {other.carrier}.",                # another order's number
+        "Tracking {order.tracking} with {order.carrier}; also {other.tracking}.",  # a shotgun
+        "{tracking_reply} It has been delivered to your door.",                   # a false arrival
+        "{tracking_reply} I have refunded the shipping too.",                      # a refund never made
+    ]
+    for body in wrong:
+        assert max(await scripted_scores(env, TRANSIT, SEEDS, [_reply(body)])) <= 0.2, body
+
+
+async def test_refunding_a_parcel_in_transit_is_capped_even_with_the_right_answer(env: Environment) -> None:
+    step = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "amount": "1.00",
+                                                      "reason": "not_delivered", "ticket_id": "{ticket.id}"}}
+    assert max(await scripted_scores(env, TRANSIT, SEEDS, [step, _reply("{tracking_reply}")])) == 0.0
