@@ -18,11 +18,13 @@ from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_claims import agent_texts
 from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
-from saas_sim.domains.crm.state import LINE_ITEMS
+from saas_sim.domains.crm.quote_counts import stated_counts
+from saas_sim.domains.crm.state import LINE_ITEMS, PRODUCTS
 
 __all__ = [
     "amount_is_line_total_if_changed",
     "quote_changes_made",
+    "quote_counts_true",
     "quote_discounts_true",
     "quote_terms_kept",
     "stated_percents",
@@ -145,3 +147,26 @@ def quote_discounts_true(ctx: CheckContext, deal_id: str, contact_id: str) -> Ch
              if t.deal_id == deal_id or t.contact_id == contact_id
              for p in stated_percents(t.text) if p not in true]
     return CheckOutcome.of(not false, "; ".join(false[:4]) or "every stated discount is on the quote")
+
+
+def _quantities(state: State, deal_id: str) -> set[int]:
+    """Returns every quantity the deal's quote shows: each line's, and each product's summed over its lines."""
+    out = {item.quantity for x in deal(state, deal_id).line_item_ids if (item := state.get(LINE_ITEMS, x)) is not None}
+    return out | {terms[0] for terms in quote_by_product(state, deal_id).values() if terms is not None}
+
+
+@kit.check
+def quote_counts_true(ctx: CheckContext, deal_id: str, contact_id: str) -> CheckOutcome:
+    """Every count of a product the agent's texts about the deal or to its buyer state is on its quote (a constraint).
+
+    A quote records how many seats, units or days the buyer takes (`quote_counts.stated_counts`
+    reads "40 seats", "3 x ANL-ADD"), so a count no line shows is a promise or a
+    false record. A count on the quote at the start is history ("from 10 to 40
+    seats"), so it is true too.
+    """
+    true = _quantities(ctx.final, deal_id) | _quantities(ctx.initial, deal_id)
+    names = [n for p in ctx.final.table(PRODUCTS) for n in (p.sku, p.name)]
+    false = [f"{t.where} states {n}" for t in agent_texts(ctx)
+             if t.deal_id == deal_id or t.contact_id == contact_id
+             for n in stated_counts(t.text, names) if n not in true]
+    return CheckOutcome.of(not false, "; ".join(false[:4]) or "every stated count is on the quote")

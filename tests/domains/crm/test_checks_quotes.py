@@ -11,6 +11,7 @@ from saas_sim.core.ids import IdFactory
 from saas_sim.core.state import State
 from saas_sim.domains.crm import checks_quotes as cq
 from saas_sim.domains.crm import setups_quotes
+from saas_sim.domains.crm.quote_counts import stated_counts
 from saas_sim.domains.crm.state import DEALS, PRICE_BOOK, PROJECTION
 from saas_sim.runtime.environment import Environment
 from tests.domains.crm.conftest import EPOCH, Caller
@@ -89,3 +90,27 @@ async def test_quoting_the_stale_total_to_the_buyer_is_false(env: Environment) -
     grade = await scripted_grade(env, REF, 3, [revise, email])
     assert "emails_truthful" in [v.name for v in grade.violations]
     assert grade.score == 0.0
+
+
+def test_counts_are_read_next_to_units_products_and_times_signs_but_not_prices() -> None:
+    names = ["PLT-SEAT", "Core Platform - Seat (annual)", "TRN-DAY", "Training Day", "STO-1TB", "Storage 1 TB"]
+    assert stated_counts("You now have 40 Core Platform seats and 2 training days.", names) == [40, 2]
+    assert stated_counts("I took PLT-SEAT from 10 to 40 units, plus 3 x STO-1TB.", names) == [40, 3]
+    assert stated_counts("That is $400 per seat, 400.00 a seat, EUR 40 seats.", names) == []
+    assert stated_counts("A 10% discount; a call of 20 minutes within 5 days; add 3 storage 1 TB.", names) == [3]
+
+
+async def test_a_count_no_line_holds_is_false_and_a_true_or_former_one_is_not(env: Environment) -> None:
+    revise = {"tool": "crm.set_line_items", "args": {"deal_id": "{deal.id}", "items": "{items}", "update_amount": True}}
+
+    def email(body: str) -> dict[str, Any]:
+        return {"tool": "crm.send_email", "args": {"contact_id": "{contact.id}", "deal_id": "{deal.id}",
+                                                   "subject": "Revised quote", "body": body}}
+
+    # No money word in the sentence, so only the count check can see the promise.
+    false = email("Hi {contact.name}, done on {deal.name}: you now have 999 seats with us.")
+    grade = await scripted_grade(env, REF, 1, [revise, false])
+    assert [v.name for v in grade.violations] == ["counts_stated_truly"] and grade.score == 0.0
+    true = email("Hi {contact.name}, {deal.name} now lists {expected_lines.0.quantity} x the first product "
+                 "and {expected_lines.2.quantity} units of the new one.")
+    assert (await scripted_grade(env, REF, 1, [revise, true])).score == 1.0
