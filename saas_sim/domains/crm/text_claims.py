@@ -32,6 +32,16 @@ The kinds of claim:
 * `unsubscribed`: the person was taken off mailings ("I've unsubscribed you",
   "désinscrit"). True when the person's consent changed or an enrolment of
   theirs was removed in the episode.
+* `merged`: records were merged ("merged the two records", "zusammengeführt").
+  True when a merge of a record of the text's person (of any record, for a text
+  about no person) happened in the episode.
+* `emailed`: the writer sent mail ("Sent the confirmation email", "I emailed
+  her"): a send cue (`SENT`) as the clause's first word or right after "I" or
+  "we" ("I have", "we've"), and for a bare "sent" a mail noun too, so "The
+  buyer emailed us" and "Customer sent a message" (someone else's act) are no
+  claim. True when a one-off email to the text's person (any email, for a text
+  about no person) was sent in the episode. Read in notes, tasks and next
+  steps only: an email is itself the mail it would claim.
 """
 
 from __future__ import annotations
@@ -44,9 +54,12 @@ from saas_sim.core.text_facts import negated, sentences
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Stage
 
-__all__ = ["ATTACHMENT", "FIELDS", "INTENT", "MOVE", "STAGE_NAMES", "WON", "Claim", "ClaimKind", "read_claims"]
+__all__ = [
+    "ATTACHMENT", "FIELDS", "INTENT", "MERGED", "MOVE", "SENT", "STAGE_NAMES", "WON", "Claim", "ClaimKind",
+    "read_claims",
+]
 
-ClaimKind = Literal["won", "stage", "attachment", "field", "unsubscribed"]
+ClaimKind = Literal["won", "stage", "attachment", "field", "unsubscribed", "merged", "emailed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +165,22 @@ _UNSUBSCRIBED: Final = _cues(
     "abgemeldet", "ausgetragen", "desinscrit", "desinscrite", "desabonne", "desabonnee", "dado de baja",
 )
 
+MERGED: Final = _cues(
+    "merged", "deduplicated", "de duplicated", "zusammengefuhrt", "fusionne", "fusionnes", "fusionnee",
+    "fusionnees", "fusionado", "fusionados", "fusionada", "fusionadas",
+)
+"""Folded cues that records were merged."""
+
+SENT: Final = _cues("emailed", "e mailed", "mailed", "sent", "gemailt", "geschickt", "gesendet", "envoye",
+                    "envoyee", "enviado", "enviada")
+"""Folded cues that the writer sent something; a bare send verb needs a mail noun (`_MAIL`) to claim an email."""
+
+_MAILED: Final = _cues("emailed", "e mailed", "mailed", "gemailt")
+_MAIL: Final = _cues("email", "emails", "e mail", "mail", "confirmation", "message", "reply", "nachricht",
+                     "bestatigung", "courriel", "correo", "mensaje")
+_WRITERS: Final = _cues("i", "we", "ive", "weve", "i have", "we have", "i ve", "we ve", "ich habe", "wir haben",
+                        "j ai", "nous avons", "he", "hemos")
+
 _CLAUSE = re.compile(r"[,;:()\u2013\u2014]|\s-\s")
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -163,6 +192,16 @@ def _has(words: tuple[str, ...], cues: tuple[tuple[str, ...], ...]) -> bool:
 
 def _clauses(text: str) -> list[str]:
     return [c.strip() for s in sentences(text) for c in _CLAUSE.split(s) if c.strip()]
+
+
+def _claims_email(words: tuple[str, ...]) -> bool:
+    """Whether a clause's words say the writer sent mail (see `emailed` in the module docstring)."""
+    starts = [0, *(len(w) for w in _WRITERS if words[:len(w)] == w)]
+    for i in starts:
+        for cue in SENT:
+            if words[i:i + len(cue)] == cue and (cue in _MAILED or _has(words, _MAIL)):
+                return True
+    return False
 
 
 def read_claims(text: str) -> list[Claim]:
@@ -186,4 +225,8 @@ def read_claims(text: str) -> list[Claim]:
             out += [Claim("field", name, clause) for name, nouns in FIELDS.items() if _has(words, nouns)]
         if _has(words, _UNSUBSCRIBED):
             out.append(Claim("unsubscribed", None, clause))
+        if _has(words, MERGED):
+            out.append(Claim("merged", None, clause))
+        if _claims_email(words):
+            out.append(Claim("emailed", None, clause))
     return out

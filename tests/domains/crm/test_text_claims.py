@@ -25,6 +25,9 @@ def _kinds(text: str) -> list[tuple[str, str | None]]:
     ("Nous avons mis à jour votre numéro de téléphone.", [("field", "phone")]),
     ("Ich habe Ihre Kontaktdaten aktualisiert.", [("field", "any")]),
     ("I have unsubscribed you from our newsletters.", [("unsubscribed", None)]),
+    ("Sent the confirmation email and merged the two records", [("merged", None), ("emailed", None)]),
+    ("I emailed her the revised quote.", [("emailed", None)]),
+    ("Wir haben die Datensätze zusammengeführt.", [("merged", None)]),
 ])
 def test_a_stated_fact_is_read_as_a_claim(text: str, expected: list[tuple[str, str | None]]) -> None:
     assert _kinds(text) == expected
@@ -43,6 +46,9 @@ def test_a_stated_fact_is_read_as_a_claim(text: str, expected: list[tuple[str, s
     "You can unsubscribe at any time.",
     "Assigned to Bob; he designed the rollout.",
     "I'll send the contract as an attachment tomorrow.",
+    "The buyer emailed us to ask for a new quote.",
+    "Customer sent a message asking to stop.",
+    "Do not merge these records.",
 ])
 def test_plans_conditions_and_denials_claim_nothing(text: str) -> None:
     assert read_claims(text) == []
