@@ -28,6 +28,7 @@ Observations are text: the task's instructions at reset, then each call's JSON
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -101,7 +102,7 @@ class TextSpace(gym.spaces.Space[str]):
         return type(other) is type(self)
 
     def __hash__(self) -> int:
-        return hash(type(self).__name__)
+        return _type_hash(self)
 
 
 class ToolCallSpace(TextSpace):
@@ -132,7 +133,7 @@ class ToolCallSpace(TextSpace):
                 and [n for n, _ in other._schemas] == [n for n, _ in self._schemas])
 
     def __hash__(self) -> int:  # the tools can change (a reset to another scenario): hash the type alone
-        return hash(type(self).__name__)
+        return _type_hash(self)
 
     def sample(self, mask: Any | None = None, probability: Any | None = None) -> str:
         """A JSON tool call drawn with this space's `np_random`."""
@@ -340,3 +341,8 @@ def register_all(
                      kwargs={"scenario": scenario.ref, "store_url": store_url, "environment_config": env.config})
         ids.append(gid)
     return ids
+
+
+def _type_hash(space: object) -> int:
+    """A hash of the space's type name that is the same in every process (`hash()` of a str is salted)."""
+    return int.from_bytes(hashlib.sha256(type(space).__name__.encode()).digest()[:8], "big")
