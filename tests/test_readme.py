@@ -80,6 +80,23 @@ def json_objects(text: str) -> list[dict[str, object]]:
     return found
 
 
+def run_block(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
+    """Runs an example in a session of its own; returns (exit status, stdout, stderr).
+
+    A block stops what it starts (a server); killing the session afterwards only cleans up after a
+    failure or a timeout.
+    """
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT_S)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    return proc.returncode, stdout, stderr
+
+
 def free_loopback_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -95,16 +112,8 @@ def test_shell_example_runs_as_written(block: str, tmp_path: Path) -> None:
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}  # curl talks to loopback
     env.update(PORT=str(free_loopback_port()), PYTHONDONTWRITEBYTECODE="1")
-    proc = subprocess.Popen(["bash", "-c", block], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT_S)
-    finally:
-        # The block stops its own server; this only cleans up after a failure or a timeout.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    assert proc.returncode == 0, stderr
+    returncode, stdout, stderr = run_block(["bash", "-c", block], tmp_path, env)
+    assert returncode == 0, stderr
     assert "Traceback" not in stderr and "JSONDecodeError" not in stderr, stderr
     # curl's bodies share stdout with uvicorn's access log (and have no newline of their own).
     observation, grade = json_objects(stdout)
@@ -141,13 +150,6 @@ def test_integration_snippet_runs_as_written(block: tuple[str, str], tmp_path: P
         script = tmp_path / "snippet.py"
         script.write_text(code, encoding="utf-8")
         argv = [python, str(script)]
-    proc = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT_S)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    assert proc.returncode == 0, f"stdout:\n{stdout}\nstderr:\n{stderr}"
+    returncode, stdout, stderr = run_block(argv, tmp_path, env)
+    assert returncode == 0, f"stdout:\n{stdout}\nstderr:\n{stderr}"
     assert "Traceback" not in stderr, stderr
