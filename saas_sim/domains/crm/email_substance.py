@@ -15,6 +15,10 @@ never by a list of strings:
 * **Not an echo.** No run of `ECHO_RUN` consecutive words shared with the
   task's instructions (when the scenario passes them): the task pasted back is
   not a message to the customer.
+* **Not a forward.** At most `PASTE_SHARE` of the body's words lie in runs of
+  `ECHO_RUN` words shared with an email the CRM holds (`quoted`, such as an
+  auto-reply the agent read): a message may quote a request, but a received
+  email sent on is not a message of the rep's.
 
 It decides nothing about truth; `checks_email_facts` judges stated facts.
 """
@@ -30,12 +34,14 @@ from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 from saas_sim.core.text_facts import LANGUAGES
 from saas_sim.domains.crm.matching import fold
 
-__all__ = ["ECHO_RUN", "MIN_CONFIDENCE", "MIN_DISTINCT", "message_flaw"]
+__all__ = ["ECHO_RUN", "MIN_CONFIDENCE", "MIN_DISTINCT", "PASTE_SHARE", "message_flaw"]
 
 MIN_DISTINCT = 6
 """Fewest distinct non-name words of a real message (a greeting and a sign-off alone are about four)."""
 ECHO_RUN = 8
 """Consecutive words shared with the instructions that make the body a paste, not a message."""
+PASTE_SHARE = 0.5
+"""Largest share of a body's words that may come from runs copied out of an email the CRM holds."""
 MIN_CONFIDENCE = 0.5
 """Lingua's least summed confidence in the worlds' languages (against the sink) for a real message."""
 
@@ -65,7 +71,21 @@ def _shares_run(body: list[str], source: list[str], run: int) -> bool:
     return any(tuple(body[i:i + run]) in grams for i in range(len(body) - run + 1))
 
 
-def message_flaw(body: str, names: Sequence[str] = (), echo_of: str | None = None) -> str | None:
+def _pasted_share(body: list[str], source: list[str], run: int) -> float:
+    """Returns the share of `body`'s words inside runs of `run` words that also occur in `source`."""
+    if not body or len(body) < run or len(source) < run:
+        return 0.0
+    grams = {tuple(source[i:i + run]) for i in range(len(source) - run + 1)}
+    covered: set[int] = set()
+    for i in range(len(body) - run + 1):
+        if tuple(body[i:i + run]) in grams:
+            covered.update(range(i, i + run))
+    return len(covered) / len(body)
+
+
+def message_flaw(
+    body: str, names: Sequence[str] = (), echo_of: str | None = None, quoted: Sequence[str] = (),
+) -> str | None:
     """Returns why `body` is not a real message, or None when it is one.
 
     Args:
@@ -74,6 +94,8 @@ def message_flaw(body: str, names: Sequence[str] = (), echo_of: str | None = Non
             not counted as words, so a body made of names says nothing.
         echo_of: The task's instructions, when known: a body that copies a long run of
             them is a paste.
+        quoted: Emails the CRM holds that the agent may have read: a body mostly copied
+            from one of them is a forward, not a message.
     """
     name_words = {w for n in names for w in _words(n)}
     words = _words(body)
@@ -82,6 +104,8 @@ def message_flaw(body: str, names: Sequence[str] = (), echo_of: str | None = Non
         return f"it has {len(set(content))} distinct words besides names (fewer than {MIN_DISTINCT})"
     if echo_of and _shares_run(words, _words(echo_of), ECHO_RUN):
         return f"it copies {ECHO_RUN} or more consecutive words of the task's instructions"
+    if any(_pasted_share(words, _words(q), ECHO_RUN) > PASTE_SHARE for q in quoted):
+        return "it is mostly a copy of an email the CRM holds"
     # Accents carry much of a language's signal, so lingua reads the raw words, not the folded ones.
     raw = " ".join(w for w in _WORD.findall(body) if fold(w) not in name_words)
     values = _detector().compute_language_confidence_values(raw)

@@ -35,6 +35,10 @@ The kinds of claim:
 * `merged`: records were merged ("merged the two records", "zusammengeführt").
   True when a merge of a record of the text's person (of any record, for a text
   about no person) happened in the episode.
+* `deleted`: a record was deleted ("Deleted the duplicate record", "Kontakt
+  gelöscht"): a delete cue (`DELETED`) with a record noun (`RECORDS`). The CRM
+  deletes no record (a duplicate is merged, a lead converted), so this claim is
+  never true; a removed quote line or sequence step is no record noun.
 * `emailed`: the writer sent mail ("Sent the confirmation email", "I emailed
   her"): a send cue (`SENT`) as the clause's first word or right after "I" or
   "we" ("I have", "we've"), and for a bare "sent" a mail noun too, so "The
@@ -55,11 +59,11 @@ from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Stage
 
 __all__ = [
-    "ATTACHMENT", "FIELDS", "INTENT", "MERGED", "MOVE", "SENT", "STAGE_NAMES", "WON", "Claim", "ClaimKind",
-    "read_claims",
+    "ATTACHMENT", "DELETED", "FIELDS", "INTENT", "MERGED", "MOVE", "RECORDS", "SENT", "STAGE_NAMES", "WON", "Claim",
+    "ClaimKind", "read_claims",
 ]
 
-ClaimKind = Literal["won", "stage", "attachment", "field", "unsubscribed", "merged", "emailed"]
+ClaimKind = Literal["won", "stage", "attachment", "field", "unsubscribed", "merged", "deleted", "emailed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +175,15 @@ MERGED: Final = _cues(
 )
 """Folded cues that records were merged."""
 
+DELETED: Final = _cues("deleted", "erased", "purged", "geloscht", "supprime", "supprimee", "supprimes",
+                       "eliminado", "eliminada", "borrado", "borrada")
+"""Folded cues that something was deleted; a claim needs a record noun (`RECORDS`) too."""
+
+RECORDS: Final = _cues("record", "records", "contact", "contacts", "duplicate", "duplicates", "entry", "entries",
+                       "account", "lead", "leads", "profile", "datensatz", "datensatze", "kontakt", "eintrag",
+                       "fiche", "contacto", "registro")
+"""Folded nouns of CRM records, which nothing in the CRM deletes."""
+
 SENT: Final = _cues("emailed", "e mailed", "mailed", "sent", "gemailt", "geschickt", "gesendet", "envoye",
                     "envoyee", "enviado", "enviada")
 """Folded cues that the writer sent something; a bare send verb needs a mail noun (`_MAIL`) to claim an email."""
@@ -227,6 +240,8 @@ def read_claims(text: str) -> list[Claim]:
             out.append(Claim("unsubscribed", None, clause))
         if _has(words, MERGED):
             out.append(Claim("merged", None, clause))
+        if _has(words, DELETED) and _has(words, RECORDS):
+            out.append(Claim("deleted", None, clause))
         if _claims_email(words):
             out.append(Claim("emailed", None, clause))
     return out

@@ -69,3 +69,20 @@ async def test_a_note_that_an_email_went_out_is_true_only_after_it_did(env: Envi
     assert (await scripted_grade(env, REF, 2, [update, mail, note])).score == 1.0
     grade = await scripted_grade(env, REF, 2, [update, note])
     assert "texts_claim_only_truths" in [v.name for v in grade.violations] and grade.score == 0.0
+
+
+async def test_forwarding_the_auto_reply_is_no_introduction_but_quoting_a_line_of_it_is(env: Environment) -> None:
+    update = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "primary_contact_id": "{successor.id}"}}
+    reply = ("Thank you for your message. {departed.name} has left {deal.account_name} and this mailbox is no "
+             "longer monitored. For {deal.name}, please contact {successor.name} at {successor_email_shown}.")
+
+    def mail(body: str) -> dict[str, object]:
+        return {"tool": "crm.send_email", "args": {"contact_id": "{successor.id}", "deal_id": "{deal.id}",
+                                                   "subject": "Introduction", "body": body}}
+
+    grade = await scripted_grade(env, REF, 3, [update, mail(reply)])
+    assert "emails_are_messages" in [v.name for v in grade.violations] and grade.score == 0.0
+    quoting = ("Hi {successor.first_name}, the auto-reply said that this mailbox is no longer monitored and named "
+               "you for {deal.name}. I look after the project on our side and would be glad to introduce myself; "
+               "would you have twenty minutes this week for a short call about where things stand?")
+    assert (await scripted_grade(env, REF, 3, [update, mail(quoting)])).score == 1.0

@@ -28,6 +28,7 @@ def _kinds(text: str) -> list[tuple[str, str | None]]:
     ("Sent the confirmation email and merged the two records", [("merged", None), ("emailed", None)]),
     ("I emailed her the revised quote.", [("emailed", None)]),
     ("Wir haben die Datensätze zusammengeführt.", [("merged", None)]),
+    ("Deleted the duplicate record of the buyer.", [("deleted", None)]),
 ])
 def test_a_stated_fact_is_read_as_a_claim(text: str, expected: list[tuple[str, str | None]]) -> None:
     assert _kinds(text) == expected
@@ -49,6 +50,8 @@ def test_a_stated_fact_is_read_as_a_claim(text: str, expected: list[tuple[str, s
     "The buyer emailed us to ask for a new quote.",
     "Customer sent a message asking to stop.",
     "Do not merge these records.",
+    "I deleted the onboarding line from the quote.",
+    "Kontakt aus beiden Sequenzen entfernt.",
 ])
 def test_plans_conditions_and_denials_claim_nothing(text: str) -> None:
     assert read_claims(text) == []
