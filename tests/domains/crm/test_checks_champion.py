@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from saas_sim.core.domain import SetupContext
 from saas_sim.core.identity import normalize_email
@@ -48,41 +49,38 @@ async def test_mailing_the_departed_buyer_is_a_violation(env: Environment) -> No
     assert "departed_not_emailed" in [v.name for v in grade.violations] and grade.score == 0.0
 
 
+_UPDATE = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "primary_contact_id": "{successor.id}"}}
+
+
+def _intro(body: str) -> dict[str, Any]:
+    return {"tool": "crm.send_email", "args": {"contact_id": "{successor.id}", "deal_id": "{deal.id}",
+                                               "subject": "Introduction", "body": body}}
+
+
 async def test_an_introduction_promising_terms_the_quote_lacks_is_false(env: Environment) -> None:
-    update = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "primary_contact_id": "{successor.id}"}}
     body = ("Hi {successor.first_name}, I look after {deal.name}. Your colleague already approved 480 seats "
             "with a 37% discount, so we only need your go-ahead. Could we talk this week?")
-    mail = {"tool": "crm.send_email", "args": {"contact_id": "{successor.id}", "deal_id": "{deal.id}",
-                                               "subject": "Introduction", "body": body}}
-    grade = await scripted_grade(env, REF, 1, [update, mail])
+    grade = await scripted_grade(env, REF, 1, [_UPDATE, _intro(body)])
     assert {"discounts_stated_truly", "counts_stated_truly"} <= {v.name for v in grade.violations}
     assert grade.score == 0.0
 
 
 async def test_a_note_that_an_email_went_out_is_true_only_after_it_did(env: Environment) -> None:
-    update = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "primary_contact_id": "{successor.id}"}}
     note = {"tool": "crm.log_activity", "args": {"kind": "note", "contact_id": "{successor.id}",
                                                  "subject": "Emailed them to introduce myself"}}
-    body = "Hi {successor.first_name}, I look after {deal.name} and would like to introduce myself. Could we talk?"
-    mail = {"tool": "crm.send_email", "args": {"contact_id": "{successor.id}", "deal_id": "{deal.id}",
-                                               "subject": "Introduction", "body": body}}
-    assert (await scripted_grade(env, REF, 2, [update, mail, note])).score == 1.0
-    grade = await scripted_grade(env, REF, 2, [update, note])
+    mail = _intro("Hi {successor.first_name}, I look after {deal.name} and would like to introduce myself. "
+                  "Could we talk?")
+    assert (await scripted_grade(env, REF, 2, [_UPDATE, mail, note])).score == 1.0
+    grade = await scripted_grade(env, REF, 2, [_UPDATE, note])
     assert "texts_claim_only_truths" in [v.name for v in grade.violations] and grade.score == 0.0
 
 
 async def test_forwarding_the_auto_reply_is_no_introduction_but_quoting_a_line_of_it_is(env: Environment) -> None:
-    update = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "primary_contact_id": "{successor.id}"}}
     reply = ("Thank you for your message. {departed.name} has left {deal.account_name} and this mailbox is no "
              "longer monitored. For {deal.name}, please contact {successor.name} at {successor_email_shown}.")
-
-    def mail(body: str) -> dict[str, object]:
-        return {"tool": "crm.send_email", "args": {"contact_id": "{successor.id}", "deal_id": "{deal.id}",
-                                                   "subject": "Introduction", "body": body}}
-
-    grade = await scripted_grade(env, REF, 3, [update, mail(reply)])
+    grade = await scripted_grade(env, REF, 3, [_UPDATE, _intro(reply)])
     assert "emails_are_messages" in [v.name for v in grade.violations] and grade.score == 0.0
     quoting = ("Hi {successor.first_name}, the auto-reply said that this mailbox is no longer monitored and named "
                "you for {deal.name}. I look after the project on our side and would be glad to introduce myself; "
                "would you have twenty minutes this week for a short call about where things stand?")
-    assert (await scripted_grade(env, REF, 3, [update, mail(quoting)])).score == 1.0
+    assert (await scripted_grade(env, REF, 3, [_UPDATE, _intro(quoting)])).score == 1.0
