@@ -48,6 +48,7 @@ from saas_sim.core.tools import ToolSpec
 from saas_sim.errors import ToolError, UsageError
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.tool_schemas import json_schema
+from saas_sim.runtime.toolkit import wire_name
 
 __all__ = ["close_environment_class", "environment_class", "method_name", "tool_of", "type_hint"]
 
@@ -56,8 +57,8 @@ _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "
 
 
 def method_name(tool: str) -> str:
-    """The method name of a tool: its dots become `__` (`crm.get_deal` -> `crm__get_deal`)."""
-    return tool.replace(".", "__")
+    """The method name of a tool: its wire name, dots become `__` (`crm.get_deal` -> `crm__get_deal`)."""
+    return wire_name(tool)
 
 
 def tool_of(cls: type, name: str) -> str:

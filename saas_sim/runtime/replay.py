@@ -18,11 +18,11 @@ from typing import Any
 
 from saas_sim.runtime.effects import EffectMismatch, RecordedOutcomes
 from saas_sim.runtime.environment import Environment
-from saas_sim.runtime.episode import reissued_call_id
+from saas_sim.runtime.episode import Episode, reissued_call_id
 from saas_sim.runtime.trajectory import StepRecord, Trajectory, read_trajectory
 from saas_sim.scenarios.model import FaultProfile
 
-__all__ = ["COMPARED_FIELDS", "ReplayReport", "compare_steps", "replay", "replay_file"]
+__all__ = ["COMPARED_FIELDS", "ReplayReport", "compare_steps", "replay", "replay_file", "start_recorded"]
 
 COMPARED_FIELDS = ("tool", "ok", "result", "error", "events", "state_hash", "sim_time", "fault", "replayed", "effect")
 
@@ -83,14 +83,11 @@ async def replay(env: Environment, recorded: Trajectory, *,
         rerun_effects: Also re-run every recorded effect and report those whose outcome differs.
     """
     header = recorded.header
-    faults = None if header.get("faults") is None else FaultProfile.model_validate(header["faults"])
-    episode = await env.start(header["scenario"], int(header["seed"]), faults=faults)
+    episode, outcomes = await start_recorded(env, recorded, rerun_effects=rerun_effects)
     try:
         if episode.task.world.world_hash != header.get("world_hash"):
             return ReplayReport(False, len(recorded.steps), None, "world_hash", header.get("world_hash"),
                                 episode.task.world.world_hash), episode.trajectory
-        outcomes = RecordedOutcomes.of(recorded.steps, rerun=rerun_effects, footer=recorded.footer)
-        episode.effects = outcomes
         for step in recorded.steps:
             await episode.call(step.tool, step.args, reissued_call_id(step.call_id))
         report = compare_steps(recorded.steps, episode.trajectory.steps)
@@ -105,6 +102,26 @@ async def replay(env: Environment, recorded: Trajectory, *,
         return report, episode.trajectory
     finally:
         await episode.close()
+
+
+async def start_recorded(env: Environment, recorded: Trajectory, *,
+                         rerun_effects: bool = False) -> tuple[Episode, RecordedOutcomes]:
+    """Starts a fresh episode of a trajectory's task (its scenario@version, seed and faults).
+
+    Its effects fold the outcomes the trajectory recorded (`rerun_effects`: also run them again
+    and note those that differ), so re-issuing the recorded calls rebuilds the recorded states.
+    The caller closes the episode and compares the world hash with the header's.
+
+    Raises:
+        SaasSimError: The scenario version is unknown.
+        KeyError, TypeError, ValueError: The header lacks or garbles the scenario, seed or faults.
+    """
+    header = recorded.header
+    faults = None if header.get("faults") is None else FaultProfile.model_validate(header["faults"])
+    episode = await env.start(str(header["scenario"]), int(header["seed"]), faults=faults)
+    outcomes = RecordedOutcomes.of(recorded.steps, rerun=rerun_effects, footer=recorded.footer)
+    episode.effects = outcomes
+    return episode, outcomes
 
 
 async def replay_file(env: Environment, path: Path, *, rerun_effects: bool = False) -> ReplayReport:

@@ -24,10 +24,9 @@ from saas_sim.core.canonical import normalize
 from saas_sim.core.state import State
 from saas_sim.errors import SaasSimError
 from saas_sim.runtime.call_ids import reissued_call_id
-from saas_sim.runtime.effects import RecordedOutcomes
 from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.replay import start_recorded
 from saas_sim.runtime.trajectory import Trajectory
-from saas_sim.scenarios.model import FaultProfile
 
 __all__ = ["EntityChange", "FieldChange", "Rebuild", "diff_fields", "diff_states", "rebuild_diffs"]
 
@@ -174,8 +173,7 @@ async def rebuild_diffs(env: Environment, recorded: Trajectory) -> Rebuild:
     steps = recorded.steps
     result = Rebuild(diffs=[None] * len(steps))
     try:
-        faults = None if header.get("faults") is None else FaultProfile.model_validate(header["faults"])
-        episode = await env.start(str(header["scenario"]), int(header["seed"]), faults=faults)
+        episode, _ = await start_recorded(env, recorded)
     except (SaasSimError, KeyError, TypeError, ValueError) as exc:
         result.warning = f"cannot rebuild {header.get('scenario')!r} seed {header.get('seed')!r}: {exc}"
         return result
@@ -184,7 +182,6 @@ async def rebuild_diffs(env: Environment, recorded: Trajectory) -> Rebuild:
             result.warning = (f"the world differs from the recorded one (world hash "
                               f"{episode.task.world.world_hash[:12]}, recorded {str(header.get('world_hash'))[:12]})")
             return result
-        episode.effects = RecordedOutcomes.of(steps, footer=recorded.footer)
         for i, step in enumerate(steps):
             before = episode.state
             try:

@@ -32,7 +32,7 @@ from saas_sim.errors import ScenarioError, ToolError
 from saas_sim.runtime.arg_bounds import MAX_ARGS_BYTES, MAX_DEPTH, json_text_depth, python_depth
 from saas_sim.runtime.tool_schemas import json_schema, openai_strict_schema, strict_compatible
 
-__all__ = ["MAX_ARGS_BYTES", "MAX_DEPTH", "Toolkit", "openai_strict_schema", "strict_compatible"]
+__all__ = ["MAX_ARGS_BYTES", "MAX_DEPTH", "Toolkit", "openai_strict_schema", "strict_compatible", "wire_name"]
 
 
 def _field_errors(exc: ValidationError) -> list[dict[str, str]]:
@@ -270,7 +270,7 @@ class Toolkit:
             tools.append({
                 "type": "function",
                 "function": {
-                    "name": _wire_name(s.name),
+                    "name": wire_name(s.name),
                     "description": s.description,
                     "parameters": params,
                     "strict": strict_compatible(params),
@@ -281,7 +281,7 @@ class Toolkit:
     def _anthropic(self) -> list[dict[str, Any]]:
         return [
             {
-                "name": _wire_name(s.name),
+                "name": wire_name(s.name),
                 "description": s.description,
                 "input_schema": json_schema(s.args_model),
             }
@@ -291,7 +291,7 @@ class Toolkit:
     def _mcp(self) -> list[dict[str, Any]]:
         return [
             {
-                "name": _wire_name(s.name),
+                "name": wire_name(s.name),
                 "description": s.description,
                 "inputSchema": json_schema(s.args_model),
                 "outputSchema": s.result_model.model_json_schema(mode="serialization"),
@@ -310,6 +310,7 @@ class Toolkit:
         return name
 
 
-def _wire_name(name: str) -> str:
-    """Tool names on the wire use `__` for the dot: providers allow only [a-zA-Z0-9_-]."""
+def wire_name(name: str) -> str:
+    """A tool's name on the wire: `__` for the dot (`crm.get_deal` -> `crm__get_deal`), as providers allow only
+    [a-zA-Z0-9_-]. `Toolkit.resolve` maps it back."""
     return name.replace(".", "__")

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from saas_sim.runtime.toolkit import wire_name
 from saas_sim.scenarios.model import Step
 from saas_sim.scenarios.templating import render
 from saas_sim.testing.openai_stub import Policy, Reply, ToolCall
@@ -63,10 +64,6 @@ def next_step(plan: Sequence[Step], bindings: Mapping[str, Any],
     return k, plan[k].tool, render(plan[k].args, bound)
 
 
-def _wire(tool: str) -> str:
-    return tool.replace(".", "__")
-
-
 def _chat_observed(messages: Sequence[Mapping[str, Any]]) -> list[Observed]:
     out = []
     for message in messages:
@@ -92,7 +89,7 @@ def oracle_chat_policy(plan: Sequence[Step], bindings: Mapping[str, Any]) -> Pol
         if step is None:
             return Reply(content="All steps are done.")
         k, tool, args = step
-        return Reply(tool_calls=[ToolCall(_wire(tool), args, id=f"oracle-{k}")])
+        return Reply(tool_calls=[ToolCall(wire_name(tool), args, id=f"oracle-{k}")])
 
     return policy
 
@@ -140,7 +137,7 @@ def oracle_openenv_policy(resolve: Resolver) -> Policy:
             action = {"type": "call_tool", "tool_name": "submit", "arguments": {}}
         else:
             k, tool, args = step
-            action = {"type": "call_tool", "tool_name": _wire(tool), "arguments": args,
+            action = {"type": "call_tool", "tool_name": wire_name(tool), "arguments": args,
                       "metadata": {"call_id": f"oracle-{k}"}}
         return Reply(content=json.dumps(action))
 
