@@ -15,7 +15,7 @@ from typing import Any
 
 from saas_sim.core.canonical import normalize, stable_hash
 from saas_sim.core.domain import SetupContext
-from saas_sim.core.events import GENESIS_HASH, EventRegistry, PendingEvent, chain_hash
+from saas_sim.core.events import GENESIS_HASH, Event, EventRegistry, PendingEvent, chain_hash
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.state import State
@@ -64,6 +64,36 @@ class TaskInstance:
         return SeedTree(f"task:{self.scenario.ref}:{self.seed}")
 
 
+def _run_setups(
+    scenario: Scenario, tree: SeedTree, world: World, now: datetime
+) -> tuple[dict[str, Any], list[Event]]:
+    """Runs the scenario's setup functions in order; returns their merged bindings and staged events.
+
+    Each step sees the state the earlier ones staged and allocates ids from one shared factory, and a
+    later step's params are rendered over the bindings so far. The first step draws from the stream
+    `setup` (so a one-step scenario is what it always was), step i > 0 from `setup.<i>`.
+    """
+    state = world.state
+    ids = IdFactory(world.state.counters())
+    bindings: dict[str, Any] = {}
+    events: list[Event] = []
+    for i, (step, fn) in enumerate(zip(scenario.spec.setup_steps, scenario.setup_fns, strict=True)):
+        params = step.params if i == 0 else render(step.params, bindings)
+        ctx = SetupContext(
+            state=state, params=params, rng=tree.random("setup" if i == 0 else f"setup.{i}"), now=now, ids=ids,
+        )
+        out = fn(ctx)
+        got: dict[str, Any] = normalize(out.bindings)
+        clash = sorted(bindings.keys() & got.keys())
+        if clash:
+            raise ScenarioError(f"{scenario.spec.ref}: setup {step.fn!r} rebinds {clash}, bound by an earlier step")
+        bindings.update(got)
+        events.extend(out.events)
+        if i + 1 < len(scenario.setup_fns):
+            state = world.projection.fold(state, out.events)
+    return bindings, events
+
+
 def make_task(
     scenario: Scenario, seed: int, world: World, registry: EventRegistry, policy: str = ""
 ) -> TaskInstance:
@@ -79,18 +109,11 @@ def make_task(
     spec = scenario.spec
     tree = SeedTree(f"task:{spec.ref}:{seed}")
     now = world.profile.epoch
-    ctx = SetupContext(
-        state=world.state,
-        params=spec.setup.params,
-        rng=tree.random("setup"),
-        now=now,
-        ids=IdFactory(world.state.counters()),
-    )
+    fns = " then ".join(repr(step.fn) for step in spec.setup_steps)
     try:
-        setup = scenario.setup_fn(ctx)
-        bindings: dict[str, Any] = normalize(setup.bindings)
+        bindings, setup_events = _run_setups(scenario, tree, world, now)
         bindings.setdefault("seed", seed)
-        initial = world.projection.fold(world.state, setup.events)
+        initial = world.projection.fold(world.state, setup_events)
         # Hashed now, in O(setup changes): every episode's state then descends from a hashed
         # initial state, so grading hashes and diffs only what the agent changed.
         initial.content_hash()
@@ -98,14 +121,14 @@ def make_task(
     except ScenarioError:
         raise
     except Exception as exc:
-        raise ScenarioError(f"{spec.ref} seed {seed}: setup {spec.setup.fn!r} failed: {exc!r}") from exc
+        raise ScenarioError(f"{spec.ref} seed {seed}: setup {fns} failed: {exc!r}") from exc
     bindings_hash = stable_hash(bindings)
     instructions = f"{task_text}\n\n## Policy\n\n{policy.strip()}" if policy.strip() else task_text
     started = EpisodeStarted(
         scenario=spec.ref, seed=seed, world_hash=world.world_hash,
         bindings_hash=bindings_hash, faults_enabled=spec.faults is not None,
     )
-    pending = tuple(registry.encode(ev, now) for ev in [started, *setup.events])
+    pending = tuple(registry.encode(ev, now) for ev in [started, *setup_events])
     head = GENESIS_HASH
     for version, p in enumerate(pending, start=1):
         head = chain_hash(head, version, p.event_type, p.schema_version, p.sim_time, p.payload)

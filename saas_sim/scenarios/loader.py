@@ -36,7 +36,8 @@ class Scenario:
     spec: ScenarioFile
     path: Path
     profile: WorldProfile
-    setup_fn: SetupFn
+    setup_fns: tuple[SetupFn, ...]
+    """The setup functions of `spec.setup_steps`, in order."""
     check_fns: Mapping[str, CheckFn]
     grade_effects: tuple[GradeEffectsFn, ...] = ()
     """The grade effects of the world's domains, in build order."""
@@ -81,8 +82,11 @@ def _resolve(
     setups = {k: v for d in in_world for k, v in d.setups.items()}
     checks = {k: v for d in in_world for k, v in d.checks.items()}
     tool_names = [t.name for d in in_world for t in d.tools]
-    if spec.setup.fn not in setups:
-        raise bad("setup.fn", f"unknown setup function {spec.setup.fn!r}")
+    setup_steps = spec.setup_steps
+    for i, setup in enumerate(setup_steps):
+        if setup.fn not in setups:
+            where = "setup.fn" if len(setup_steps) == 1 else f"setup.{i}.fn"
+            raise bad(where, f"unknown setup function {setup.fn!r}")
     for i, check in enumerate(spec.checks):  # goals and constraints alike
         if check.fn not in checks:
             raise bad(f"checks.{i}.fn", f"unknown {check.kind} check function {check.fn!r}")
@@ -106,7 +110,7 @@ def _resolve(
             if step.tool not in allowed:
                 raise bad(f"{where}.{j}.tool", f"{step.tool!r} is not an allowed tool of this scenario")
     return Scenario(
-        spec=spec, path=path, profile=profile, setup_fn=setups[spec.setup.fn],
+        spec=spec, path=path, profile=profile, setup_fns=tuple(setups[setup.fn] for setup in setup_steps),
         check_fns={c.name: checks[c.fn] for c in spec.checks},
         grade_effects=tuple(d.grade_effects for d in in_world if d.grade_effects is not None),
     )

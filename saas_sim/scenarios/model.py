@@ -94,7 +94,13 @@ class _Strict(BaseModel):
 
 
 class SetupSpec(_Strict):
-    """Which setup function picks the task's entities, and its parameters."""
+    """Which setup function picks the task's entities, and its parameters.
+
+    A cross-app scenario lists several (`setup: [{fn: ide.pricing_bug}, {fn: support.wrong_charge, ...}]`).
+    They run in order, each on the state the earlier ones staged; a later one's `params` are templates over
+    the bindings so far (`"{bug.charged_cents}"`), which is how one product's entities reach another's setup
+    without either domain reading the other. Binding names must not repeat across the steps.
+    """
 
     fn: str
     params: dict[str, Any] = Field(default_factory=dict)
@@ -240,7 +246,7 @@ class ScenarioFile(_Strict):
     description: str
     difficulty: dict[str, Any] = Field(default_factory=dict)
     world: str
-    setup: SetupSpec
+    setup: SetupSpec | list[SetupSpec]
     instructions: str = Field(min_length=1)
     tools: list[str] = Field(min_length=1)
     limits: Limits = Field(default_factory=Limits)
@@ -276,9 +282,16 @@ class ScenarioFile(_Strict):
             raise ValueError(f"names must be unique across checks, hacks and alternatives: {dupes}")
         if any(c.name == SCOPE_CHECK for c in self.checks):
             raise ValueError(f"{SCOPE_CHECK!r} is the scope guard's name; a check may not take it")
+        if isinstance(self.setup, list) and not self.setup:
+            raise ValueError("setup needs at least one function")
         if not any(c.kind == "goal" for c in self.checks):
             raise ValueError("a scenario needs at least one goal check (constraints alone give no credit)")
         return self
+
+    @property
+    def setup_steps(self) -> list[SetupSpec]:
+        """The setup functions in the order they run (one for most scenarios)."""
+        return self.setup if isinstance(self.setup, list) else [self.setup]
 
     @property
     def domain(self) -> str:

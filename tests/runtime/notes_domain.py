@@ -267,6 +267,25 @@ def pick_note_to_count(ctx: SetupContext) -> Setup:
     return Setup(bindings={**picked.bindings, "count_archive_words": True})
 
 
+@kit.setup
+def stage_note(ctx: SetupContext) -> Setup:
+    """Stages a new note titled `params.title` (the first step of a two-step setup)."""
+    note_id = ctx.ids.next("nt")
+    title = str(ctx.params["title"])
+    return Setup(
+        bindings={"staged": {"id": note_id, "title": title}},
+        events=[NoteCreated(note_id=note_id, title=title, body="staged by the setup")],
+    )
+
+
+@kit.setup
+def pick_titled(ctx: SetupContext) -> Setup:
+    """Binds the note titled `params.title`: it only exists if an earlier setup step staged it."""
+    title = str(ctx.params["title"])
+    found = [n for n in ctx.state.table(NOTES) if n.title == title]
+    return Setup(bindings={"note": {"id": found[0].id, "title": title}, "new_title": f"Follow up {found[0].id}"})
+
+
 # 7. Checks (checks_<topic>.py): goals give partial credit, constraints gate --------------------------
 
 
