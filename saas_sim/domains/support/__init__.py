@@ -25,11 +25,13 @@ Modules (each small, one reason to change):
 from __future__ import annotations
 
 from saas_sim.domains.support import (
+    checks_billing,
     checks_escalation,
     checks_money,
     checks_order_records,
     checks_queue,
     checks_replies,
+    setups_billing,
     setups_order_records,
     setups_orders,
     setups_queue,
@@ -61,9 +63,11 @@ DOMAIN = kit.domain(
         checks_queue,
         checks_escalation,
         checks_order_records,
+        checks_billing,
         setups_orders,
         setups_queue,
         setups_order_records,
+        setups_billing,
     ),
     projection=PROJECTION,
     schema=SCHEMA,

@@ -1,0 +1,275 @@
+"""Scenario setups about what a customer was charged: a duplicate charge and a price drop.
+
+* `duplicate_charge`: checkout charged the customer twice; the second order was cancelled as a
+  duplicate but its payment was kept. The customer quotes the first order's number and threatens a
+  chargeback; only the cancelled duplicate is refunded, in full (policy rule 20). Seed-drawn repeat
+  purchases of the same items on other days are real orders, not duplicates.
+* `price_drop`: an item the customer bought days ago is cheaper now, by a help-centre price-change
+  notice; only the difference per unit times the units bought is due, on that line (rule 21). A second
+  claim about an order placed long before the change is declined.
+
+Staged orders and articles get seed-drawn ids and numbers (`skip_ids`), like staged tickets.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from saas_sim.core.domain import Setup, SetupContext
+from saas_sim.core.events import Event
+from saas_sim.domains.support import events as ev
+from saas_sim.domains.support.kit import kit
+from saas_sim.domains.support.models import KbArticle, Order, OrderLine, Product
+from saas_sim.domains.support.setup_helpers import (
+    ago,
+    customer_b,
+    line_b,
+    money,
+    order_b,
+    pick_target,
+    random_mess,
+    skip_ids,
+    stage,
+    ticket_b,
+)
+from saas_sim.domains.support.state import ORDERS, PRODUCTS, TICKETS
+from saas_sim.domains.support.ticket_factory import TicketSpec
+from saas_sim.domains.support.tool_helpers import REFUND_LIMIT
+from saas_sim.errors import ScenarioError
+
+__all__ = ["PRICE_WINDOW_DAYS", "duplicate_charge", "price_drop"]
+
+PRICE_WINDOW_DAYS = 14
+"""Policy rule 21: a price drop this many days after the order was placed (or sooner) is adjusted."""
+
+
+def _numbers(ctx: SetupContext, n: int) -> list[str]:
+    """`n` fresh order numbers above every number in the world, seed-spaced, in rising order."""
+    top = max(int(o.number) for o in ctx.state.table(ORDERS))
+    out = []
+    for _ in range(n):
+        top += ctx.rng.randrange(2, 40)
+        out.append(str(top))
+    return out
+
+
+def _tracking(ctx: SetupContext, carrier: str) -> str:
+    return f"{carrier[:2].upper()}{ctx.rng.getrandbits(40):012d}"
+
+
+def _shipment(ctx: SetupContext, placed: datetime, carrier: str) -> dict[str, Any]:
+    """Status and shipment fields of an order placed at `placed` as of the episode start."""
+    shipped = placed + timedelta(hours=ctx.rng.randrange(6, 48))
+    delivered = shipped + timedelta(days=ctx.rng.randrange(2, 6), hours=ctx.rng.randrange(24))
+    if shipped > ctx.now:
+        return {"status": "processing", "tracking_number": None, "shipped_at": None, "delivered_at": None}
+    return {"status": "delivered" if delivered <= ctx.now else "shipped",
+            "tracking_number": _tracking(ctx, carrier), "shipped_at": shipped,
+            "delivered_at": delivered if delivered <= ctx.now else None}
+
+
+def _copy(ctx: SetupContext, src: Order, *, number: str, placed: datetime, cancelled: bool) -> Order:
+    """The same items and amounts as `src` on a new order (new line ids), placed at `placed`."""
+    lines = tuple(ln.model_copy(update={"id": ctx.ids.next("ol")}) for ln in src.lines)
+    shipment: dict[str, Any] = (
+        {"status": "cancelled", "tracking_number": None, "shipped_at": None, "delivered_at": None}
+        if cancelled else _shipment(ctx, placed, src.carrier))
+    return Order(id=ctx.ids.next("ord"), number=number, customer_id=src.customer_id, placed_at=placed,
+                 currency=src.currency, lines=lines, shipping=src.shipping, total=src.total,
+                 carrier=src.carrier, **shipment)
+
+
+def _repeat_days(ctx: SetupContext, order: Order, n: int) -> list[int]:
+    """Offsets (days, non-zero, distinct) of `n` repeat purchases around `order` that were delivered by now."""
+    latest = (ctx.now - order.placed_at).days - 9
+    choices = [d for d in range(-40, latest + 1) if abs(d) >= 5]
+    if len(choices) < n:
+        raise ScenarioError("no room for repeat purchases around the order")
+    return sorted(ctx.rng.sample(choices, n))
+
+
+def _date(at: datetime) -> str:
+    return at.strftime("%B %d").replace(" 0", " ")
+
+
+@kit.setup
+def duplicate_charge(ctx: SetupContext) -> Setup:
+    """A customer was charged twice for one order; the cancelled duplicate must be refunded in full.
+
+    Params:
+        repeat_orders: Real repeat purchases of the same items on other days (default 1), each a
+            delivered order with the same total: refunding one is the wrong target.
+    """
+    repeats = int(ctx.params.get("repeat_orders", 1))
+    recent = ctx.now - timedelta(days=60)
+    customer, order, _, others = pick_target(
+        ctx, min_orders=2,
+        accept=lambda o: [o] if o.total <= REFUND_LIMIT and o.placed_at >= recent and o.refunded_total == 0 else [])
+    skip_ids(ctx, "ord", "ol")
+    numbers = _numbers(ctx, repeats + 1)
+    duplicate = _copy(ctx, order, number=numbers[0], cancelled=True,
+                      placed=order.placed_at + timedelta(seconds=ctx.rng.randrange(40, 240)))
+    events: list[Event] = [ev.OrderPlaced(order=duplicate)]
+    again: list[Order] = []
+    for number, days in zip(numbers[1:], _repeat_days(ctx, order, repeats), strict=True):
+        again.append(_copy(ctx, order, number=number, cancelled=False,
+                           placed=order.placed_at + timedelta(days=days, minutes=ctx.rng.randrange(1440))))
+    events += [ev.OrderPlaced(order=o) for o in again]
+    total, cur = money(order.total), order.currency
+    body = (f"Hi,\n\nmy card was charged twice for order #{order.number}: two payments of {total} {cur} on "
+            f"{_date(order.placed_at)}, but I only ordered once and got one parcel. Please give me back the "
+            "second payment. If this is not sorted out this week I will dispute it with my bank and file a "
+            "chargeback.")
+    ticket, staged = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="billing_question", resolution="refund",
+        created_at=ago(ctx, 10, 120), priority="normal", group="billing", order=duplicate,
+        amount=duplicate.total, product_name=order.lines[0].name, body_core=body,
+        mess=random_mess(ctx.rng, vague_subject=True)))
+    first = customer.first_name
+    wrong = again[0] if again else others[0]
+    bindings: dict[str, Any] = {
+        "ticket": ticket_b(ticket),
+        "customer": customer_b(customer),
+        "order": order_b(order),
+        "duplicate": order_b(duplicate),
+        "duplicate_first_line": duplicate.lines[0].id,
+        "repeat": order_b(wrong),
+        "repeats": [o.number for o in again],
+        "amount": total,
+        "refund_reply": (f"Hi {first},\n\nthank you for telling us, and I am sorry about the double charge. Your "
+                         f"order #{order.number} was charged once more by mistake: that second payment is order "
+                         f"#{duplicate.number}, which was cancelled as a duplicate and never shipped. I have "
+                         f"refunded its full {total} {cur}, so the money will be back on your card within 5-10 "
+                         "business days. Your order itself stays as it is.\n\nBest regards"),
+        "refund_reply_alt": (f"Hello {first},\n\nyou are right, the second payment was a mistake. It belongs "
+                             f"to order {duplicate.number}, a duplicate of your purchase that we cancelled and "
+                             f"never sent. A refund of {cur} {total} went out today for it; expect it on your "
+                             "card in a week or so. No need for a chargeback.\n\nKind regards"),
+        "other_open": order_b(next((o for o in others if o.total > o.refunded_total), others[0])),
+        "other_ticket": ticket_b(ctx.rng.choice(sorted(
+            (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
+            key=lambda t: t.id))),
+    }
+    return Setup(bindings=bindings, events=[*events, *staged])
+
+
+def _cents(value: Decimal) -> Decimal:
+    return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def _dropped(product: Product, pct: int) -> Decimal:
+    """The price after a drop of `pct` percent, ending in .99 like shop prices do (always below the old one)."""
+    lowered = product.price * (100 - pct) / 100
+    return _cents(max(Decimal(int(lowered)) - Decimal("0.01"), Decimal("0.99")))
+
+
+def _stale_lines(ctx: SetupContext, o: Order, change_at: datetime) -> list[OrderLine]:
+    """Lines of returnable items on an order placed well before the window of a change at `change_at`."""
+    if o.placed_at > change_at - timedelta(days=PRICE_WINDOW_DAYS + 6):
+        return []
+    products = ctx.state.table(PRODUCTS)
+    return [ln for ln in o.lines if (p := products.get(ln.product_id)) is not None and p.returnable]
+
+
+@kit.setup
+def price_drop(ctx: SetupContext) -> Setup:
+    """A product the customer bought days ago dropped in price; only the difference per unit is due.
+
+    Params:
+        other_drops: Other products the price-change notice lists (default 3).
+        claimed_items: 1, or 2 when the customer also claims an item of an order placed long before the
+            change (no adjustment is due there; default 2).
+    """
+    n_other = int(ctx.params.get("other_drops", 3))
+    claimed = int(ctx.params.get("claimed_items", 2))
+    change_at = ctx.now - timedelta(days=ctx.rng.randrange(1, 3), hours=ctx.rng.randrange(1, 20))
+    customer, stale_order, stale_line, _ = pick_target(
+        ctx, min_orders=2, accept=lambda o: _stale_lines(ctx, o, change_at))
+    products = sorted((p for p in ctx.state.table(PRODUCTS) if p.returnable), key=lambda p: p.id)
+    held = {ln.product_id for o in ctx.state.table(ORDERS) if o.customer_id == customer.id for ln in o.lines}
+    pct = ctx.rng.choice((10, 15, 20, 25, 30))
+    # Two units or more, so the difference for one unit and for all units are different amounts.
+    fits = [(p, q) for p in products if p.id not in held and p.price >= 10
+            for q in (2, 3, 4) if (p.price - _dropped(p, pct)) * q <= REFUND_LIMIT]
+    if not fits:
+        raise ScenarioError("no product fits a price drop")
+    product, qty = ctx.rng.choice(fits)
+    new_price = _dropped(product, pct)
+    skip_ids(ctx, "ord", "ol", "kb")
+    placed = change_at - timedelta(days=ctx.rng.randrange(2, PRICE_WINDOW_DAYS - 3), hours=ctx.rng.randrange(24))
+    line = OrderLine(id=ctx.ids.next("ol"), product_id=product.id, sku=product.sku, name=product.name,
+                     quantity=qty, unit_price=product.price, total=product.price * qty)
+    lines = [line]
+    extra = [p for p in products if p.id not in held and p.id != product.id]
+    if ctx.rng.random() < 0.5:
+        other = ctx.rng.choice(extra)
+        lines.append(OrderLine(id=ctx.ids.next("ol"), product_id=other.id, sku=other.sku, name=other.name,
+                               quantity=1, unit_price=other.price, total=other.price))
+    shipping = Decimal("0.00") if ctx.rng.random() < 0.5 else Decimal("4.99")
+    carrier = stale_order.carrier
+    order = Order(id=ctx.ids.next("ord"), number=_numbers(ctx, 1)[0], customer_id=customer.id, placed_at=placed,
+                  currency=stale_order.currency, lines=tuple(lines), shipping=shipping,
+                  total=sum((ln.total for ln in lines), Decimal("0.00")) + shipping, carrier=carrier,
+                  **_shipment(ctx, placed, carrier))
+    stale_product = ctx.state.table(PRODUCTS).get(stale_line.product_id)
+    listed = [p for p in extra if p.id not in {ln.product_id for ln in lines} and p.id != stale_line.product_id]
+    notice = [*ctx.rng.sample(listed, n_other), product]
+    if claimed >= 2 and stale_product is not None:
+        notice.append(stale_product)
+    ctx.rng.shuffle(notice)
+    rows = "\n".join(f"- {p.name} ({p.sku}): now {_dropped(p, pct)}, was {money(p.price)}" for p in notice)
+    article = KbArticle(
+        id=ctx.ids.next("kb"), title=f"Price changes from {_date(change_at)}", category="billing",
+        tags=("billing", "prices", "price-change"), product_id=None, updated_at=change_at,
+        body=(f"From {_date(change_at)} these items are cheaper (prices per unit, in USD and EUR alike):\n"
+              f"{rows}\n\nOrders placed up to {PRICE_WINDOW_DAYS} days before a price change can get the "
+              "difference refunded on request (policy rule 21)."))
+    diff = product.price - new_price
+    amount = diff * qty
+    stale_text = ""
+    if claimed >= 2:
+        stale_text = (f" Also, the {stale_line.name} I bought on {_date(stale_order.placed_at)} (order "
+                      f"#{stale_order.number}) is cheaper now too, so please refund that difference as well.")
+    body = (f"Hi,\n\nI bought {qty} {product.name} on {_date(placed)} (order #{order.number}) and now I see "
+            f"they are cheaper in your shop. Can I get the difference back?{stale_text}")
+    ticket, staged = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="billing_question", resolution="refund",
+        created_at=ago(ctx, 10, 120), priority="normal", group="billing", order=order, line=line,
+        quantity=qty, amount=amount, product_name=product.name, body_core=body,
+        mess=random_mess(ctx.rng, vague_subject=True)))
+    first, cur = customer.first_name, order.currency
+    stale_no = (f" The {stale_line.name} from order #{stale_order.number} was bought more than "
+                f"{PRICE_WINDOW_DAYS} days before the price change, so I am afraid no adjustment is possible "
+                "there." if claimed >= 2 else "")
+    bindings: dict[str, Any] = {
+        "ticket": ticket_b(ticket),
+        "customer": customer_b(customer),
+        "order": order_b(order),
+        "line": line_b(line),
+        "qty": qty,
+        "article": {"id": article.id, "title": article.title},
+        "new_price": money(new_price),
+        "diff": money(diff),
+        "amount": money(amount),
+        "one_unit_amount": money(diff),
+        "stale_order": order_b(stale_order),
+        "stale_line": line_b(stale_line),
+        "stale_amount": money(stale_line.unit_price - _dropped(stale_product, pct)) if stale_product else "1.00",
+        "refund_reply": (f"Hi {first},\n\nthank you for letting us know. The {product.name} is cheaper since "
+                         f"{_date(change_at)}, within {PRICE_WINDOW_DAYS} days of your order #{order.number}, so "
+                         f"I have refunded the difference for your {qty} units: {money(amount)} {cur} in "
+                         f"total.{stale_no}\n\nBest regards"),
+        "refund_reply_alt": (f"Hello {first},\n\ngood catch! A refund of {cur} {money(amount)} went out "
+                             f"today for order {order.number}: the price difference on the {product.name}. "
+                             f"Expect it on your card in a week or so.{stale_no}\n\nKind regards"),
+        "refund_reply_prices": (f"Hello {first},\n\nyou paid {money(product.price)} per {product.name} and the "
+                                f"price is now {money(new_price)}. For your {qty} units on order #{order.number} "
+                                f"I have refunded {money(amount)} {cur}.{stale_no}\n\nKind regards"),
+        "other_ticket": ticket_b(ctx.rng.choice(sorted(
+            (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
+            key=lambda t: t.id))),
+    }
+    return Setup(bindings=bindings, events=[ev.OrderPlaced(order=order), ev.KbArticlePublished(article=article),
+                                            *staged])
