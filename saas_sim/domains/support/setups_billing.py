@@ -254,6 +254,8 @@ def price_drop(ctx: SetupContext) -> Setup:
         "diff": money(diff),
         "amount": money(amount),
         "one_unit_amount": money(diff),
+        "rest_after_one": money(amount - diff),
+        "stale_no": stale_no,
         "stale_order": order_b(stale_order),
         "stale_line": line_b(stale_line),
         "stale_amount": money(stale_line.unit_price - _dropped(stale_product, pct)) if stale_product else "1.00",
