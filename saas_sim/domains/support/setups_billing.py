@@ -1,4 +1,4 @@
-"""Scenario setups about what a customer was charged: a duplicate charge and a price drop.
+"""Scenario setups about what a customer was charged: a duplicate charge, a price drop, a late parcel's shipping.
 
 * `duplicate_charge`: checkout charged the customer twice; the second order was cancelled as a
   duplicate but its payment was kept. The customer quotes the first order's number and threatens a
@@ -7,6 +7,9 @@
 * `price_drop`: an item the customer bought days ago is cheaper now, by a help-centre price-change
   notice; only the difference per unit times the units bought is due, on that line (rule 21). A second
   claim about an order placed long before the change is declined.
+* `late_delivery`: an order arrived more than a week after it shipped; only its shipping fee is due
+  (rule 22), not the full refund the customer demands. Orders the customer also calls late but that
+  arrived in time get nothing.
 
 Staged orders and articles get seed-drawn ids and numbers (`skip_ids`), like staged tickets.
 """
@@ -39,10 +42,14 @@ from saas_sim.domains.support.ticket_factory import TicketSpec
 from saas_sim.domains.support.tool_helpers import REFUND_LIMIT
 from saas_sim.errors import ScenarioError
 
-__all__ = ["PRICE_WINDOW_DAYS", "duplicate_charge", "price_drop"]
+__all__ = ["LATE_AFTER_DAYS", "PRICE_WINDOW_DAYS", "duplicate_charge", "late_delivery", "price_drop"]
 
 PRICE_WINDOW_DAYS = 14
 """Policy rule 21: a price drop this many days after the order was placed (or sooner) is adjusted."""
+LATE_AFTER_DAYS = 7
+"""Policy rule 22: an order delivered more than this many days after it shipped was late."""
+_SHIPPING_FEES = (Decimal("4.99"), Decimal("6.99"), Decimal("9.99"), Decimal("12.50"))
+"""Standard and express shipping fees, so the fee due differs across seeds."""
 
 
 def _numbers(ctx: SetupContext, n: int) -> list[str]:
@@ -274,4 +281,81 @@ def price_drop(ctx: SetupContext) -> Setup:
             key=lambda t: t.id))),
     }
     return Setup(bindings=bindings, events=[ev.OrderPlaced(order=order), ev.KbArticlePublished(article=article),
+                                            *staged])
+
+
+def _delivered_order(ctx: SetupContext, customer_id: str, currency: str, carrier: str, *, number: str,
+                     placed: datetime, transit_days: int, held: set[str]) -> Order:
+    """A delivered order of one or two catalogue items the customer never bought, with a paid shipping fee."""
+    products = sorted((p for p in ctx.state.table(PRODUCTS) if p.id not in held and p.price <= 80),
+                      key=lambda p: p.id)
+    lines = []
+    for p in ctx.rng.sample(products, ctx.rng.choice((1, 1, 2))):
+        held.add(p.id)
+        qty = ctx.rng.choice((1, 1, 2))
+        lines.append(OrderLine(id=ctx.ids.next("ol"), product_id=p.id, sku=p.sku, name=p.name, quantity=qty,
+                               unit_price=p.price, total=p.price * qty))
+    shipped = placed + timedelta(hours=ctx.rng.randrange(6, 30))
+    delivered = shipped + timedelta(days=transit_days, hours=ctx.rng.randrange(1, 20))
+    shipping = ctx.rng.choice(_SHIPPING_FEES)
+    return Order(id=ctx.ids.next("ord"), number=number, customer_id=customer_id, placed_at=placed,
+                 currency=currency, lines=tuple(lines), shipping=shipping,
+                 total=sum((ln.total for ln in lines), Decimal("0.00")) + shipping, status="delivered",
+                 carrier=carrier, tracking_number=_tracking(ctx, carrier), shipped_at=shipped, delivered_at=delivered)
+
+
+@kit.setup
+def late_delivery(ctx: SetupContext) -> Setup:
+    """An order arrived more than a week after it shipped; its shipping fee, and nothing more, is due.
+
+    Params:
+        ontime_claims: Other orders the customer also calls late, which arrived within the week (default 1).
+    """
+    n_ontime = int(ctx.params.get("ontime_claims", 1))
+    customer, anchor, _, _ = pick_target(ctx, min_orders=2, accept=lambda o: [o])
+    held = {ln.product_id for o in ctx.state.table(ORDERS) if o.customer_id == customer.id for ln in o.lines}
+    skip_ids(ctx, "ord", "ol")
+    numbers = _numbers(ctx, n_ontime + 1)
+    ctx.rng.shuffle(numbers)
+    cur, carrier = anchor.currency, anchor.carrier
+    late = _delivered_order(ctx, customer.id, cur, carrier, number=numbers[0], held=held,
+                            placed=ctx.now - timedelta(days=ctx.rng.randrange(16, 30)),
+                            transit_days=ctx.rng.randrange(LATE_AFTER_DAYS + 1, LATE_AFTER_DAYS + 6))
+    ontime = [_delivered_order(ctx, customer.id, cur, carrier, number=n, held=held,
+                               placed=ctx.now - timedelta(days=ctx.rng.randrange(10, 60)),
+                               transit_days=ctx.rng.randrange(2, LATE_AFTER_DAYS - 1)) for n in numbers[1:]]
+    assert late.shipped_at is not None and late.delivered_at is not None  # _delivered_order ships and delivers
+    also = "".join(f" Order #{o.number} was late as well." for o in ontime)
+    body = (f"Hi,\n\nmy order #{late.number} took forever to arrive, almost two weeks in the post.{also} This is "
+            "not acceptable, I want a full refund.")
+    ticket, staged = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="billing_question", resolution="refund",
+        created_at=ago(ctx, 10, 120), priority="normal", group="shipping", order=late,
+        amount=late.shipping, product_name=late.lines[0].name, body_core=body,
+        mess=random_mess(ctx.rng, vague_subject=True)))
+    first, fee = customer.first_name, money(late.shipping)
+    shipped, arrived = _date(late.shipped_at), _date(late.delivered_at)
+    in_time = "".join(f" Order #{o.number} arrived within {LATE_AFTER_DAYS} days of shipping, so it does not "
+                      "qualify for compensation." for o in ontime)
+    bindings: dict[str, Any] = {
+        "ticket": ticket_b(ticket),
+        "customer": customer_b(customer),
+        "order": order_b(late),
+        "ontime": order_b(ontime[0] if ontime else anchor),
+        "ontime_numbers": [o.number for o in ontime],
+        "amount": fee,
+        "total_amount": money(late.total),
+        "in_time": in_time,
+        "refund_reply": (f"Hi {first},\n\nI am sorry that order #{late.number} took so long: it shipped on "
+                         f"{shipped} and only arrived on {arrived}. Since that is more than {LATE_AFTER_DAYS} "
+                         f"days, I have refunded its shipping fee of {fee} {cur}. The items themselves arrived "
+                         f"in good order, so the rest of the order stays as it is.{in_time}\n\nBest regards"),
+        "refund_reply_alt": (f"Hello {first},\n\nyou are right, {late.carrier} needed far too long for order "
+                             f"{late.number}. A refund of {cur} {fee} for the shipping went out today; expect "
+                             f"it on your card in a week or so.{in_time}\n\nKind regards"),
+        "other_ticket": ticket_b(ctx.rng.choice(sorted(
+            (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
+            key=lambda t: t.id))),
+    }
+    return Setup(bindings=bindings, events=[ev.OrderPlaced(order=late), *(ev.OrderPlaced(order=o) for o in ontime),
                                             *staged])
