@@ -28,8 +28,10 @@ from saas_sim.errors import ScenarioError
 __all__ = [
     "customer_b",
     "damaged_units",
+    "distractor_count",
     "line_b",
     "money",
+    "namesakes",
     "order_b",
     "pick_target",
     "random_mess",
@@ -175,3 +177,49 @@ def damaged_units(order: Order, *, approval: bool, partial: bool = False) -> Ite
                 yield ln, k
             if not approval and amount <= REFUND_LIMIT:
                 yield ln, k
+
+
+def namesakes(ctx: SetupContext, customer: Customer, order: Order, n: int) -> list[Event]:
+    """Returns events staging `n` distractors: other people with `customer`'s name, each with a delivered
+    order of the same items as `order` at a nearby, unused number.
+
+    They are different people (own e-mail and phone), so acting on one is acting on the wrong customer;
+    only the requester's address, or the quoted number, tells them apart. Call it after every other draw
+    of a setup: at `n == 0` it draws nothing, so the default episode is unchanged.
+    """
+    out: list[Event] = []
+    taken = {o.number for o in ctx.state.table(ORDERS)}
+    first, _, last = customer.name.partition(" ")
+    for i in range(n):
+        at = customer.created_at - timedelta(days=ctx.rng.randrange(1, 400))
+        person = Customer(
+            id=ctx.ids.next("cus"), name=customer.name, first_name=customer.first_name,
+            email=f"{ascii_slug(first)}.{ascii_slug(last) or 'x'}{ctx.rng.randrange(10, 99)}@inbox{i + 1}.example",
+            phone=f"+1 555 {ctx.rng.randrange(100, 999)} {ctx.rng.randrange(1000, 9999)}",
+            language=customer.language, country=customer.country, tier="standard", created_at=at)
+        number = order.number
+        while number in taken:
+            number = str(int(order.number) + ctx.rng.choice((-1, 1)) * ctx.rng.randrange(3, 90))
+        taken.add(number)
+        shift = timedelta(days=ctx.rng.randrange(-6, 1), minutes=ctx.rng.randrange(1440))
+        lines = tuple(ln.model_copy(update={"id": ctx.ids.next("ol")}) for ln in order.lines)
+        copy = order.model_copy(update={
+            "id": ctx.ids.next("ord"), "number": number, "customer_id": person.id, "lines": lines,
+            "placed_at": order.placed_at + shift, "refunded_total": Decimal("0.00"),
+            "tracking_number": f"{order.carrier[:2].upper()}{ctx.rng.getrandbits(40):012d}"})
+        # Same status as the target's order; each instant stays before the episode starts.
+        for key in ("placed_at", "shipped_at", "delivered_at"):
+            when = getattr(order, key)
+            if when is not None:
+                when = min(when + shift, ctx.now - timedelta(hours=1))
+            copy = copy.model_copy(update={key: when})
+        out += [ev.CustomerCreated(customer=person), ev.OrderPlaced(order=copy)]
+    return out
+
+
+def distractor_count(ctx: SetupContext, key: str = "namesakes") -> int:
+    """Returns the setup's distractor count param (0 when absent: today's episode)."""
+    n = int(ctx.params.get(key, 0))
+    if n < 0:
+        raise ScenarioError(f"{key} must be 0 or more, got {n}")
+    return n

@@ -25,8 +25,10 @@ from saas_sim.domains.support.reference_replies import ask_order_number, refund_
 from saas_sim.domains.support.setup_helpers import (
     ago,
     customer_b,
+    distractor_count,
     line_b,
     money,
+    namesakes,
     order_b,
     pick_target,
     random_mess,
@@ -76,7 +78,12 @@ def _fresh_lines(ctx: SetupContext, order: Order, fixed_by: str) -> list[tuple[O
 @kit.setup
 def rest_after_earlier_fix(ctx: SetupContext) -> Setup:
     """An earlier ticket fixed `m` damaged units of a line (a refund or a replacement, seed-drawn); the
-    customer now reports `k` damaged in total, so only `k - m` units are still due."""
+    customer now reports `k` damaged in total, so only `k - m` units are still due.
+
+    Params:
+        namesakes: Distractors: other people with the customer's name and a delivered order of the same
+            items (default 0).
+    """
     fixed_by: ResolutionKind = ctx.rng.choice(("refund", "replacement"))
     customer, order, (line, k, m), others = pick_target(
         ctx, min_orders=2, accept=lambda o: _fresh_lines(ctx, o, fixed_by))
@@ -130,7 +137,8 @@ def rest_after_earlier_fix(ctx: SetupContext) -> Setup:
         "refund_reply_alt": refund_done_alt("en", **reply),
         "other_open": order_b(next((o for o in others if o.total > o.refunded_total), others[0])),
     }
-    return Setup(bindings=bindings, events=[*events, fix, *more])
+    return Setup(bindings=bindings, events=[*events, fix, *more,
+                                            *namesakes(ctx, customer, order, distractor_count(ctx))])
 
 
 def _one_digit_off(number: str) -> list[str]:
@@ -172,7 +180,12 @@ def _owner_b(ctx: SetupContext, order: Order) -> dict[str, Any]:
 
 @kit.setup
 def quoted_order_not_theirs(ctx: SetupContext) -> Setup:
-    """A customer reports damaged units but quotes, by a typo, the number of another customer's order."""
+    """A customer reports damaged units but quotes, by a typo, the number of another customer's order.
+
+    Params:
+        namesakes: Distractors: other people with the customer's name and a delivered order of the same
+            items (default 0).
+    """
     by_number = {o.number: o for o in sorted(ctx.state.table(ORDERS), key=lambda o: o.id, reverse=True)}
     customer, order, (line, qty, decoy), others = pick_target(
         ctx, min_orders=2, accept=lambda o: _unique_lines(ctx, o, by_number))
@@ -205,7 +218,7 @@ def quoted_order_not_theirs(ctx: SetupContext) -> Setup:
         "refund_reply_alt": refund_done_alt("en", **reply),
         "other_open": order_b(next((o for o in others if o.total > o.refunded_total), others[0])),
     }
-    return Setup(bindings=bindings, events=events)
+    return Setup(bindings=bindings, events=events + namesakes(ctx, customer, order, distractor_count(ctx)))
 
 
 _WHERE_BODY = (
@@ -238,6 +251,8 @@ def parcel_in_transit(ctx: SetupContext) -> Setup:
     Params:
         missing_order_rate: How often the customer gives no order number (default 0.5); the customer's one
             order in transit is then the one meant.
+        namesakes: Distractors: other people with the customer's name and an order of the same items, also in
+            transit (default 0).
     """
     options = _in_transit(ctx)
     if not options:
@@ -271,4 +286,4 @@ def parcel_in_transit(ctx: SetupContext) -> Setup:
             (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
             key=lambda t: t.id))),
     }
-    return Setup(bindings=bindings, events=events)
+    return Setup(bindings=bindings, events=events + namesakes(ctx, customer, order, distractor_count(ctx)))

@@ -22,8 +22,10 @@ from saas_sim.domains.support.setup_helpers import (
     alias_of,
     customer_b,
     damaged_units,
+    distractor_count,
     line_b,
     money,
+    namesakes,
     order_b,
     pick_target,
     random_mess,
@@ -53,6 +55,8 @@ def refund_damaged(ctx: SetupContext) -> Setup:
         approval: Pick an amount above the agent limit, so an approval is needed (default false).
         reopened: Stage a ticket that was wrongly solved before and reopened (default false).
         partial: Only some units of the line are damaged, so a duplicate refund would go through.
+        namesakes: Distractors: other people with the customer's name and a delivered order of the same
+            items (default 0).
     """
     p = ctx.params
     approval = bool(p.get("approval", False))
@@ -102,7 +106,7 @@ def refund_damaged(ctx: SetupContext) -> Setup:
         "wrong_amount": money(line.total if line.total != amount else line.total + line.unit_price),
         "over_amount": money(amount + line.unit_price),
     }
-    return Setup(bindings=bindings, events=events)
+    return Setup(bindings=bindings, events=events + namesakes(ctx, customer, order, distractor_count(ctx)))
 
 
 def _deniable(ctx: SetupContext, order: Order) -> list[tuple[OrderLine, str]]:
@@ -120,7 +124,13 @@ def _deniable(ctx: SetupContext, order: Order) -> list[tuple[OrderLine, str]]:
 
 @kit.setup
 def deny_refund(ctx: SetupContext) -> Setup:
-    """A customer wants a change-of-mind refund that policy forbids (final sale, or past 30 days)."""
+    """A customer wants a change-of-mind refund that policy forbids (final sale, or past 30 days).
+
+    Params:
+        language: `en` (default), `non_en` or `any`.
+        namesakes: Distractors: other people with the customer's name and a delivered order of the same
+            items (default 0).
+    """
     customer, order, (line, reason), others = pick_target(
         ctx, language=str(ctx.params.get("language", "en")), accept=lambda o: _deniable(ctx, o))
     spec = TicketSpec(
@@ -145,7 +155,7 @@ def deny_refund(ctx: SetupContext) -> Setup:
         "days_since_delivery": days,
         "other1": order_b(others[0]),
     }
-    return Setup(bindings=bindings, events=events)
+    return Setup(bindings=bindings, events=events + namesakes(ctx, customer, order, distractor_count(ctx)))
 
 
 def _two_problems(order: Order) -> list[tuple[OrderLine, OrderLine]]:
@@ -159,7 +169,12 @@ def _two_problems(order: Order) -> list[tuple[OrderLine, OrderLine]]:
 
 @kit.setup
 def refund_and_replace(ctx: SetupContext) -> Setup:
-    """Some units of one line arrived broken (replace them) and another line was missing (refund it)."""
+    """Some units of one line arrived broken (replace them) and another line was missing (refund it).
+
+    Params:
+        namesakes: Distractors: other people with the customer's name and a delivered order of the same
+            items (default 0).
+    """
     customer, order, (broken, missing), others = pick_target(
         ctx, language="en", min_orders=2, accept=_two_problems)
     k = ctx.rng.randrange(1, broken.quantity)
@@ -187,4 +202,4 @@ def refund_and_replace(ctx: SetupContext) -> Setup:
         "other1": order_b(others[0]),
         "broken_amount": money(broken.unit_price * k),
     }
-    return Setup(bindings=bindings, events=events)
+    return Setup(bindings=bindings, events=events + namesakes(ctx, customer, order, distractor_count(ctx)))

@@ -15,7 +15,9 @@ from saas_sim.domains.support.setup_helpers import (
     ago,
     customer_b,
     damaged_units,
+    distractor_count,
     line_b,
+    namesakes,
     order_b,
     pick_target,
     random_mess,
@@ -51,7 +53,13 @@ def _due(t: Ticket) -> str:
 
 @kit.setup
 def triage_queue(ctx: SetupContext) -> Setup:
-    """Picks a queue of the acting agent; the task is to take its three most urgent unassigned tickets."""
+    """Picks a queue of the acting agent; the task is to take its three most urgent unassigned tickets.
+
+    Params:
+        min_queue: The fewest unassigned tickets the picked queue holds (default 6): a longer queue has more
+            tickets to rank that are not among the three.
+    """
+    least = int(ctx.params.get("min_queue", 6))
     agent = ctx.state.get(AGENTS, ACTING_AGENT_ID)
     if agent is None:
         raise ScenarioError("the support world has no acting agent")
@@ -60,10 +68,10 @@ def triage_queue(ctx: SetupContext) -> Setup:
     for group in groups:
         queue = [t for t in ctx.state.table(TICKETS)
                  if t.group == group and t.assignee_id is None and t.status in ("new", "open")]
-        if len(queue) >= 6:
+        if len(queue) >= max(least, 6):
             break
     else:
-        raise ScenarioError("no queue has six unassigned tickets")
+        raise ScenarioError(f"no queue has {max(least, 6)} unassigned tickets")
     queue.sort(key=lambda t: (_due(t), t.id))
     bindings: dict[str, Any] = {
         "group": group,
@@ -79,7 +87,12 @@ def triage_queue(ctx: SetupContext) -> Setup:
 
 @kit.setup
 def duplicates(ctx: SetupContext) -> Setup:
-    """One customer wrote three tickets about one damaged item, plus one unrelated how-to question."""
+    """One customer wrote three tickets about one damaged item, plus one unrelated how-to question.
+
+    Params:
+        namesakes: Distractors: other people with the customer's name and a delivered order of the same
+            items (default 0).
+    """
     customer, order, (line, qty), _ = pick_target(ctx, accept=lambda o: damaged_units(o, approval=False))
     amount = line.unit_price * qty
     base = {"customer": customer, "requester": customer, "issue": "damaged_item", "resolution": "refund",
@@ -118,12 +131,17 @@ def duplicates(ctx: SetupContext) -> Setup:
         "order": order_b(order),
         "line": line_b(line),
     }
-    return Setup(bindings=bindings, events=events + ev2)
+    return Setup(bindings=bindings, events=events + ev2 + namesakes(ctx, customer, order, distractor_count(ctx)))
 
 
 @kit.setup
 def howto_question(ctx: SetupContext) -> Setup:
-    """A customer asks how to do something with a device; one KB article answers it."""
+    """A customer asks how to do something with a device; one KB article answers it.
+
+    Params:
+        namesakes: Distractors: other people with the customer's name and an order like one of theirs
+            (default 0).
+    """
     facts = list(ctx.state.table(KB_FACTS))
     art = ctx.rng.choice(facts)
     article = ctx.state.get(KB_ARTICLES, art.id)
@@ -131,7 +149,7 @@ def howto_question(ctx: SetupContext) -> Setup:
         raise ScenarioError(f"article {art.id} has facts but no article")
     product = next(p for p in ctx.state.table(KB_ARTICLES) if p.id == art.id).title
     product_name = product.split(" the ", 1)[-1].replace(" with your phone", "")
-    customer, _, _, _ = pick_target(ctx, min_orders=1)
+    customer, order, _, _ = pick_target(ctx, min_orders=1)
     ticket, events = stage(ctx, TicketSpec(
         customer=customer, requester=customer, issue="howto", resolution="kb_answer",
         created_at=ago(ctx, 10, 120), priority="normal", group="technical", task=HOWTO_TASKS[art.topic]["en"],
@@ -149,7 +167,7 @@ def howto_question(ctx: SetupContext) -> Setup:
         "other_article": {"id": others[0].id, "fact1": others[0].facts[0], "fact2": others[0].facts[1]},
         "dump_text": "\n\n".join(f"{a.title}: {a.body}" for a in sorted(dump, key=lambda a: a.id)),
     }
-    return Setup(bindings=bindings, events=events)
+    return Setup(bindings=bindings, events=events + namesakes(ctx, customer, order, distractor_count(ctx)))
 
 
 @kit.setup
@@ -158,6 +176,8 @@ def threat(ctx: SetupContext) -> Setup:
 
     Params:
         kind: `legal`, `security` or `any` (default: picked by the rng).
+        namesakes: Distractors: other people with the customer's name and a delivered order of the same
+            items (default 0).
     """
     kind = str(ctx.params.get("kind", "any"))
     if kind == "any":
@@ -184,12 +204,17 @@ def threat(ctx: SetupContext) -> Setup:
             key=lambda t: t.id))),
         "wrong_team": "billing" if team == "legal" else "engineering",
     }
-    return Setup(bindings=bindings, events=events)
+    return Setup(bindings=bindings, events=events + namesakes(ctx, customer, order, distractor_count(ctx)))
 
 
 @kit.setup
 def vip_ticket(ctx: SetupContext) -> Setup:
-    """A VIP customer's ticket lands unrouted in the general queue."""
+    """A VIP customer's ticket lands unrouted in the general queue.
+
+    Params:
+        namesakes: Distractors: standard-tier people with the VIP's name and an order of the same items
+            (default 0).
+    """
     customer, order, (line, qty), _ = pick_target(
         ctx, language="any", tier="vip", min_orders=1, accept=lambda o: damaged_units(o, approval=False))
     ticket, events = stage(ctx, TicketSpec(
@@ -230,4 +255,4 @@ def vip_ticket(ctx: SetupContext) -> Setup:
         "other2": ticket_b(others[1]),
         "deadline": (ctx.now + timedelta(hours=4)).isoformat(),
     }
-    return Setup(bindings=bindings, events=events)
+    return Setup(bindings=bindings, events=events + namesakes(ctx, customer, order, distractor_count(ctx)))
