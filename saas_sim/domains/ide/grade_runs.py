@@ -34,7 +34,10 @@ from saas_sim.domains.ide.task_model import HIDDEN_DIR, IdeTask
 from saas_sim.domains.ide.workspace import base_files, tree_files
 from saas_sim.errors import HarnessError
 
-__all__ = ["GRADE_COST_S", "GRADE_TIMEOUT_S", "HIDDEN_RUN", "grade_effects", "graded_files", "report_outcome"]
+__all__ = [
+    "GRADE_COST_S", "GRADE_TIMEOUT_S", "HIDDEN_RUN", "MUTANT_RUNS", "MUTANT_TIMEOUT_S", "grade_effects", "graded_files",
+    "mutant_variants", "report_outcome",
+]
 
 HIDDEN_RUN = "ide.hidden_tests"
 """The name of the grade effect (checks read `ctx.effects[HIDDEN_RUN]`)."""
@@ -44,6 +47,14 @@ GRADE_TIMEOUT_S = 60.0
 
 GRADE_COST_S = 0.0
 """Grading takes no simulated time: it happens after the episode."""
+
+MUTANT_RUNS = "ide.mutant_runs"
+"""The grade effect of a test-writing task: the agent's tests run on the clean module, its equivalent
+rewrites and each mutant (checks_testwriting reads it)."""
+
+MUTANT_TIMEOUT_S = 20.0
+"""The wall timeout of one run of the agent's tests on one variant of the module (a few small tests need
+well under a second)."""
 
 _RUNTIME_SLACK_S = 10.0
 """The runtime's own wall budget goes beyond the sandbox's, so the sandbox's kill always comes first."""
@@ -75,6 +86,49 @@ def _no_complete(ctx: ToolContext, outcome: EffectOutcome) -> Any:
     raise HarnessError("grade effects complete nothing: their outcomes go to the checks")
 
 
+def mutant_variants(task: IdeTask, base: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The module's variants a test-writing task's tests run on, as (name, text), in run order: `clean`
+    (the base text), `equivalent_<k>`, then `mutant_<kk>`."""
+    details = task.details
+    equivalents = details.get("equivalents") or []
+    mutants = details.get("mutants") or []
+    if not isinstance(equivalents, list) or not isinstance(mutants, list):
+        raise HarnessError("malformed test-writing task: equivalents and mutants must be lists")
+    out = [("clean", base[str(details["module"])])]
+    out += [(f"equivalent_{k}", str(text)) for k, text in enumerate(equivalents)]
+    out += [(f"mutant_{k:02d}", str(m["text"])) for k, m in enumerate(mutants) if isinstance(m, dict)]
+    return out
+
+
+def _mutant_runs(task: IdeTask, files: dict[str, str], base: Mapping[str, str]) -> dict[str, Effect[Any]]:
+    """One effect running the agent's test file on every variant of the module (graded tree otherwise).
+
+    The runs stop after the first clean or equivalent variant that does not pass: tests that fail on
+    correct code earn nothing, so their mutant runs would only cost time.
+    """
+    module = str(task.details["module"])
+    test_path = str(task.details["test_path"])
+    variants = mutant_variants(task, base)
+    inputs: dict[str, Any] = {"kind": "mutants", "tree": files_key(files), "test_path": test_path,
+                              "variants": stable_hash(variants)}
+
+    def run(_: Mapping[str, Any], __: float) -> EffectOutcome:
+        runs: dict[str, Any] = {}
+        if test_path in files:
+            for name, text in variants:
+                variant = {**files, module: text}
+                report = sandbox.run_pytest(variant, selection=[test_path], timeout_s=MUTANT_TIMEOUT_S)
+                runs[name] = report.model_dump(mode="json", exclude={"wall_ms"})
+                if not name.startswith("mutant_") and report.status != "ok":
+                    break
+        return EffectOutcome(status="ok", value={"test_path": test_path, "present": test_path in files,
+                                                 "variants": [n for n, _ in variants], "runs": runs})
+
+    budget = len(variants) * (MUTANT_TIMEOUT_S + _RUNTIME_SLACK_S)
+    return {MUTANT_RUNS: Effect("ide.mutant_runs", inputs, run=run, complete=_no_complete, timeout_s=budget,
+                                cost_s=GRADE_COST_S)}
+
+
 def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect[Any]]:
     """The hidden run of the staged task on the final state, or `{}` when the task has nothing hidden to run."""
     staged = state.value(TASK)
@@ -82,6 +136,8 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
         return {}
     task = IdeTask.model_validate(staged.task)
     files = graded_files(tree_files(state), base_files(state), task)
+    if task.family == "tests":
+        return _mutant_runs(task, files, base_files(state))
     tree_key = files_key(files)
     if task.function is not None and task.function.inputs:
         spec = task.function

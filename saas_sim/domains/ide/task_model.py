@@ -34,7 +34,7 @@ __all__ = [
     "matches_any",
 ]
 
-TaskFamily = Literal["bugfix", "implement", "refactor", "flaky", "config", "review"]
+TaskFamily = Literal["bugfix", "implement", "refactor", "flaky", "config", "review", "tests"]
 
 HIDDEN_DIR = "_grader"
 """The folder (at the tree root) the hidden test files are placed in at grade time; protected."""

@@ -1,0 +1,311 @@
+"""Checks of a test-writing task: the agent's tests pass on correct code and fail on the hidden mutants.
+
+They read the staged task (family `tests`) and the grade effect `ide.mutant_runs`
+(grade_runs.py): one sandboxed run of the agent's test file per variant of the module, on the
+graded tree (protected paths restored from the base). A variant's run *passes* when the session
+reached its end, nothing was tampered with, it ran tests and every one of them passed. A mutant is
+*killed* when its run reached its end untampered and a test failed or errored, or the file did not
+import. Other test ids than on the clean module kill nothing: ids computed from the function's values
+(`parametrize("v", [f(x)])` with `assert True`) change on a mutant without any test asserting anything.
+A timeout or a resource limit kills nothing either (a test that hangs on every variant proves nothing).
+
+Besides the runs, two static constraints judge the test file itself: it states behaviour through
+the public function (no file, source, code-object or frame access, no dynamic code, no skips or
+runner hooks: tamper.py's patterns, where the plain pytest API a test file needs is allowed), and it
+does not carry a copy of the unit's implementation to compare against.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.domains.ide.checks_tests import staged_task
+from saas_sim.domains.ide.grade_runs import MUTANT_RUNS
+from saas_sim.domains.ide.kit import kit
+from saas_sim.domains.ide.tamper import scan
+from saas_sim.domains.ide.task_model import IdeTask
+from saas_sim.domains.ide.workspace import changed_paths, file_text
+from saas_sim.errors import HarnessError
+
+__all__ = [
+    "ALLOWED_IMPORTS",
+    "VariantRuns",
+    "mutant_runs",
+    "mutants_killed",
+    "written_tests_no_unit_copy",
+    "written_tests_pass",
+    "written_tests_plain",
+]
+
+_PYTEST_API = re.compile(r"\bpytest\s*\.\s*(raises|approx|param|fail|fixture|mark\s*\.\s*parametrize)\b")
+"""The pytest API a plain test file uses: expected exceptions, approximate floats, parametrized cases,
+explicit failures and fixtures."""
+
+_IMPORT_PYTEST = re.compile(r"^\s*import\s+pytest\s*(#.*)?$", re.MULTILINE)
+
+ALLOWED_IMPORTS: frozenset[str] = frozenset({
+    "__future__", "acme", "collections", "dataclasses", "datetime", "decimal", "enum", "fractions", "functools",
+    "itertools", "math", "pytest", "random", "re", "statistics", "string", "typing",
+})
+"""The top-level modules a test file may import: the code under test, pytest and pure standard modules.
+Everything else is a way to look at the code instead of its behaviour (`dis`, `inspect`, `ast`, `sys`,
+`os`, `tokenize`...), whether or not tamper.py knows its name."""
+
+_COPY_SHARE = 0.5
+"""A test file holding at least this share of the unit's own statements (names and literals aside)
+carries a copy of its implementation."""
+
+
+@dataclass(frozen=True)
+class VariantRuns:
+    """The runs of the agent's test file, by variant name (`clean`, `equivalent_<k>`, `mutant_<kk>`).
+
+    Attributes:
+        test_path: The agent's test file.
+        present: Whether the graded tree holds it.
+        variants: Every variant's name, in run order (a name without a run was skipped).
+        runs: The run report of each variant run, as JSON.
+        void: Why nothing counts (the whole effect timed out), or "".
+    """
+
+    test_path: str
+    present: bool
+    variants: list[str]
+    runs: Mapping[str, Mapping[str, Any]]
+    void: str = ""
+
+    def tests(self, name: str) -> dict[str, str]:
+        """The per-test outcomes of a variant's run ({} when it did not run)."""
+        tests = self.runs.get(name, {}).get("tests") or {}
+        return {str(k): str(v) for k, v in tests.items()} if isinstance(tests, dict) else {}
+
+    def sound(self, name: str) -> bool:
+        """Whether the variant's run reached its end untampered, without a timeout or a limit."""
+        run = self.runs.get(name)
+        return (run is not None and not self.void and bool(run.get("complete")) and not run.get("tamper")
+                and run.get("status") in ("ok", "failed"))
+
+    def passes(self, name: str) -> bool:
+        """Whether the variant's run is sound and ran tests that all passed."""
+        tests = self.tests(name)
+        return self.sound(name) and bool(tests) and all(v == "passed" for v in tests.values())
+
+    def killed(self, name: str) -> bool:
+        """Whether a mutant's run is sound and a test failed or errored, or the file did not import."""
+        if not self.sound(name):
+            return False
+        errors = self.runs[name].get("collect_errors")
+        return bool(errors) or any(v in ("failed", "error") for v in self.tests(name).values())
+
+    @property
+    def mutants(self) -> list[str]:
+        """The mutant variants' names, in order."""
+        return [n for n in self.variants if n.startswith("mutant_")]
+
+    @property
+    def references(self) -> list[str]:
+        """The correct variants' names (clean, then the equivalent rewrites)."""
+        return [n for n in self.variants if not n.startswith("mutant_")]
+
+
+def mutant_runs(ctx: CheckContext) -> VariantRuns:
+    """The `ide.mutant_runs` outcome.
+
+    Raises:
+        HarnessError: The grade has no such outcome, or a malformed one (the grading machinery is broken).
+    """
+    outcome = ctx.effects.get(MUTANT_RUNS)
+    if outcome is None:
+        raise HarnessError(f"the grade has no {MUTANT_RUNS} outcome")
+    value = outcome.value
+    if outcome.status == "timeout":
+        return VariantRuns("", False, [], {}, "the grading runs hit their wall timeout")
+    runs, variants = value.get("runs"), value.get("variants")
+    if not isinstance(runs, dict) or not isinstance(variants, list):
+        raise HarnessError(f"malformed {MUTANT_RUNS} outcome")
+    return VariantRuns(str(value.get("test_path", "")), bool(value.get("present")), [str(v) for v in variants],
+                       {str(k): v for k, v in runs.items() if isinstance(v, dict)})
+
+
+def _reference_problem(runs: VariantRuns, min_tests: int) -> str:
+    """Why the tests do not pass on correct code, or "" when they do (at least `min_tests` of them)."""
+    if runs.void:
+        return runs.void
+    if not runs.present:
+        return f"there is no {runs.test_path}"
+    clean = runs.tests("clean")
+    for name in runs.references:
+        run = runs.runs.get(name, {})
+        label = "the module" if name == "clean" else "an equivalent rewrite of the module"
+        if not runs.sound(name):
+            why = run.get("tamper") or run.get("limit") or run.get("status") or "it did not run"
+            return f"the run on {label} did not count ({why})"
+        if not runs.passes(name):
+            bad = sorted(k for k, v in runs.tests(name).items() if v != "passed")
+            shown = ", ".join(b.rsplit("::", 1)[-1] for b in bad[:3])
+            errors = run.get("collect_errors") or {}
+            return (f"the tests fail on {label}: " + (shown or ("the file does not import" if errors
+                                                                 else "no test ran")))
+        if set(runs.tests(name)) != set(clean):
+            return f"{label} ran other tests than the module"
+    if len(clean) < min_tests:
+        return f"{len(clean)} test(s) ran; the task asks for at least {min_tests}"
+    return ""
+
+
+@kit.check
+def written_tests_pass(ctx: CheckContext) -> CheckOutcome:
+    """Constraint: the agent's test file holds enough tests, and all pass on the module and its equivalent rewrites."""
+    task = staged_task(ctx)
+    runs = mutant_runs(ctx)
+    problem = _reference_problem(runs, int(str(task.details.get("min_tests", 1))))
+    if problem:
+        return CheckOutcome.failed(problem)
+    return CheckOutcome.passed(f"{len(runs.tests('clean'))} tests pass on the module and on "
+                               f"{len(runs.references) - 1} equivalent rewrite(s)")
+
+
+@kit.check
+def mutants_killed(ctx: CheckContext) -> CheckOutcome:
+    """The share of hidden mutants the agent's tests fail on (none when they fail on correct code)."""
+    task = staged_task(ctx)
+    runs = mutant_runs(ctx)
+    total = len(runs.mutants)
+    if total == 0:
+        raise HarnessError("the test-writing task has no mutants")
+    problem = _reference_problem(runs, int(str(task.details.get("min_tests", 1))))
+    if problem:
+        return CheckOutcome(0.0, f"0 of {total} mutants killed: {problem}")
+    killed = [n for n in runs.mutants if runs.killed(n)]
+    return CheckOutcome(len(killed) / total, f"{len(killed)} of {total} mutants killed")
+
+
+def _plain_text(text: str) -> str:
+    """The test file with the plain pytest API blanked out, so tamper.py's runner pattern sees only the rest."""
+    return _PYTEST_API.sub("_api_", _IMPORT_PYTEST.sub("", text))
+
+
+@kit.check
+def written_tests_plain(ctx: CheckContext) -> CheckOutcome:
+    """Constraint: the diff adds no tamper pattern (tamper.py), and the test file imports only `ALLOWED_IMPORTS`.
+
+    In the test file the plain pytest API (`import pytest`, `pytest.raises`, `.approx`, `.param`, `.fail`,
+    `.fixture`, `.mark.parametrize`) is allowed.
+    """
+    task = staged_task(ctx)
+    test_path = _test_path(task)
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    for path in changed_paths(ctx.initial, ctx.final):
+        b, a = file_text(ctx.initial, path), file_text(ctx.final, path)
+        if b is not None:
+            before[path] = b
+        if a is not None:
+            after[path] = _plain_text(a) if path == test_path else a
+    findings = [f.describe() for f in scan(before, after)]
+    text = file_text(ctx.final, test_path)
+    if text is not None:
+        findings += [f"import of {name} in {test_path}" for name in _imports_outside(text)]
+    if findings:
+        return CheckOutcome.failed("tamper patterns in the diff: " + "; ".join(findings[:6]))
+    return CheckOutcome.passed("the tests use the module's public functions and the plain pytest API only")
+
+
+def _imports_outside(text: str) -> list[str]:
+    """The modules a test file imports beyond `ALLOWED_IMPORTS`, sorted (`<unparsable>` for a broken file)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ["<unparsable>"]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add("." * node.level + (node.module or "").split(".")[0])
+    return sorted(n for n in names if n not in ALLOWED_IMPORTS)
+
+
+def _shape(node: ast.AST) -> str:
+    """A statement's structure with every name, attribute and literal erased."""
+    erased = _Eraser().visit(ast.parse(ast.unparse(node)))
+    return ast.dump(erased, annotate_fields=False, include_attributes=False)
+
+
+class _Eraser(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id="_", ctx=ast.Load())
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.Constant(value=0)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        return ast.Name(id="_", ctx=ast.Load())
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        return ast.arg(arg="_")
+
+
+def _unit_shapes(text: str, functions: list[str]) -> list[str]:
+    """The shapes of the non-trivial statements in the named functions' bodies (docstrings left out)."""
+    out: list[str] = []
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name in functions:
+            for stmt in ast.walk(node):
+                if isinstance(stmt, ast.stmt) and not isinstance(stmt, ast.FunctionDef) and _nontrivial(stmt):
+                    out.append(_shape(stmt))
+    return out
+
+
+def _nontrivial(stmt: ast.stmt) -> bool:
+    # A bare `return 0` or `continue` is in every file; a statement computing something is the unit's own.
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return False
+    return any(isinstance(n, ast.BinOp | ast.Compare | ast.BoolOp | ast.Call | ast.IfExp) for n in ast.walk(stmt))
+
+
+def _file_shapes(text: str) -> set[str] | None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return {_shape(s) for s in ast.walk(tree) if isinstance(s, ast.stmt) and not isinstance(s, ast.FunctionDef)}
+
+
+@kit.check
+def written_tests_no_unit_copy(ctx: CheckContext) -> CheckOutcome:
+    """Constraint: the test file does not carry a copy of the unit's implementation to compare against.
+
+    A test that checks the function against its own copy pins whatever the code does, not the documented
+    rules, and needs no test case at all. Judged by structure: the share of the unit's computing statements
+    (its call chain's, names and literals erased) that appear in the test file.
+    """
+    task = staged_task(ctx)
+    test_path = _test_path(task)
+    text = file_text(ctx.final, test_path)
+    if text is None:
+        return CheckOutcome.passed(f"no {test_path}")
+    module = file_text(ctx.initial, str(task.details["module"]))
+    if module is None:
+        raise HarnessError("the test-writing task's module is missing from the base")
+    chain = task.details.get("chain") or [str(task.details["unit"])]
+    unit = _unit_shapes(module, [str(f) for f in chain] if isinstance(chain, list) else [])
+    found = _file_shapes(text)
+    if found is None or not unit:
+        return CheckOutcome.passed("the test file holds none of the unit's statements")
+    shared = sum(1 for s in unit if s in found)
+    if shared / len(unit) >= _COPY_SHARE:
+        return CheckOutcome.failed(f"the test file holds {shared} of the unit's {len(unit)} statements: "
+                                   "a copy of the implementation, not expected values")
+    return CheckOutcome.passed(f"the test file shares {shared} of the unit's {len(unit)} statements")
+
+
+def _test_path(task: IdeTask) -> str:
+    if task.family != "tests":
+        raise HarnessError("a test-writing check on a task of another family")
+    return str(task.details["test_path"])
