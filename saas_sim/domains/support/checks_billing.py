@@ -1,9 +1,10 @@
-"""Checks for billing tasks: a chargeback threat handled at the desk, and replies that may quote prices.
+"""Checks for billing tasks: a chargeback threat kept at the desk, claims answered, replies quoting prices.
 
 `not_escalated` is the gate of policy rule 20: a chargeback threat is fixed by the desk, not handed to
-a team. `replies_truthful_with` is `replies_truthful` for tasks whose true amounts lie outside the order
-(a price-change notice's new price and the difference per unit): those amounts may be stated too, but
-still never as money refunded unless the records show it.
+a team. `claims_answered` pays for telling the customer about each further order they claimed for (the
+money gates judge that nothing was paid there). `replies_truthful_with` is `replies_truthful` for tasks
+whose true amounts lie outside the order (a price-change notice's new price and the difference per
+unit): those amounts may be stated too, but never as money refunded unless the records show it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from saas_sim.domains.support.judge import true_amounts, truth_problems
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.state import ESCALATIONS, ORDERS
 
-__all__ = ["not_escalated", "replies_truthful_with"]
+__all__ = ["claims_answered", "not_escalated", "replies_truthful_with"]
 
 _STRAY = "a reply states amounts that are no price, total or refund of the order"
 """How `truth_problems` opens its stray-amount verdict, the one extra true amounts can clear."""
@@ -31,6 +32,24 @@ def not_escalated(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
     if made:
         return CheckOutcome.failed(f"escalated {made}; {ticket_id} was the desk's to fix")
     return CheckOutcome.passed("nothing was escalated")
+
+
+@kit.check
+def claims_answered(ctx: CheckContext, *, ticket_id: str, order_numbers: Sequence[str] = ()) -> CheckOutcome:
+    """The replies name each further order the customer claimed for (none claimed: any reply will do).
+
+    Naming is the evidence that the claim was answered, not that it was answered right: a refund or a
+    refund claim on such an order is judged by the money and truth gates. Partial credit: the share named.
+    """
+    facts = episode_facts(ctx, ticket_id)
+    if facts.empty:
+        return CheckOutcome.failed(f"no public reply on {ticket_id}")
+    if not order_numbers:
+        return CheckOutcome.passed("no further claim to answer")
+    missing = [str(n) for n in order_numbers if not facts.states_code(str(n))]
+    if missing:
+        return CheckOutcome(1 - len(missing) / len(order_numbers), f"the replies never answer about orders {missing}")
+    return CheckOutcome.passed("every further claim was answered")
 
 
 @kit.check

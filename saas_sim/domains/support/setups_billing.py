@@ -263,6 +263,7 @@ def price_drop(ctx: SetupContext) -> Setup:
         "one_unit_amount": money(diff),
         "rest_after_one": money(amount - diff),
         "stale_no": stale_no,
+        "stale_claims": [stale_order.number] if claimed >= 2 else [],
         "stale_order": order_b(stale_order),
         "stale_line": line_b(stale_line),
         "stale_amount": money(stale_line.unit_price - _dropped(stale_product, pct)) if stale_product else "1.00",
