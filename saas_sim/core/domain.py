@@ -234,6 +234,8 @@ class Domain:
     views: tuple[Derived[Any], ...] = ()
     """The per-state views its checks read (`saas_sim.core.derived`): computed on each world when it is
     built, off the event loop, so a grade only carries them forward over the episode's changes."""
+    mess_params: tuple[str, ...] = ()
+    """The world-profile params that are mess rates (0..1): the `mess` difficulty knob scales them."""
     module: str = ""
     """The module whose `DOMAIN` attribute is this domain, so another process can import it.
 

@@ -127,6 +127,7 @@ class DomainKit:
         grade_effects: GradeEffectsFn | None = None,
         indexes: Sequence[Index[Any] | TextIndex[Any] | Order[Any]] = (),
         views: Sequence[Derived[Any]] = (),
+        mess_params: tuple[str, ...] = (),
     ) -> Domain:
         """Builds the `Domain` from everything the listed modules declared.
 
@@ -147,6 +148,7 @@ class DomainKit:
             grade_effects: The slow or impure work its checks need at grade time.
             indexes: The secondary indexes and list orders its tools use, prewarmed with each world.
             views: The per-state views its checks read, computed on each world when it is built.
+            mess_params: The profile params that are mess rates, which the `mess` difficulty knob scales.
 
         Raises:
             HarnessError: A declaring module is missing from `modules`, or a listed one declares nothing.
@@ -178,5 +180,6 @@ class DomainKit:
             grade_effects=grade_effects,
             indexes=tuple(indexes),
             views=tuple(views),
+            mess_params=mess_params,
             module=module,
         )

@@ -26,7 +26,7 @@ from typing import Any, Literal, Self
 
 import anyio
 
-from saas_sim.core.canonical import sha256_hex
+from saas_sim.core.canonical import sha256_hex, stable_hash
 from saas_sim.core.domain import Domain
 from saas_sim.core.events import DEFAULT_REGISTRY, EventRegistry
 from saas_sim.core.snapshots import decode_state, take_snapshot
@@ -47,6 +47,7 @@ from saas_sim.runtime.world import (
     resolve_domains,
     world_key,
 )
+from saas_sim.scenarios.difficulty import Difficulty, DifficultyRequest, choose, scaled_profile
 from saas_sim.scenarios.loader import Scenario, ScenarioCatalog
 from saas_sim.scenarios.model import FaultProfile
 
@@ -167,7 +168,8 @@ class Environment:
         self._worlds: dict[str, World] = {}
         self._building: dict[str, asyncio.Future[World]] = {}
         self._world_keys: dict[tuple[int, int], tuple[WorldProfile, str]] = {}
-        self._tasks: dict[tuple[str, int, str], TaskInstance] = {}
+        self._tasks: dict[tuple[str, int, str, str], TaskInstance] = {}
+        self._scaled: dict[tuple[int, float], tuple[WorldProfile, WorldProfile]] = {}
         self._toolkits: dict[str, Toolkit] = {}
 
     @classmethod
@@ -293,21 +295,44 @@ class Environment:
         version = code_version({d.name: d for d in domains})
         return World(profile, seed, state, world_hash, projection, schema, version, source="snapshot")
 
-    async def task(self, scenario: str | Scenario, seed: int) -> TaskInstance:
-        """Returns the set-up task for (scenario, seed), computed once."""
+    async def task(
+        self, scenario: str | Scenario, seed: int, *, difficulty: DifficultyRequest | Difficulty = None
+    ) -> TaskInstance:
+        """Returns the set-up task for (scenario, seed, difficulty), computed once.
+
+        Args:
+            scenario: `id` (latest version), `id@version`, or a loaded `Scenario`.
+            seed: The task seed.
+            difficulty: A level (`"hard"`), `K=V` items, a mapping (`{"level": "hard", "distractors": 2}`)
+                or a resolved `Difficulty`; None is the file's own level (docs/difficulty.md).
+
+        Raises:
+            UsageError: A bad seed, or an unknown level, knob or value.
+        """
         sc = scenario if isinstance(scenario, Scenario) else self.catalog.get(scenario)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise UsageError(f"seed must be a non-negative int, got {seed!r}")
-        world = await self.world(sc.profile, seed)
-        key = (sc.ref, seed, world.world_hash)
+        level = choose(sc.spec, difficulty)
+        world = await self.world(self._profile_at(sc.profile, level.mess), seed)
+        key = (sc.ref, seed, world.world_hash, stable_hash(dict(level.changed)))
         task = self._tasks.get(key)
         if task is None:
             policy = "\n\n".join(
                 self.domains[name].policy.strip() for name in sc.profile.domains if self.domains[name].policy.strip()
             )
-            task = make_task(sc, seed, world, self.registry, policy)
+            task = make_task(sc, seed, world, self.registry, policy, level)
             self._tasks[key] = task
         return task
+
+    def _profile_at(self, profile: WorldProfile, mess: float) -> WorldProfile:
+        """The profile with its mess rates scaled, one object per (profile, scale) so world lookups stay O(1)."""
+        if mess == 1:
+            return profile
+        cached = self._scaled.get((id(profile), mess))
+        if cached is None or cached[0] is not profile:
+            cached = (profile, scaled_profile(profile, mess, self.domains))
+            self._scaled[(id(profile), mess)] = cached
+        return cached[1]
 
     def toolkit(self, scenario: Scenario) -> Toolkit:
         """Returns the scenario's toolkit (cached: it is immutable)."""
@@ -325,18 +350,20 @@ class Environment:
         *,
         faults: FaultProfile | Literal["scenario"] | None = "scenario",
         stream_id: str | None = None,
+        difficulty: DifficultyRequest | Difficulty = None,
     ) -> Episode:
         """Starts an episode of (scenario, seed).
 
         Args:
             scenario: `id` (latest version), `id@version`, or a loaded `Scenario`.
             seed: The task seed; it picks the task's entities and the faults.
-            faults: `"scenario"` uses the scenario's fault profile, None turns
-                faults off, and a `FaultProfile` overrides it.
+            faults: `"scenario"` uses the fault profile of the scenario at its difficulty (the
+                file's own at its level), None turns faults off, and a `FaultProfile` overrides it.
             stream_id: The episode's stream id (default: unique).
+            difficulty: The task's difficulty (see `task`); None is the file's own level.
         """
-        task = await self.task(scenario, seed)
-        profile = task.scenario.spec.faults if faults == "scenario" else faults
+        task = await self.task(scenario, seed, difficulty=difficulty)
+        profile = task.difficulty.faults if faults == "scenario" else faults
         return Episode(task, self.store, self.toolkit(task.scenario), profile, stream_id=stream_id,
                        durable_reads=self.durable_reads)
 

@@ -490,7 +490,7 @@ class Episode:
     # internals ---------------------------------------------------------------
     def _header(self, parent: dict[str, Any] | None) -> dict[str, Any]:
         task = self.task
-        return {
+        header = {
             "format": FORMAT,
             "scenario": task.scenario.ref,
             "seed": task.seed,
@@ -504,6 +504,9 @@ class Episode:
             "instructions": task.instructions,
             "tools": list(self.toolkit.allowed),
         }
+        if task.difficulty.changed:  # only off the file's own level: other headers stay as they were
+            header["difficulty"] = dict(task.difficulty.changed)
+        return header
 
     def _limit_error(self) -> ToolError | None:
         limits = self.task.scenario.spec.limits

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import SerializerFunctionWrapHandler, model_serializer
+
 from saas_sim.core.events import Event, event
 from saas_sim.core.state import Projection, State
 
@@ -29,13 +31,27 @@ __all__ = [
 
 @event("runtime.EpisodeStarted")
 class EpisodeStarted(Event):
-    """An episode began from a world snapshot."""
+    """An episode began from a world snapshot.
+
+    Attributes:
+        difficulty: The difficulty knobs whose values differ from the scenario file's own level
+            (`Difficulty.changed`); None at the file's own level, and then absent from the payload, so
+            every episode of a file's own level logs what it always did.
+    """
 
     scenario: str
     seed: int
     world_hash: str
     bindings_hash: str
     faults_enabled: bool
+    difficulty: dict[str, Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_default_difficulty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("difficulty") is None:
+            data.pop("difficulty", None)
+        return data
 
 
 @event("runtime.FaultInjected")

@@ -106,7 +106,7 @@ async def replay(env: Environment, recorded: Trajectory, *,
 
 async def start_recorded(env: Environment, recorded: Trajectory, *,
                          rerun_effects: bool = False) -> tuple[Episode, RecordedOutcomes]:
-    """Starts a fresh episode of a trajectory's task (its scenario@version, seed and faults).
+    """Starts a fresh episode of a trajectory's task (its scenario@version, seed, difficulty and faults).
 
     Its effects fold the outcomes the trajectory recorded (`rerun_effects`: also run them again
     and note those that differ), so re-issuing the recorded calls rebuilds the recorded states.
@@ -118,7 +118,8 @@ async def start_recorded(env: Environment, recorded: Trajectory, *,
     """
     header = recorded.header
     faults = None if header.get("faults") is None else FaultProfile.model_validate(header["faults"])
-    episode = await env.start(str(header["scenario"]), int(header["seed"]), faults=faults)
+    episode = await env.start(str(header["scenario"]), int(header["seed"]), faults=faults,
+                              difficulty=header.get("difficulty"))
     outcomes = RecordedOutcomes.of(recorded.steps, rerun=rerun_effects, footer=recorded.footer)
     episode.effects = outcomes
     return episode, outcomes

@@ -82,7 +82,7 @@ async def resume_episode(env: Environment, stream_id: str) -> Episode:
     started = registry.decode(rows[0])
     if not isinstance(started, EpisodeStarted):
         raise UsageError(f"stream {stream_id!r} is not an episode (it starts with {rows[0].event_type})")
-    task = await env.task(started.scenario, started.seed)
+    task = await env.task(started.scenario, started.seed, difficulty=started.difficulty)
     n = len(task.start_events)
     configured = registry.decode(rows[n]) if len(rows) > n else None
     if not isinstance(configured, EpisodeConfigured):

@@ -22,6 +22,7 @@ from saas_sim.core.state import State
 from saas_sim.errors import ScenarioError
 from saas_sim.runtime.records import EpisodeStarted
 from saas_sim.runtime.world import World
+from saas_sim.scenarios.difficulty import Difficulty, resolve
 from saas_sim.scenarios.loader import Scenario
 from saas_sim.scenarios.templating import render
 
@@ -44,6 +45,7 @@ class TaskInstance:
         start_head: The chain hash after `start_events`.
         start_time: The sim instant the agent takes over.
         bindings_hash: The canonical hash of `bindings`.
+        difficulty: The resolved difficulty the task was set up at (setup params, hints, default faults).
     """
 
     scenario: Scenario
@@ -57,6 +59,7 @@ class TaskInstance:
     start_head: str
     start_time: datetime
     bindings_hash: str
+    difficulty: Difficulty
 
     @property
     def seed_tree(self) -> SeedTree:
@@ -65,20 +68,22 @@ class TaskInstance:
 
 
 def _run_setups(
-    scenario: Scenario, tree: SeedTree, world: World, now: datetime
+    scenario: Scenario, tree: SeedTree, world: World, now: datetime, difficulty: Difficulty
 ) -> tuple[dict[str, Any], list[Event]]:
     """Runs the scenario's setup functions in order; returns their merged bindings and staged events.
 
     Each step sees the state the earlier ones staged and allocates ids from one shared factory, and a
     later step's params are rendered over the bindings so far. The first step draws from the stream
-    `setup` (so a one-step scenario is what it always was), step i > 0 from `setup.<i>`.
+    `setup` (so a one-step scenario is what it always was), step i > 0 from `setup.<i>`. The params
+    are the difficulty's (the file's own at its own level).
     """
     state = world.state
     ids = IdFactory(world.state.counters())
     bindings: dict[str, Any] = {}
     events: list[Event] = []
-    for i, (step, fn) in enumerate(zip(scenario.spec.setup_steps, scenario.setup_fns, strict=True)):
-        params = step.params if i == 0 else render(step.params, bindings)
+    steps = zip(scenario.spec.setup_steps, difficulty.setup_params, scenario.setup_fns, strict=True)
+    for i, (step, own_params, fn) in enumerate(steps):
+        params = own_params if i == 0 else render(own_params, bindings)
         ctx = SetupContext(
             state=state, params=params, rng=tree.random("setup" if i == 0 else f"setup.{i}"), now=now, ids=ids,
         )
@@ -94,8 +99,16 @@ def _run_setups(
     return bindings, events
 
 
+def _with_hints(task_text: str, hints: tuple[str, ...], bindings: dict[str, Any]) -> str:
+    if not hints:
+        return task_text
+    lines = "\n".join(f"- {str(render(h, bindings)).strip()}" for h in hints)
+    return f"{task_text}\n\nHints:\n{lines}"
+
+
 def make_task(
-    scenario: Scenario, seed: int, world: World, registry: EventRegistry, policy: str = ""
+    scenario: Scenario, seed: int, world: World, registry: EventRegistry, policy: str = "",
+    difficulty: Difficulty | None = None,
 ) -> TaskInstance:
     """Sets up one task. Pure: the same inputs give the same task.
 
@@ -105,19 +118,22 @@ def make_task(
         world: The world it starts from.
         registry: Encodes the episode's first events.
         policy: The numbered rules of the world's domains, appended to the instructions.
+        difficulty: The resolved difficulty (default: the file's own level). Its world (the mess
+            scale) is the caller's to build; `world` must be it.
     """
     spec = scenario.spec
+    level = difficulty or resolve(spec)
     tree = SeedTree(f"task:{spec.ref}:{seed}")
     now = world.profile.epoch
     fns = " then ".join(repr(step.fn) for step in spec.setup_steps)
     try:
-        bindings, setup_events = _run_setups(scenario, tree, world, now)
+        bindings, setup_events = _run_setups(scenario, tree, world, now, level)
         bindings.setdefault("seed", seed)
         initial = world.projection.fold(world.state, setup_events)
         # Hashed now, in O(setup changes): every episode's state then descends from a hashed
         # initial state, so grading hashes and diffs only what the agent changed.
         initial.content_hash()
-        task_text = str(render(spec.instructions, bindings)).strip()
+        task_text = _with_hints(str(render(spec.instructions, bindings)).strip(), level.hints, bindings)
     except ScenarioError:
         raise
     except Exception as exc:
@@ -126,7 +142,8 @@ def make_task(
     instructions = f"{task_text}\n\n## Policy\n\n{policy.strip()}" if policy.strip() else task_text
     started = EpisodeStarted(
         scenario=spec.ref, seed=seed, world_hash=world.world_hash,
-        bindings_hash=bindings_hash, faults_enabled=spec.faults is not None,
+        bindings_hash=bindings_hash, faults_enabled=level.faults is not None,
+        difficulty=dict(level.changed) or None,
     )
     pending = tuple(registry.encode(ev, now) for ev in [started, *setup_events])
     head = GENESIS_HASH
@@ -135,4 +152,5 @@ def make_task(
     return TaskInstance(
         scenario=scenario, seed=seed, world=world, bindings=bindings, instructions=instructions, task_text=task_text,
         initial=initial, start_events=pending, start_head=head, start_time=now, bindings_hash=bindings_hash,
+        difficulty=level,
     )

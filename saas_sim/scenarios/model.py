@@ -5,9 +5,12 @@ A scenario file in `scenarios/<domain>/<name>.yaml` looks like this::
     id: crm/close-won-deal          # <domain>/<name>
     version: 1                      # bump when behaviour that affects results changes
     description: Close a won deal with the amount from its line items.
-    difficulty: {level: medium, knobs: {distractor_deals: 3}}
+    difficulty:                     # docs/difficulty.md: the knobs and the levels
+      level: medium                 # the level this file's own setup params describe
+      knobs: {distractors: {param: distractor_deals, easy: 0, medium: 3, hard: 8}}
+    hints: ["Line items carry the agreed prices."]   # shown only at easier levels
     world: crm-smb                  # a profile in seeds/<world>.yaml
-    setup: {fn: crm.pick_won_deal, params: {}}
+    setup: {fn: crm.pick_won_deal, params: {distractor_deals: 3}}
     instructions: |
       The customer signed. Close deal "{deal.name}" as won ...
     tools: [crm.search_deals, crm.get_deal, crm.update_deal_stage]
@@ -48,27 +51,38 @@ in a scope rule's `on` are templates too. docs/grading.md is the contract.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "DIFFICULTY_KNOBS",
+    "FAULT_LEVELS",
     "HACK_CLASSES",
+    "LEVELS",
     "SCOPE_CHECK",
+    "SETUP_KNOBS",
     "AlternativeSpec",
     "BlindCeiling",
     "CheckSpec",
+    "DifficultySpec",
     "FaultProfile",
     "FaultRates",
     "HackClass",
     "HackSpec",
+    "KnobName",
+    "KnobSpec",
+    "Level",
     "Limits",
     "ScenarioFile",
     "ScopeRule",
     "ScopeSpec",
     "SetupSpec",
     "Step",
+    "knob_target",
+    "knob_value_problem",
 ]
 
 HackClass = Literal[
@@ -238,16 +252,132 @@ class BlindCeiling(_Strict):
     reason: str = Field(min_length=1)
 
 
+Level = Literal["easy", "medium", "hard"]
+"""A difficulty level, easiest first."""
+
+LEVELS: tuple[str, ...] = get_args(Level)
+"""Every level, easiest first: a level's distance from another is the difference of their positions."""
+
+KnobName = Literal["distractors", "entities", "depth", "specificity", "mess", "faults"]
+"""The six standard difficulty knobs (docs/difficulty.md)."""
+
+DIFFICULTY_KNOBS: tuple[str, ...] = get_args(KnobName)
+"""Every knob name, in the spec's order."""
+
+SETUP_KNOBS: tuple[str, ...] = ("distractors", "entities", "depth")
+"""The knobs that act through a setup parameter (`param`); the others act on hints, world and faults."""
+
+FAULT_LEVELS: tuple[str, ...] = ("none", "mild", "harsh", "scenario")
+"""The values of the `faults` knob: a standard profile, or the file's own `faults` (`scenario`)."""
+
+
+def _same(a: Any, b: Any) -> bool:
+    # 3 and 3.0 (or 1 and True) compare equal but render differently: a knob must not change a binding's type.
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+class KnobSpec(_Strict):
+    """One knob's value at each level, and the setup parameter it sets (setup knobs only).
+
+    Attributes:
+        param: The setup parameter: `key` (one setup step), `<fn>.<key>` or `<position>.<key>`.
+            Only `distractors`, `entities` and `depth` have one.
+        easy: The value at `easy`.
+        medium: The value at `medium`.
+        hard: The value at `hard`.
+    """
+
+    param: str | None = Field(default=None, min_length=1)
+    easy: Any
+    medium: Any
+    hard: Any
+
+    def at(self, level: str) -> Any:
+        """Returns the value at a level."""
+        return getattr(self, level)
+
+
+class DifficultySpec(_Strict):
+    """A scenario's difficulty: its own level and its knobs (docs/difficulty.md).
+
+    Attributes:
+        level: The level the file's own setup params, world and faults describe.
+        knobs: Knob name -> its values per level.
+        descriptive: Deprecated: an old-style `knobs:` mapping of plain values (`{vip_agents: 3}`). It
+            describes the scenario and acts on nothing; convert it to `knobs` (docs/difficulty.md).
+    """
+
+    level: Level = "medium"
+    knobs: dict[KnobName, KnobSpec] = Field(default_factory=dict)
+    descriptive: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_shape(cls, data: Any) -> Any:
+        # Until every file is converted, a knobs mapping of plain values is kept as description only.
+        if isinstance(data, dict) and isinstance(data.get("knobs"), dict) and "descriptive" not in data:
+            knobs = data["knobs"]
+            if knobs and not any(isinstance(v, dict) for v in knobs.values()):
+                return {**{k: v for k, v in data.items() if k != "knobs"}, "descriptive": knobs}
+        return data
+
+    @model_validator(mode="after")
+    def _knob_shapes(self) -> DifficultySpec:
+        for name, knob in self.knobs.items():
+            if name in SETUP_KNOBS and knob.param is None:
+                raise ValueError(f"knob {name!r} acts through a setup parameter: give it a `param`")
+            if name not in SETUP_KNOBS and knob.param is not None:
+                raise ValueError(f"knob {name!r} is generic and takes no `param`")
+            for level in LEVELS:
+                problem = knob_value_problem(name, knob.at(level))
+                if problem:
+                    raise ValueError(f"knob {name!r} at {level}: {problem}")
+        return self
+
+
+def knob_value_problem(name: str, value: Any) -> str | None:
+    """Returns why `value` cannot be a value of the generic knob `name` (None: it can, or it is a setup knob)."""
+    if name == "specificity" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        return f"specificity is a number of hints shown (an int >= 0), not {value!r}"
+    if name == "mess" and (isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100):
+        return f"mess is a scale of the world's mess rates (a number from 0 to 100), not {value!r}"
+    if name == "faults" and value not in FAULT_LEVELS:
+        return f"faults is one of {list(FAULT_LEVELS)}, not {value!r}"
+    return None
+
+
+def knob_target(steps: list[SetupSpec], param: str) -> tuple[int, str]:
+    """Returns the setup step (its position) and the key a knob's `param` names.
+
+    Raises:
+        ValueError: The param names no step, or a plain key is ambiguous among several steps.
+    """
+    if len(steps) == 1 and param in steps[0].params:
+        return 0, param
+    head, dot, key = param.rpartition(".")
+    if dot:
+        hits = [i for i, s in enumerate(steps) if (head.isdigit() and int(head) == i) or s.fn == head]
+        if hits:
+            return hits[0], key
+        raise ValueError(f"param {param!r}: no setup step is {head!r} (steps: {[s.fn for s in steps]})")
+    if len(steps) == 1:
+        raise ValueError(f"param {param!r} is not a key of setup.params; write its value there")
+    raise ValueError(f"param {param!r}: several setup steps; name one as <fn>.{param} or <position>.{param}")
+
+
 class ScenarioFile(_Strict):
     """A scenario file, as validated on load."""
 
     id: str
     version: int = Field(ge=1)
     description: str
-    difficulty: dict[str, Any] = Field(default_factory=dict)
+    difficulty: DifficultySpec = Field(default_factory=DifficultySpec)
+    """The file's own level and its knobs (docs/difficulty.md)."""
     world: str
     setup: SetupSpec | list[SetupSpec]
     instructions: str = Field(min_length=1)
+    hints: list[str] = Field(default_factory=list)
+    """Hints for easier levels than the file's own, most useful first (the `specificity` knob shows some)."""
     tools: list[str] = Field(min_length=1)
     limits: Limits = Field(default_factory=Limits)
     faults: FaultProfile | None = None
@@ -265,6 +395,17 @@ class ScenarioFile(_Strict):
     scenarios` lists scenarios grouped by it. Every built-in scenario names one."""
     tags: list[str] = Field(default_factory=list)
     kind: Literal["task"] = "task"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hints_in_difficulty(cls, data: Any) -> Any:
+        # `hints` may sit inside `difficulty:` too (some files put it there); one list either way.
+        if isinstance(data, dict) and isinstance(data.get("difficulty"), dict) and "hints" in data["difficulty"]:
+            if data.get("hints"):
+                raise ValueError("hints are given twice: at the top and inside `difficulty`")
+            difficulty = {k: v for k, v in data["difficulty"].items() if k != "hints"}
+            data = {**data, "difficulty": difficulty, "hints": data["difficulty"]["hints"]}
+        return data
 
     @field_validator("id")
     @classmethod
@@ -286,7 +427,34 @@ class ScenarioFile(_Strict):
             raise ValueError("setup needs at least one function")
         if not any(c.kind == "goal" for c in self.checks):
             raise ValueError("a scenario needs at least one goal check (constraints alone give no credit)")
+        self._check_knobs()
         return self
+
+    def _check_knobs(self) -> None:
+        """A knob's value at the file's own level must be what the file already says (the default is unchanged)."""
+        own = self.difficulty.level
+        for name, knob in self.difficulty.knobs.items():
+            value = knob.at(own)
+            if knob.param is not None:
+                i, key = knob_target(self.setup_steps, knob.param)
+                params = self.setup_steps[i].params
+                if key not in params:
+                    raise ValueError(f"knob {name!r}: setup {self.setup_steps[i].fn!r} has no param {key!r}; "
+                                     f"write its {own} value ({value!r}) in setup.params")
+                if not _same(params[key], value):
+                    raise ValueError(f"knob {name!r} is {value!r} at the file's level {own!r}, but setup param "
+                                     f"{key!r} says {params[key]!r}")
+            elif name == "specificity" and value != 0:
+                raise ValueError(f"knob 'specificity' must be 0 at the file's level {own!r}: its instructions "
+                                 "show no hints")
+            elif name == "mess" and value != 1:
+                raise ValueError(f"knob 'mess' must be 1 at the file's level {own!r}: its world is the profile's")
+            elif name == "faults" and value != "scenario" and not (value == "none" and self.faults is None):
+                raise ValueError(f"knob 'faults' must be 'scenario' at the file's level {own!r} (its own faults)")
+            if name == "specificity":
+                most = max(knob.at(level) for level in LEVELS)
+                if most > len(self.hints):
+                    raise ValueError(f"knob 'specificity' shows up to {most} hints; the file has {len(self.hints)}")
 
     @property
     def setup_steps(self) -> list[SetupSpec]:

@@ -79,6 +79,7 @@ DOMAIN = kit.domain(
     policy=POLICY,
     data_report=data_report,
     indexes=INDEXES,
+    mess_params=("mess",),
     grade_effects=grade_effects,
     id_kinds={"run": "run"},
 )

@@ -76,6 +76,8 @@ DOMAIN = kit.domain(
     data_report=data_report,
     indexes=INDEXES,
     views=CHECK_VIEWS,
+    mess_params=("html_rate", "signature_rate", "quoted_rate", "typo_rate", "missing_order_rate", "alt_email_rate",
+                 "duplicate_rate", "vague_subject_rate"),
     id_kinds={
         "agt": "agent", "apr": "approval", "cus": "customer", "esc": "escalation", "kb": "kb_article",
         "mac": "macro", "msg": "message", "ol": "order_line", "ord": "order", "prd": "product", "rf": "refund",
