@@ -115,7 +115,7 @@ def renewal_figures_true(ctx: CheckContext, account_id: str, contact_id: str, am
 
 @kit.check
 def only_the_renewal_created(ctx: CheckContext, account_id: str) -> CheckOutcome:
-    """No existing deal changed (a note on one is fine), and at most one deal was created, on the company (a constraint)."""
+    """No existing deal changed (a note on one is fine); at most one deal created, on the company (a constraint)."""
     company = _company(ctx.final, account_id)
     changed = [i for i, before, after in ctx.changed(DEALS) if before is not None and after is not None
                and any(getattr(before, f) != getattr(after, f) for f in Deal.model_fields if f not in _TOUCHED)]

@@ -94,8 +94,8 @@ def _follow_ups(ctx: SetupContext, buyer: Contact, deal: Deal) -> ev.ActivitiesI
 
 
 def _deal_view(d: Deal, buyer: Contact) -> dict[str, Any]:
-    return {"id": d.id, "name": d.name, "stage": d.stage, "owner_id": d.owner_id, "contact_id": buyer.id, "contact_name": full_name(buyer),
-            "contact_email": buyer.email}
+    return {"id": d.id, "name": d.name, "stage": d.stage, "owner_id": d.owner_id, "contact_id": buyer.id,
+            "contact_name": full_name(buyer), "contact_email": buyer.email}
 
 
 @kit.setup

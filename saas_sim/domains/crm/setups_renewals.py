@@ -25,8 +25,16 @@ from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import Activity, Contact, Deal, LineItem, Product
 from saas_sim.domains.crm.reference_data import TERRITORIES
-from saas_sim.domains.crm.setup_helpers import account_name, day_text, fresh_id, full_name, inbound_email, pick, \
-    reachable, user_name
+from saas_sim.domains.crm.setup_helpers import (
+    account_name,
+    day_text,
+    fresh_id,
+    full_name,
+    inbound_email,
+    pick,
+    reachable,
+    user_name,
+)
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, DEALS, PRICE_BOOK, PRODUCTS
 from saas_sim.errors import ScenarioError
 
