@@ -15,7 +15,9 @@ A domain is data plus pure functions, registered in one `Domain` value:
 * `id_kinds`: the id prefixes it allocates and the kind of entity each names;
 * `grade_effects`: slow or impure work its checks need at grade time (hidden test runs);
 * `requires` and `uses`: the domains whose generated state it reads, always or when present
-  (built before it).
+  (built before it);
+* `ports`: the named, typed views of its state it offers other domains' generators
+  (`saas_sim.core.links`); a generator reads those of the domains it requires or uses.
 
 Nothing here knows the runtime or any adapter.
 """
@@ -33,6 +35,7 @@ from saas_sim.core.effects import Effect, EffectOutcome
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.indexes import Index, Order, TextIndex
+from saas_sim.core.links import Links, Port
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Entity, Projection, State, TableKey
@@ -65,6 +68,8 @@ class GenerateContext:
         state: The world built so far by earlier domains.
         now: The world's clock at generation time.
         ids: Allocates ids continuing from `state`'s counters.
+        links: The ports of the domains built so far that this domain requires or uses
+            (`links.read(name, kind)`); never read another domain's tables.
     """
 
     params: Mapping[str, Any]
@@ -72,6 +77,7 @@ class GenerateContext:
     state: State
     now: datetime
     ids: IdFactory
+    links: Links = field(default_factory=Links)
 
 
 GenerateFn = Callable[[GenerateContext], list[Event]]
@@ -226,6 +232,11 @@ class Domain:
     """
     grade_effects: GradeEffectsFn | None = None
     """The slow or impure work its checks need at grade time (see `GradeEffectsFn`), if any."""
+    ports: tuple[Port, ...] = ()
+    """The views of its state it offers the generators of other domains (`saas_sim.core.links`).
+
+    Each name starts with the domain's name. A consumer reads them through `GenerateContext.links`.
+    """
     indexes: tuple[Index[Any] | TextIndex[Any] | Order[Any], ...] = ()
     """The secondary indexes and list orders its tools use (`saas_sim.core.indexes`).
 

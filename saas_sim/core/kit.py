@@ -38,6 +38,7 @@ from saas_sim.core.derived import Derived
 from saas_sim.core.domain import CheckFn, Domain, GenerateFn, GradeEffectsFn, NarrateFn, SetupFn
 from saas_sim.core.effects import Effect
 from saas_sim.core.indexes import Index, Order, TextIndex
+from saas_sim.core.links import Port
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Projection, State
 from saas_sim.core.tools import ToolArgs, ToolContext, ToolKind, ToolSpec, tool
@@ -128,6 +129,7 @@ class DomainKit:
         indexes: Sequence[Index[Any] | TextIndex[Any] | Order[Any]] = (),
         views: Sequence[Derived[Any]] = (),
         mess_params: tuple[str, ...] = (),
+        ports: Sequence[Port] = (),
     ) -> Domain:
         """Builds the `Domain` from everything the listed modules declared.
 
@@ -148,6 +150,7 @@ class DomainKit:
             grade_effects: The slow or impure work its checks need at grade time.
             indexes: The secondary indexes and list orders its tools use, prewarmed with each world.
             views: The per-state views its checks read, computed on each world when it is built.
+            ports: The views of its state it offers other domains' generators (`saas_sim.core.links`).
             mess_params: The profile params that are mess rates, which the `mess` difficulty knob scales.
 
         Raises:
@@ -162,6 +165,9 @@ class DomainKit:
         empty = [name for name in listed if name not in self._modules]
         if empty:
             raise HarnessError(f"domain {self.name}: listed modules {empty} declare nothing")
+        foreign = sorted(p.name for p in ports if p.domain != self.name)
+        if foreign:
+            raise HarnessError(f"domain {self.name}: ports {foreign} must be named {self.name}.<what>")
         registries = [self._modules[name] for name in listed]
         return Domain(
             name=self.name,
@@ -181,5 +187,6 @@ class DomainKit:
             indexes=tuple(indexes),
             views=tuple(views),
             mess_params=mess_params,
+            ports=tuple(ports),
             module=module,
         )

@@ -27,6 +27,7 @@ from saas_sim.core.domain import Domain, GenerateContext
 from saas_sim.core.faithful import FORMAT_VERSION
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.indexes import prewarm
+from saas_sim.core.links import Links
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Projection, State
@@ -150,14 +151,18 @@ def build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain],
     tree = SeedTree(f"world:{profile.name}:{seed}")
     state = State()
     epoch = profile.epoch
-    for domain in domains:
+    known_ports = [port.name for d in known.values() for port in d.ports]
+    for i, domain in enumerate(domains):
         say(f"world {profile.name} seed {seed}: {domain.name}")
+        links = Links(state, [port for d in domains[:i] for port in d.ports],
+                      declared=(*domain.requires, *domain.uses), known=known_ports, consumer=domain.name)
         ctx = GenerateContext(
             params=profile.domains[domain.name],
             seed=tree.child(domain.name),
             state=state,
             now=epoch,
             ids=IdFactory(state.counters()),
+            links=links,
         )
         events = domain.generate(ctx)
         try:

@@ -7,7 +7,8 @@ Modules:
 * `pipeline`: ordered stages, required fields and allowed moves;
 * `matching`: normalizing and matching messy names, emails, phones and companies (tools, generator, report);
 * `people_identity`: records grouped into real people and companies, for the checks;
-* `generate` (`gen_people`, `gen_sales`, `reference_data`): the seeded world generator and its fixed data;
+* `generate` (`gen_people`, `gen_sales`, `gen_companies`, `reference_data`): the seeded world generator and its
+  fixed data; `ports`: the views it offers other domains' generators (people, organizations, price book);
 * `tools_<resource>`: the agent-facing tools, `crm.<verb>_<noun>`, reads first; `tool_helpers`: what they share;
 * `views_<resource>`: the result models of `tools_<resource>`;
 * `setups_<topic>` (`setup_helpers`), `checks_<topic>` (`check_helpers`): scenario setups and checks;
@@ -51,6 +52,7 @@ from saas_sim.domains.crm.generate import generate
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.people_identity import CHECK_VIEWS
 from saas_sim.domains.crm.policy import POLICY
+from saas_sim.domains.crm.ports import PORTS
 from saas_sim.domains.crm.search_index import INDEXES
 from saas_sim.domains.crm.state import PROJECTION, SCHEMA
 
@@ -95,6 +97,7 @@ DOMAIN = kit.domain(
     data_report=data_report,
     indexes=INDEXES,
     views=CHECK_VIEWS,
+    ports=PORTS,
     mess_params=("near_duplicate_rate", "false_friend_rate", "missing_optional_rate", "messy_company_rate",
                  "stale_rate", "lead_conflict_rate"),
     id_kinds={

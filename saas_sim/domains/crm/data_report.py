@@ -17,6 +17,7 @@ from saas_sim.domains.crm.matching import norm_company
 from saas_sim.domains.crm.state import (
     ACCOUNT_TRUTH,
     ACCOUNTS,
+    COMPANY_TRUTH,
     CONTACTS,
     DEALS,
     LEAD_TRUTH,
@@ -60,7 +61,9 @@ def data_report(state: State) -> dict[str, Any]:
     countries (one Faker locale each); non_ascii_name_rate; messy_company_name_rate (stray whitespace
     or odd casing); stale_contact_rate (old title or departed); lead_conflict_rate
     (leads that are an existing contact with different data); lead_existing_account_rate;
-    stale_deal_amount_rate (open deals whose amount differs from their line items).
+    stale_deal_amount_rate (open deals whose amount differs from their line items);
+    renamed_account_rate (accounts whose company went by another name before) and
+    duplicated_company_rate (real companies filed as more than one account), from the hidden truth.
     """
     contacts = list(state.table(CONTACTS))
     accounts = list(state.table(ACCOUNTS))
@@ -97,6 +100,8 @@ def data_report(state: State) -> dict[str, Any]:
         total = sum((line_total(i.quantity, i.unit_price, i.discount_pct) for i in lines if i), Decimal(0))
         if total != d.amount:
             drifted += 1
+    companies = state.table(COMPANY_TRUTH).values()
+    keys = Counter(t.company_key for t in companies)
     return {
         "counts": {"accounts": len(accounts), "contacts": n, "leads": len(leads),
                    "deals": len(state.table(DEALS))},
@@ -112,4 +117,7 @@ def data_report(state: State) -> dict[str, Any]:
         "lead_conflict_rate": _rate(conflicts, len(leads)),
         "lead_existing_account_rate": _rate(at_accounts, len(leads)),
         "stale_deal_amount_rate": _rate(drifted, len(open_with_items)),
+        "renamed_account_rate": _rate(sum(1 for t in companies if t.former_names), len(accounts)),
+        "duplicated_company_rate": _rate(sum(1 for k in keys.values() if k > 1),
+                                         len(accounts) - sum(1 for t in companies if t.duplicate_of)),
     }

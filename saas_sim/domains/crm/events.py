@@ -22,6 +22,7 @@ from saas_sim.domains.crm.models import (
     Account,
     AccountTruth,
     Activity,
+    CompanyTruth,
     Consent,
     Contact,
     Deal,
@@ -47,6 +48,7 @@ __all__ = [
     "AccountsImported",
     "ActivitiesImported",
     "ActivityLogged",
+    "CompanyTruthsRecorded",
     "ContactConsentChanged",
     "ContactCreated",
     "ContactEnrolled",
@@ -191,6 +193,13 @@ class AccountTruthsRecorded(Event):
     """Ground truth about accounts was recorded (hidden from tools)."""
 
     truths: list[AccountTruth]
+
+
+@event("crm.CompanyTruthsRecorded")
+class CompanyTruthsRecorded(Event):
+    """Ground truth about renamed and duplicated companies was recorded (hidden from tools)."""
+
+    truths: list[CompanyTruth]
 
 
 # --- contacts and accounts ----------------------------------------------------------

@@ -68,6 +68,12 @@ class CrmParams(BaseModel):
     bounced_rate: float = Field(default=0.03, ge=0, le=1)
     stale_amount_rate: float = Field(default=0.15, ge=0, le=1)
     stalled_deal_rate: float = Field(default=0.2, ge=0, le=1)
+    renamed_account_rate: float = Field(default=0.0, ge=0, le=0.5, description=(
+        "Accounts whose company was renamed (a note and the hidden truth keep the old name; other "
+        "products' records may still carry it). Suite worlds set it; 0 leaves a CRM world as it was."))
+    duplicate_company_rate: float = Field(default=0.0, ge=0, le=0.3, description=(
+        "Companies filed twice: a second account with a typo'd name takes some of the contacts "
+        "(ground truth: hidden.crm.company_truth). Suite worlds set it."))
 
 
 @dataclass

@@ -281,3 +281,19 @@ class AccountTruth(Entity):
 
     canonical_name: str
     messy_name: str | None = None
+
+
+class CompanyTruth(Entity):
+    """Ground truth of an account whose company is not simply the record (id = the account's id).
+
+    Only accounts of a renamed or duplicated company have one; every other account is its own company.
+
+    Attributes:
+        company_key: The real company: the accounts of one company share it (the original account's id).
+        former_names: Names the company went by before a rename, oldest first.
+        duplicate_of: For a second account of the same company (a typo'd name), the original account.
+    """
+
+    company_key: str
+    former_names: tuple[str, ...] = ()
+    duplicate_of: str | None = None

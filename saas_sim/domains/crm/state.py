@@ -18,6 +18,7 @@ from saas_sim.domains.crm.models import (
     Account,
     AccountTruth,
     Activity,
+    CompanyTruth,
     Contact,
     Deal,
     Enrollment,
@@ -37,6 +38,7 @@ __all__ = [
     "ACCOUNTS",
     "ACCOUNT_TRUTH",
     "ACTIVITIES",
+    "COMPANY_TRUTH",
     "CONTACTS",
     "DEALS",
     "ENROLLMENTS",
@@ -74,12 +76,13 @@ REPORTS = TableKey("crm.reports", Report)
 PERSON_TRUTH = TableKey("hidden.crm.person_truth", PersonTruth)
 LEAD_TRUTH = TableKey("hidden.crm.lead_truth", LeadTruth)
 ACCOUNT_TRUTH = TableKey("hidden.crm.account_truth", AccountTruth)
+COMPANY_TRUTH = TableKey("hidden.crm.company_truth", CompanyTruth)
 
 SCHEMA = StateSchema(
     tables=[
         USERS, ACCOUNTS, CONTACTS, LEADS, DEALS, LINE_ITEMS, PRODUCTS, PRICE_BOOK,
         ACTIVITIES, TASKS, SEQUENCES, ENROLLMENTS, REPORTS,
-        PERSON_TRUTH, LEAD_TRUTH, ACCOUNT_TRUTH,
+        PERSON_TRUTH, LEAD_TRUTH, ACCOUNT_TRUTH, COMPANY_TRUTH,
     ],
     version=1,
 )
@@ -119,6 +122,7 @@ stores_all(PROJECTION, ev.EnrollmentsImported, ENROLLMENTS, lambda e: e.enrollme
 stores_all(PROJECTION, ev.PersonTruthsRecorded, PERSON_TRUTH, lambda e: e.truths)
 stores_all(PROJECTION, ev.LeadTruthsRecorded, LEAD_TRUTH, lambda e: e.truths)
 stores_all(PROJECTION, ev.AccountTruthsRecorded, ACCOUNT_TRUTH, lambda e: e.truths)
+stores_all(PROJECTION, ev.CompanyTruthsRecorded, COMPANY_TRUTH, lambda e: e.truths)
 
 
 # --- contacts and accounts ------------------------------------------------------------

@@ -14,6 +14,14 @@ one visible test file per unit (`tests/test_<function>.py`, literal expected val
 
 Named random streams of the seed: `constants`, `mess`, `distractors`, `visible`.
 `generate(ctx)` turns the file map into the workspace's write events and marks the base.
+
+The code is the company's own product. In a world with a support desk, the refund policy
+(`REFUND_WINDOW_DAYS`, `FULL_REFUND_DAYS`, `RESTOCKING_FEE_BP`) and the SLA targets
+(`TARGET_MINUTES`, `WARN_MINUTES`) are the desk's terms (port `support.policy_terms`); in a
+world with a CRM, the first seat tier costs the CRM's list price of its per-seat product per
+month (port `crm.price_book`; the volume tiers keep their seeded steps below it). The constants
+are drawn as always and then replaced (`linked_constants`), so a world without those products
+is byte-identical to one built before the links existed.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from saas_sim.core.domain import GenerateContext
 from saas_sim.core.events import Event
+from saas_sim.core.links import Links, Terms
 from saas_sim.core.rng import SeedTree
 from saas_sim.domains.ide import gen_mess
 from saas_sim.domains.ide.events import BaseMarked
@@ -34,7 +43,21 @@ from saas_sim.domains.ide.gen_reference import Raised, call_all, load_namespace
 from saas_sim.domains.ide.hidden_tests import Case, render_tests
 from saas_sim.domains.ide.workspace import TreeWriter
 
-__all__ = ["IdeParams", "Project", "build_project", "core_module", "generate", "unit_cases", "visible_test_path"]
+__all__ = [
+    "IdeParams",
+    "Project",
+    "build_project",
+    "core_module",
+    "generate",
+    "linked_constants",
+    "unit_cases",
+    "visible_test_path",
+]
+
+Overrides = Mapping[str, Mapping[str, str]]
+"""Core module path -> placeholder -> text that replaces the drawn constant."""
+
+_REFUNDS, _SLA, _TIERS = "acme/refunds/policy.py", "acme/sla/timers.py", "acme/pricing/tiers.py"
 
 
 class IdeParams(BaseModel):
@@ -111,8 +134,49 @@ def _visible_cases(text: str, unit: Unit, seed: SeedTree, n: int) -> list[Case]:
     return cases[:n]
 
 
-def build_project(seed: SeedTree | int | str, params: Mapping[str, Any] | IdeParams | None = None) -> Project:
-    """Builds a project's files from a seed: a pure function (same seed and params, same files).
+def linked_constants(links: Links) -> dict[str, dict[str, str]]:
+    """The constants the world's other products fix (see the module docstring), by module path.
+
+    Empty in a world without a support desk or a CRM (their ports read as empty).
+    """
+    out: dict[str, dict[str, str]] = {}
+    terms = {t.id: t for t in links.read("support.policy_terms", Terms)}
+    if "refunds" in terms:
+        r = terms["refunds"]
+        out[_REFUNDS] = {"window": str(r.whole("window_days")), "full_days": str(r.whole("full_refund_days")),
+                         "restock_bp": str(r.whole("restocking_fee_bp"))}
+    if "sla_first_response_minutes" in terms:
+        t = terms["sla_first_response_minutes"]
+        out[_SLA] = {prio: str(t.whole(prio)) for prio in ("urgent", "high", "normal", "low")}
+        if "sla_warning" in terms:
+            out[_SLA]["warn"] = str(terms["sla_warning"].whole("at_risk_minutes"))
+    seats = [t for t in links.read("crm.price_book", Terms) if t.values.get("seat") == 1 and "USD" in t.values]
+    if seats:
+        seat = seats[0]  # in SKU order
+        cents = seat.values["USD"] * 100 / seat.values.get("months", 1)
+        out[_TIERS] = {"p1": str(int(cents.to_integral_value()))}
+    return out
+
+
+def _override(consts: dict[str, dict[str, str]], overrides: Overrides) -> None:
+    for path, values in overrides.items():
+        drawn = consts[path]
+        if path == _TIERS and "p1" in values:
+            # Volume tiers keep their seeded discount steps below the linked list price.
+            delta = int(values["p1"]) - int(drawn["p1"])
+            drawn.update({k: str(int(drawn[k]) + delta) for k in ("p2", "p3", "p4")})
+        drawn.update(values)
+
+
+def build_project(seed: SeedTree | int | str, params: Mapping[str, Any] | IdeParams | None = None,
+                  overrides: Overrides | None = None) -> Project:
+    """Builds a project's files from a seed: a pure function (same seed, params and overrides, same files).
+
+    Args:
+        seed: The project's seed tree (or a value to root one at).
+        params: The profile's `ide:` knobs.
+        overrides: Constants fixed by the world's other products (`linked_constants`); every
+            other constant is drawn as without them.
 
     Raises:
         pydantic.ValidationError: An unknown knob or an out-of-range value.
@@ -120,6 +184,7 @@ def build_project(seed: SeedTree | int | str, params: Mapping[str, Any] | IdePar
     p = params if isinstance(params, IdeParams) else IdeParams.model_validate(dict(params or {}))
     tree = seed if isinstance(seed, SeedTree) else SeedTree(seed)
     consts = draw_constants(tree.random("constants"))
+    _override(consts, overrides or {})
     mess = tree.random("mess")
     files: dict[str, str] = {
         "pyproject.toml": _PYPROJECT.format(minor=mess.randint(3, 40)),
@@ -151,7 +216,7 @@ def generate(ctx: GenerateContext) -> list[Event]:
     Raises:
         pydantic.ValidationError: The profile has an unknown knob or an out-of-range value.
     """
-    project = build_project(ctx.seed.child("project"), ctx.params)
+    project = build_project(ctx.seed.child("project"), ctx.params, linked_constants(ctx.links))
     writer = TreeWriter(ctx.state)
     for path, text in project.files.items():
         writer.write(path, text, operation="generate")

@@ -17,7 +17,8 @@ Modules (each small, one reason to change):
 * `setups_orders`, `setups_queue`, `setups_order_records` (+ `setup_helpers`, `reference_replies`):
   scenario setups and reference replies;
 * `checks_money`, `checks_replies`, `checks_queue`, `checks_escalation`, `checks_order_records` (+
-  `check_helpers`, `shipping_answer`): scenario checks; `data_report`: mess rates;
+  `check_helpers`, `shipping_answer`): scenario checks; `data_report`: mess rates; `ports`: the
+  policy terms it offers other domains' generators;
 * `policy` (loading `policy.md`): the numbered rules agents see. The runtime does not show a
   domain's policy by itself, so setups bind it as `{policy}` for the instructions.
 """
@@ -45,6 +46,7 @@ from saas_sim.domains.support.data_report import data_report
 from saas_sim.domains.support.generate import generate
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.policy import POLICY
+from saas_sim.domains.support.ports import PORTS
 from saas_sim.domains.support.search_index import INDEXES
 from saas_sim.domains.support.state import PROJECTION, SCHEMA
 
@@ -83,7 +85,8 @@ DOMAIN = kit.domain(
         "mac": "macro", "msg": "message", "ol": "order_line", "ord": "order", "prd": "product", "rf": "refund",
         "rpl": "replacement", "sc": "store_credit", "tkt": "ticket",
     },
-    # Customers take over CRM contacts when the world holds a CRM (generate.py reads `crm.contacts`).
+    # Customers take over CRM contacts when the world holds a CRM (generate.py reads the port `crm.people`).
     uses=("crm",),
+    ports=PORTS,
 )
 """The support desk, as the runtime sees it."""

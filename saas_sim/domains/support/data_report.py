@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from saas_sim.core.state import State
-from saas_sim.domains.support.state import CUSTOMERS, MESSAGES, ORDERS, TICKETS, TRUTHS
+from saas_sim.domains.support.state import CUSTOMER_LINKS, CUSTOMERS, MESSAGES, ORDERS, TICKETS, TRUTHS
 
 __all__ = ["data_report"]
 
@@ -36,6 +36,7 @@ def data_report(state: State) -> Mapping[str, Any]:
             flags.update(truth.mess)
     order_owners = {o.customer_id for o in state.table(ORDERS)}
     alias_requesters = sum(1 for t in tickets if t.requester_id not in order_owners)
+    links = state.table(CUSTOMER_LINKS).values()
     return {
         "customers": len(customers),
         "orders": len(state.table(ORDERS)),
@@ -54,4 +55,8 @@ def data_report(state: State) -> Mapping[str, Any]:
         "duplicate_ticket_rate": _rate(sum(1 for tr in truths if tr.duplicate_of), n),
         "vip_customer_rate": _rate(sum(1 for c in customers if c.tier == "vip"), len(customers)),
         "crm_linked_customers": sum(1 for c in customers if c.crm_contact_id),
+        # Cross-domain mess, from the generator's recorded links (a world without a CRM has none).
+        "crm_email_differs_rate": _rate(sum(1 for lk in links if lk.email_differs), len(links)),
+        "crm_former_company_name_rate": _rate(sum(1 for lk in links if lk.former_company_name), len(links)),
+        "crm_vip_by_account_tier": sum(1 for lk in links if lk.crm_tier in ("enterprise", "strategic")),
     }

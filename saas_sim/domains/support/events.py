@@ -15,6 +15,7 @@ from saas_sim.domains.support.models import (
     Agent,
     Approval,
     Customer,
+    CustomerLink,
     Escalation,
     Group,
     KbArticle,
@@ -39,6 +40,7 @@ __all__ = [
     "ApprovalRequested",
     "ApprovalUsed",
     "CustomerCreated",
+    "CustomerLinksRecorded",
     "KbArticlePublished",
     "KbFactsRecorded",
     "MacroApplied",
@@ -103,6 +105,13 @@ class KbArticlePublished(Event):
     """A help-centre article was published."""
 
     article: KbArticle
+
+
+@event("support.CustomerLinksRecorded")
+class CustomerLinksRecorded(Event):
+    """How customers link to the CRM's contacts was recorded for verifiers (hidden from tools)."""
+
+    links: list[CustomerLink]
 
 
 @event("support.KbFactsRecorded")

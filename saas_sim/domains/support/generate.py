@@ -12,10 +12,16 @@ Mess knobs (profile keys, with defaults in `DEFAULTS`): `html_rate`,
 `vip_rate` and `languages` (weights per language).
 
 When the world holds a CRM, customers take over the names and addresses of its
-contacts (table `crm.contacts`, read by name: domains never import each other)
-and keep `crm_contact_id`; without a CRM the step is skipped. The domain
-declares this as `uses=("crm",)`, so a world builds the CRM first whatever
-order its profile lists the domains in.
+contacts, read through the CRM's declared ports `crm.people` and
+`crm.organizations` (`saas_sim.core.links`; domains never read each other's
+tables), and keep `crm_contact_id`. A linked customer's tier is the account's
+(`enterprise` and `strategic` accounts' contacts are VIP), their `company` is the
+account's name as they knew it (the old one when the account was renamed since),
+and about `crm_email_drift_rate` of them write from another address than the
+CRM's (their own personal one). The stream `crm-links` draws only for linked
+customers, and `hidden.support.customer_links` records each link, so a world
+without a CRM is what it was. The domain declares `uses=("crm",)`, so a world
+builds the CRM first whatever order its profile lists the domains in.
 """
 
 from __future__ import annotations
@@ -24,15 +30,24 @@ import random
 from collections.abc import Mapping
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from saas_sim.core.domain import GenerateContext
 from saas_sim.core.events import Event
+from saas_sim.core.links import LinkedOrganization, LinkedPerson
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support import reference_data
 from saas_sim.domains.support.customer_text import LANGUAGES, ascii_slug
 from saas_sim.domains.support.gen_tickets import TicketGenerator
-from saas_sim.domains.support.models import Customer, KbFacts, Language, Order, OrderLine, Product
+from saas_sim.domains.support.models import (
+    Customer,
+    CustomerLink,
+    KbFacts,
+    Language,
+    Order,
+    OrderLine,
+    Product,
+)
 
 __all__ = ["DEFAULTS", "generate"]
 
@@ -51,7 +66,11 @@ DEFAULTS: dict[str, Any] = {
     "alt_email_rate": 0.1,
     "duplicate_rate": 0.08,
     "vague_subject_rate": 0.15,
+    "crm_email_drift_rate": 0.0,
 }
+
+VIP_TIERS = frozenset({"enterprise", "strategic"})
+"""CRM account tiers whose contacts the desk treats as VIP customers."""
 
 _LOCALES: dict[str, str] = {"en": "en_US", "de": "de_DE", "es": "es_ES", "fr": "fr_FR"}
 _COUNTRY: dict[str, str] = {"en": "US", "de": "DE", "es": "ES", "fr": "FR"}
@@ -69,47 +88,58 @@ def _weighted_language(rng: random.Random, weights: Mapping[str, float]) -> Lang
     return rng.choices(langs, weights=[float(weights[lang]) for lang in langs])[0]
 
 
-def _crm_contacts(ctx: GenerateContext) -> list[Any]:
-    if "crm.contacts" not in ctx.state.table_names():
-        return []
-    return list(ctx.state.raw_table("crm.contacts"))
-
-
-def _customers(ctx: GenerateContext, p: Mapping[str, Any]) -> list[Customer]:
+def _customers(ctx: GenerateContext, p: Mapping[str, Any]) -> tuple[list[Customer], list[CustomerLink]]:
     rng = ctx.seed.random("customers")
     fakers = {lang: ctx.seed.faker(f"people-{lang}", [_LOCALES[lang]]) for lang in LANGUAGES}
-    contacts = _crm_contacts(ctx)
+    contacts = ctx.links.read("crm.people", LinkedPerson)
+    orgs = {o.id: o for o in ctx.links.read("crm.organizations", LinkedOrganization)} if contacts else {}
+    link_rng = ctx.seed.random("crm-links")
     out: list[Customer] = []
+    links: list[CustomerLink] = []
     for i in range(int(p["customers"])):
         lang = _weighted_language(rng, p["languages"])
         fake = fakers[lang]
         first, last = fake.first_name(), fake.last_name()
         phone = fake.phone_number()
         domain = fake.free_email_domain()
-        crm_id: str | None = None
         email = f"{ascii_slug(first)}.{ascii_slug(last)}{rng.randrange(1, 99)}@{domain}"
+        days_ago = rng.randrange(30, 1500)
+        # Drawn in the order the fields were always drawn, so a world without a CRM keeps its bytes.
+        tier: Literal["standard", "vip"] = "vip" if rng.random() < float(p["vip_rate"]) else "standard"
+        created_at = ctx.now - timedelta(days=days_ago, minutes=rng.randrange(1440))
+        customer_id = ctx.ids.next("cus")
+        crm_id: str | None = None
+        company: str | None = None
         if i < len(contacts):
             contact = contacts[i]
-            crm_id = str(contact.id)
-            first = str(getattr(contact, "first_name", None) or first)
-            last = str(getattr(contact, "last_name", None) or last)
-            email = str(getattr(contact, "email", None) or email)
-        days_ago = rng.randrange(30, 1500)
+            org = orgs.get(contact.organization_id or "")
+            personal = email
+            crm_id, first, last = contact.id, contact.first_name or first, contact.last_name or last
+            drift = link_rng.random() < float(p["crm_email_drift_rate"])
+            email = personal if drift or not contact.email else contact.email
+            tier = "vip" if org is not None and org.tier in VIP_TIERS else "standard"
+            company = (org.former_names[0] if org.former_names else org.name) if org is not None else None
+            links.append(CustomerLink(
+                id=customer_id, crm_contact_id=contact.id, crm_account_id=org.id if org else None,
+                crm_tier=org.tier if org else "unknown",
+                email_differs=email.casefold() != (contact.email or "").casefold(),
+                former_company_name=org is not None and bool(org.former_names)))
         out.append(
             Customer(
-                id=ctx.ids.next("cus"),
+                id=customer_id,
                 name=f"{first} {last}",
                 first_name=first,
                 email=email,
                 phone=phone,
                 language=lang,
                 country=_COUNTRY[lang],
-                tier="vip" if rng.random() < float(p["vip_rate"]) else "standard",
-                created_at=ctx.now - timedelta(days=days_ago, minutes=rng.randrange(1440)),
+                tier=tier,
+                created_at=created_at,
                 crm_contact_id=crm_id,
+                company=company,
             )
         )
-    return out
+    return out, links
 
 
 def _order(
@@ -187,8 +217,10 @@ def generate(ctx: GenerateContext) -> list[Event]:
         if a.facts
     ]
     out += [ev.MacroCreated(macro=m) for m in reference_data.make_macros(ctx.ids)]
-    customers = _customers(ctx, p)
+    customers, links = _customers(ctx, p)
     out += [ev.CustomerCreated(customer=c) for c in customers]
+    if links:
+        out.append(ev.CustomerLinksRecorded(links=links))
     orders = _orders(ctx, p, customers, products)
     out += [ev.OrderPlaced(order=o) for o in orders]
     gen = TicketGenerator(

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from saas_sim.core.state import Entity
 
@@ -107,6 +109,17 @@ class Customer(Entity):
     created_at: datetime
     crm_contact_id: str | None = None
     store_credit: Decimal = Decimal("0.00")
+    company: str | None = None
+    """The company the customer gave when signing up (in a world with a CRM: their account's name then)."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unknown_company(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A record without a company dumps as before the field existed, so worlds without a CRM keep
+        # their bytes and golden hashes; a snapshot reads the missing key back as None.
+        data: dict[str, Any] = handler(self)
+        if "company" in data and data["company"] is None:
+            del data["company"]
+        return data
 
     def alias(self, alias_id: str, email: str, at: datetime) -> Customer:
         """Returns a second-address record of the same person: standard tier, no orders, no CRM link."""
@@ -364,3 +377,21 @@ class Persona(Entity):
     confirmed: bool = False
     reopen_count: int = 0
     replies: int = 0
+
+
+class CustomerLink(Entity):
+    """Ground truth of a customer who is a contact of the world's CRM (id = the customer's id; hidden).
+
+    Attributes:
+        crm_contact_id: The contact's id in the CRM.
+        crm_account_id: The contact's account, if any.
+        crm_tier: That account's tier (`enterprise` and `strategic` make the customer VIP).
+        email_differs: The customer writes from another address than the CRM contact's.
+        former_company_name: The customer's `company` is a name the account had before a rename.
+    """
+
+    crm_contact_id: str
+    crm_account_id: str | None = None
+    crm_tier: str = "unknown"
+    email_differs: bool = False
+    former_company_name: bool = False

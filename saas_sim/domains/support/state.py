@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from saas_sim.core.reducers import require, stores
+from saas_sim.core.reducers import require, stores, stores_all
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Entity, Projection, State, TableKey
 from saas_sim.domains.support import events as ev
@@ -26,6 +26,7 @@ from saas_sim.domains.support.models import (
     Agent,
     Approval,
     Customer,
+    CustomerLink,
     Escalation,
     KbArticle,
     KbFacts,
@@ -46,6 +47,7 @@ __all__ = [
     "APPROVALS",
     "AT_RISK_WINDOW",
     "CUSTOMERS",
+    "CUSTOMER_LINKS",
     "ESCALATIONS",
     "KB_ARTICLES",
     "KB_FACTS",
@@ -82,6 +84,7 @@ ESCALATIONS = TableKey("support.escalations", Escalation)
 TRUTHS = TableKey("hidden.support.ticket_truths", TicketTruth)
 PERSONAS = TableKey("hidden.support.personas", Persona)
 KB_FACTS = TableKey("hidden.support.kb_facts", KbFacts)
+CUSTOMER_LINKS = TableKey("hidden.support.customer_links", CustomerLink)
 
 SCHEMA = StateSchema(
     tables=[
@@ -101,6 +104,7 @@ SCHEMA = StateSchema(
         TRUTHS,
         PERSONAS,
         KB_FACTS,
+        CUSTOMER_LINKS,
     ],
     version=1,
 )
@@ -127,6 +131,7 @@ def _put_ticket(state: State, ticket: Ticket, **changes: Any) -> State:
 
 # --- catalogue and people ------------------------------------------------------------------
 stores(PROJECTION, ev.CustomerCreated, CUSTOMERS, lambda e: e.customer)
+stores_all(PROJECTION, ev.CustomerLinksRecorded, CUSTOMER_LINKS, lambda e: e.links)
 stores(PROJECTION, ev.ProductCreated, PRODUCTS, lambda e: e.product)
 stores(PROJECTION, ev.OrderPlaced, ORDERS, lambda e: e.order)
 stores(PROJECTION, ev.AgentCreated, AGENTS, lambda e: e.agent)

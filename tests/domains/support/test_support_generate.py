@@ -8,8 +8,9 @@ from typing import Any
 from saas_sim.core.canonical import stable_hash
 from saas_sim.core.domain import GenerateContext
 from saas_sim.core.ids import IdFactory
+from saas_sim.core.links import LinkedOrganization, LinkedPerson, Links, Port
 from saas_sim.core.rng import SeedTree
-from saas_sim.core.state import Entity, State, TableKey
+from saas_sim.core.state import State
 from saas_sim.core.tools import HIDDEN_PREFIX
 from saas_sim.domains.support import DOMAIN
 from saas_sim.domains.support.generate import generate
@@ -74,27 +75,32 @@ class TestMess:
             assert original.created_at <= dup.created_at and original.requester_id == dup.requester_id
 
 
-class FakeContact(Entity):
-    first_name: str
-    last_name: str
-    email: str
+def _people(state: State) -> tuple[LinkedPerson, ...]:
+    del state
+    return tuple(LinkedPerson(id=f"ct_{i:06d}", first_name=f"Ann{i}", last_name="Crm", email=f"ann{i}@crm.example",
+                              organization_id="acc_000001" if i < 3 else None) for i in range(1, 6))
+
+
+def _organizations(state: State) -> tuple[LinkedOrganization, ...]:
+    del state
+    return (LinkedOrganization(id="acc_000001", name="Nova Labs", tier="enterprise", former_names=("Old Nova",)),)
 
 
 class TestCrmLink:
-    def test_customers_take_over_crm_contacts_when_the_world_has_them(self) -> None:
-        key = TableKey("crm.contacts", FakeContact)
-        crm = State().put_many(key, [
-            FakeContact(id=f"ct_{i:06d}", first_name=f"Ann{i}", last_name="Crm", email=f"ann{i}@crm.example")
-            for i in range(1, 6)
-        ])
+    def test_customers_take_over_crm_people_from_the_declared_ports(self) -> None:
+        ports = [Port("crm.people", LinkedPerson, _people), Port("crm.organizations", LinkedOrganization,
+                                                                 _organizations)]
         profile = support_world(0).profile
         ctx = GenerateContext(params={"customers": 20, "orders": 30, "tickets": 10},
-                              seed=SeedTree("crm-link").child("support"), state=crm, now=profile.epoch,
-                              ids=IdFactory(crm.counters()))
-        state = PROJECTION.fold(crm, generate(ctx))
+                              seed=SeedTree("crm-link").child("support"), state=State(), now=profile.epoch,
+                              ids=IdFactory(), links=Links(State(), ports, declared=("crm",)))
+        state = PROJECTION.fold(State(), generate(ctx))
         linked = [c for c in state.table(CUSTOMERS) if c.crm_contact_id]
         assert [c.crm_contact_id for c in linked] == [f"ct_{i:06d}" for i in range(1, 6)]
         assert linked[0].email == "ann1@crm.example" and linked[0].name == "Ann1 Crm"
+        # An enterprise account's contacts are VIP and know it by its old name; the others are not.
+        assert [(c.tier, c.company) for c in linked[:3]] == [("vip", "Old Nova"), ("vip", "Old Nova"),
+                                                             ("standard", None)]
 
     def test_without_a_crm_no_customer_is_linked(self, world: World) -> None:
         assert not any(c.crm_contact_id for c in world.state.table(CUSTOMERS))
