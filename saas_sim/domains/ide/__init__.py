@@ -32,6 +32,7 @@ from saas_sim.domains.ide import (
     setups_flaky,
     setups_implement,
     setups_refactor,
+    setups_security,
     setups_suite_billing,
     setups_testwriting,
     tools_edit,
@@ -71,6 +72,7 @@ DOMAIN = kit.domain(
         setups_flaky,
         setups_config,
         setups_testwriting,
+        setups_security,
         setups_suite_billing,
     ),
     projection=PROJECTION,
@@ -82,8 +84,5 @@ DOMAIN = kit.domain(
     mess_params=("mess",),
     grade_effects=grade_effects,
     id_kinds={"run": "run"},
-    # The code is the company's own product: its refund, SLA and seat-price constants are the support
-    # desk's and the CRM's when the world has them (generate.py reads their ports).
-    uses=("crm", "support"),
 )
 """The IDE, as the runtime loads it."""

@@ -175,7 +175,9 @@ def mutants_killed(ctx: CheckContext) -> CheckOutcome:
     """The share of hidden mutants the agent's tests fail on (none when they fail on correct code)."""
     task = staged_task(ctx)
     runs = mutant_runs(ctx)
-    total = len(runs.mutants)
+    staged = task.details.get("mutants")
+    # The task's count, not the runs': a timed-out effect reports no variants and still leaves them uncaught.
+    total = len(staged) if isinstance(staged, list) else 0
     if total == 0:
         raise HarnessError("the test-writing task has no mutants")
     problem = _reference_problem(runs, int(str(task.details.get("min_tests", 1))))
