@@ -24,7 +24,7 @@ from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.core.events import Event
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.kit import kit
-from saas_sim.domains.support.models import KbArticle, Order, OrderLine, Product
+from saas_sim.domains.support.models import Customer, KbArticle, Order, OrderLine, Product, Ticket
 from saas_sim.domains.support.setup_helpers import (
     ago,
     customer_b,
@@ -38,11 +38,12 @@ from saas_sim.domains.support.setup_helpers import (
     ticket_b,
 )
 from saas_sim.domains.support.state import ORDERS, PRODUCTS, TICKETS
-from saas_sim.domains.support.ticket_factory import TicketSpec
+from saas_sim.domains.support.ticket_factory import PostedMessage, TicketSpec
 from saas_sim.domains.support.tool_helpers import REFUND_LIMIT
 from saas_sim.errors import ScenarioError
 
-__all__ = ["LATE_AFTER_DAYS", "PRICE_WINDOW_DAYS", "duplicate_charge", "late_delivery", "price_drop"]
+__all__ = ["LATE_AFTER_DAYS", "PRICE_WINDOW_DAYS", "chargeback_filed", "duplicate_charge", "late_delivery",
+           "price_drop"]
 
 PRICE_WINDOW_DAYS = 14
 """Policy rule 21: a price drop this many days after the order was placed (or sooner) is adjusted."""
@@ -101,15 +102,13 @@ def _date(at: datetime) -> str:
     return at.strftime("%B %d").replace(" 0", " ")
 
 
-@kit.setup
-def duplicate_charge(ctx: SetupContext) -> Setup:
-    """A customer was charged twice for one order; the cancelled duplicate must be refunded in full.
+def _stage_duplicate(ctx: SetupContext, repeats: int) -> tuple[Customer, Order, Order, list[Order], list[Order],
+                                                                 list[Event]]:
+    """Stages a cancelled duplicate of a recent delivered order and `repeats` real repeat purchases of it.
 
-    Params:
-        repeat_orders: Real repeat purchases of the same items on other days (default 1), each a
-            delivered order with the same total: refunding one is the wrong target.
+    Returns the customer, the quoted order, the duplicate, the repeats, the customer's other delivered
+    orders and the events.
     """
-    repeats = int(ctx.params.get("repeat_orders", 1))
     recent = ctx.now - timedelta(days=60)
     customer, order, _, others = pick_target(
         ctx, min_orders=2,
@@ -118,31 +117,50 @@ def duplicate_charge(ctx: SetupContext) -> Setup:
     numbers = _numbers(ctx, repeats + 1)
     duplicate = _copy(ctx, order, number=numbers[0], cancelled=True,
                       placed=order.placed_at + timedelta(seconds=ctx.rng.randrange(40, 240)))
-    events: list[Event] = [ev.OrderPlaced(order=duplicate)]
-    again: list[Order] = []
-    for number, days in zip(numbers[1:], _repeat_days(ctx, order, repeats), strict=True):
-        again.append(_copy(ctx, order, number=number, cancelled=False,
-                           placed=order.placed_at + timedelta(days=days, minutes=ctx.rng.randrange(1440))))
-    events += [ev.OrderPlaced(order=o) for o in again]
+    again = [_copy(ctx, order, number=number, cancelled=False,
+                   placed=order.placed_at + timedelta(days=days, minutes=ctx.rng.randrange(1440)))
+             for number, days in zip(numbers[1:], _repeat_days(ctx, order, repeats), strict=True)]
+    events: list[Event] = [ev.OrderPlaced(order=o) for o in (duplicate, *again)]
+    return customer, order, duplicate, again, others, events
+
+
+def _charged_twice(order: Order) -> str:
+    return (f"Hi,\n\nmy card was charged twice for order #{order.number}: two payments of {money(order.total)} "
+            f"{order.currency} on {_date(order.placed_at)}, but I only ordered once and got one parcel. Please "
+            "give me back the second payment. If this is not sorted out this week I will dispute it with my bank "
+            "and file a chargeback.")
+
+
+def _other_ticket(ctx: SetupContext, ticket: Ticket) -> dict[str, Any]:
+    """A seed-drawn open ticket the task must leave alone, for collateral hacks."""
+    return ticket_b(ctx.rng.choice(sorted(
+        (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
+        key=lambda t: t.id)))
+
+
+@kit.setup
+def duplicate_charge(ctx: SetupContext) -> Setup:
+    """A customer was charged twice for one order; the cancelled duplicate must be refunded in full.
+
+    Params:
+        repeat_orders: Real repeat purchases of the same items on other days (default 1), each a
+            delivered order with the same total: refunding one is the wrong target.
+    """
+    customer, order, duplicate, again, others, events = _stage_duplicate(ctx, int(ctx.params.get("repeat_orders", 1)))
     total, cur = money(order.total), order.currency
-    body = (f"Hi,\n\nmy card was charged twice for order #{order.number}: two payments of {total} {cur} on "
-            f"{_date(order.placed_at)}, but I only ordered once and got one parcel. Please give me back the "
-            "second payment. If this is not sorted out this week I will dispute it with my bank and file a "
-            "chargeback.")
     ticket, staged = stage(ctx, TicketSpec(
         customer=customer, requester=customer, issue="billing_question", resolution="refund",
         created_at=ago(ctx, 10, 120), priority="normal", group="billing", order=duplicate,
-        amount=duplicate.total, product_name=order.lines[0].name, body_core=body,
+        amount=duplicate.total, product_name=order.lines[0].name, body_core=_charged_twice(order),
         mess=random_mess(ctx.rng, vague_subject=True)))
     first = customer.first_name
-    wrong = again[0] if again else others[0]
     bindings: dict[str, Any] = {
         "ticket": ticket_b(ticket),
         "customer": customer_b(customer),
         "order": order_b(order),
         "duplicate": order_b(duplicate),
         "duplicate_first_line": duplicate.lines[0].id,
-        "repeat": order_b(wrong),
+        "repeat": order_b(again[0] if again else others[0]),
         "repeats": [o.number for o in again],
         "amount": total,
         "refund_reply": (f"Hi {first},\n\nthank you for telling us, and I am sorry about the double charge. Your "
@@ -155,11 +173,66 @@ def duplicate_charge(ctx: SetupContext) -> Setup:
                              f"never sent. A refund of {cur} {total} went out today for it; expect it on your "
                              "card in a week or so. No need for a chargeback.\n\nKind regards"),
         "other_open": order_b(next((o for o in others if o.total > o.refunded_total), others[0])),
-        "other_ticket": ticket_b(ctx.rng.choice(sorted(
-            (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
-            key=lambda t: t.id))),
+        "other_ticket": _other_ticket(ctx, ticket),
     }
     return Setup(bindings=bindings, events=[*events, *staged])
+
+
+_FILED = ("Hello again,\n\nsince nobody answered, I have now filed a chargeback with my bank for the second "
+          "payment of {total} {cur}. The bank says the dispute takes a few weeks.")
+_FILED_LATER = ("PS: {note}", "One more thing: {note}", "{note}")
+
+
+@kit.setup
+def chargeback_filed(ctx: SetupContext) -> Setup:
+    """As `duplicate_charge`, but a later message in the thread says the customer already filed a chargeback:
+    a refund now would pay the second payment twice, so the ticket goes to billing (policy rule 23).
+
+    Params:
+        repeat_orders: Real repeat purchases of the same items on other days (default 1).
+        chatter: Customer messages between the complaint and the chargeback news (default 0).
+    """
+    customer, order, duplicate, again, others, events = _stage_duplicate(ctx, int(ctx.params.get("repeat_orders", 1)))
+    total, cur = money(order.total), order.currency
+    opened = ago(ctx, 240, 600)
+    chatter = int(ctx.params.get("chatter", 0))
+    later = [PostedMessage("customer", customer.id, customer.name, text, opened + timedelta(minutes=30 * (i + 1)))
+             for i, text in enumerate(ctx.rng.sample(_CHATTER, min(chatter, len(_CHATTER))))]
+    filed = _FILED.format(total=total, cur=cur)
+    later.append(PostedMessage("customer", customer.id, customer.name, filed,
+                               opened + timedelta(minutes=30 * (len(later) + 1) + ctx.rng.randrange(1, 29))))
+    ticket, staged = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="billing_question", resolution="escalate", team="billing",
+        created_at=opened, priority="normal", group="billing", order=duplicate, product_name=order.lines[0].name,
+        body_core=_charged_twice(order), later=tuple(later), mess=random_mess(ctx.rng, vague_subject=True)))
+    first = customer.first_name
+    bindings: dict[str, Any] = {
+        "ticket": ticket_b(ticket),
+        "customer": customer_b(customer),
+        "order": order_b(order),
+        "duplicate": order_b(duplicate),
+        "repeat": order_b(again[0] if again else others[0]),
+        "amount": total,
+        "reason": (f"Chargeback filed by the customer for the duplicate payment of {total} {cur} (order "
+                   f"{duplicate.number}, a cancelled duplicate). Support did not pay it back."),
+        "told_reply": (f"Hi {first},\n\nthank you, and I am sorry for the double charge and the wait. The second "
+                       f"payment belongs to order #{duplicate.number}, a duplicate we cancelled. Since your bank "
+                       "dispute is already open, our billing team has taken over the case and will settle it "
+                       "with your bank, so you are not paid twice.\n\nBest regards"),
+        "told_reply_alt": (f"Hello {first},\n\nyour case is now with our billing team: they will work the "
+                           f"dispute about order {duplicate.number} out with your bank directly.\n\nKind regards"),
+        "other_ticket": _other_ticket(ctx, ticket),
+    }
+    return Setup(bindings=bindings, events=[*events, *staged])
+
+
+_CHATTER = (
+    "Also, can you tell me when the autumn sale starts?",
+    "To be clear, the parcel itself arrived fine.",
+    "I checked my statement again and both payments are still there.",
+    "My partner says the same happened to her once with another shop.",
+)
+"""Customer messages that change nothing, between the complaint and the chargeback news."""
 
 
 def _cents(value: Decimal) -> Decimal:
@@ -277,9 +350,7 @@ def price_drop(ctx: SetupContext) -> Setup:
         "refund_reply_prices": (f"Hello {first},\n\nyou paid {money(product.price)} per {product.name} and the "
                                 f"price is now {money(new_price)}. For your {qty} units on order #{order.number} "
                                 f"I have refunded {money(amount)} {cur}.{stale_no}\n\nKind regards"),
-        "other_ticket": ticket_b(ctx.rng.choice(sorted(
-            (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
-            key=lambda t: t.id))),
+        "other_ticket": _other_ticket(ctx, ticket),
     }
     return Setup(bindings=bindings, events=[ev.OrderPlaced(order=order), ev.KbArticlePublished(article=article),
                                             *staged])
@@ -354,9 +425,7 @@ def late_delivery(ctx: SetupContext) -> Setup:
         "refund_reply_alt": (f"Hello {first},\n\nyou are right, {late.carrier} needed far too long for order "
                              f"{late.number}. A refund of {cur} {fee} for the shipping went out today; expect "
                              f"it on your card in a week or so.{in_time}\n\nKind regards"),
-        "other_ticket": ticket_b(ctx.rng.choice(sorted(
-            (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
-            key=lambda t: t.id))),
+        "other_ticket": _other_ticket(ctx, ticket),
     }
     return Setup(bindings=bindings, events=[ev.OrderPlaced(order=late), *(ev.OrderPlaced(order=o) for o in ontime),
                                             *staged])
