@@ -40,6 +40,8 @@ class CustomerView(RecordView):
     tier: str
     store_credit: Decimal
     crm_contact_id: str | None
+    company: str | None = None
+    """The company the customer gave when signing up (it may have been renamed since), if any."""
     created_at: datetime
     order_count: int
     open_ticket_count: int
