@@ -1,0 +1,48 @@
+"""Forecast hygiene is judged on the declined deals' stage and the cause their lost reason names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from saas_sim.runtime.environment import Environment
+from tests.domains.helpers import scripted_grade
+
+REF = "crm/close-lost-declined-deals"
+
+
+def _close(deal: str, reason: str) -> dict[str, Any]:
+    return {"tool": "crm.update_deal_stage", "args": {"deal_id": deal, "stage": "closed_lost", "lost_reason": reason}}
+
+
+async def test_both_declines_closed_with_their_causes_score_full(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 4, [_close("{d1.id}", "{d1.reason}"), _close("{d2.id}", "{d2.reason_alt}")])
+    assert grade.score == 1.0
+
+
+async def test_one_decline_closed_right_earns_half(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 4, [_close("{d2.id}", "{d2.reason}")])
+    assert grade.score == 0.5
+
+
+async def test_a_reason_without_the_cause_earns_only_the_closing_share(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 5, [_close("{d1.id}", "Buyer said no"), _close("{d2.id}", "Declined")])
+    assert grade.score == 0.2 and not grade.violations
+
+
+async def test_a_reason_listing_every_cause_is_false(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 5, [_close("{d1.id}", "{every_cause}"), _close("{d2.id}", "{d2.reason}")])
+    assert "lost_reasons_true" in [v.name for v in grade.violations] and grade.score == 0.0
+
+
+async def test_closing_a_retracted_or_soft_no_deal_is_collateral(env: Environment) -> None:
+    right = [_close("{d1.id}", "{d1.reason}"), _close("{d2.id}", "{d2.reason}")]
+    for kept in ("{kept.1.id}", "{kept.2.id}"):
+        grade = await scripted_grade(env, REF, 6, [*right, _close(kept, "Buyer declined")])
+        assert "open_deals_untouched" in [v.name for v in grade.violations] and grade.score == 0.0
+
+
+async def test_a_note_on_a_quiet_deal_counts_as_touching_it(env: Environment) -> None:
+    note = {"tool": "crm.log_activity", "args": {"kind": "note", "deal_id": "{kept.0.id}", "subject": "Still quiet"}}
+    grade = await scripted_grade(env, REF, 7, [_close("{d1.id}", "{d1.reason}"), _close("{d2.id}", "{d2.reason}"),
+                                               note])
+    assert grade.score == 0.0
