@@ -180,7 +180,6 @@ def duplicate_charge(ctx: SetupContext) -> Setup:
 
 _FILED = ("Hello again,\n\nsince nobody answered, I have now filed a chargeback with my bank for the second "
           "payment of {total} {cur}. The bank says the dispute takes a few weeks.")
-_FILED_LATER = ("PS: {note}", "One more thing: {note}", "{note}")
 
 
 @kit.setup

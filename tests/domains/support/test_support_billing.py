@@ -27,6 +27,7 @@ from tests.domains.helpers import ROOT, scripted_grade, scripted_scores
 DUP = "support/refund-duplicate-charge"
 DROP = "support/refund-price-drop"
 LATE = "support/refund-shipping-late-delivery"
+FILED = "support/chargeback-already-filed"
 SEEDS = (0, 1, 2, 3)
 SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}", "status": "solved"}}
 
@@ -85,7 +86,7 @@ async def _desk(folder: Path, *refs: str, params: dict[str, int] | None = None,
 
 @pytest.fixture
 async def env(tmp_path: Path) -> AsyncIterator[Environment]:
-    async with _desk(tmp_path / "desk", DUP, DROP, LATE) as e:
+    async with _desk(tmp_path / "desk", DUP, DROP, LATE, FILED) as e:
         yield e
 
 
@@ -242,3 +243,41 @@ async def test_every_claimed_order_can_be_on_time_at_the_hardest_level(tmp_path:
         assert await scripted_scores(env, ref, (0, 1, 2), good) == [1.0] * 3
         both = [_refund("{order.id}", "{amount}"), _refund("{ontime.id}", "{amount}"), _reply("{refund_reply}")]
         assert max(await scripted_scores(env, ref, (0, 1, 2), both)) == 0.0
+
+
+# A chargeback already filed ----------------------------------------------------------------------------
+
+HANDOFF = {"tool": "support.escalate_ticket", "args": {"ticket_id": "{ticket.id}", "team": "billing",
+                                                       "reason": "{reason}"}}
+
+
+async def test_the_chargeback_news_comes_last_in_the_thread_after_the_chatter(tmp_path: Path) -> None:
+    async with _variant(tmp_path, FILED, "hard", {"repeat_orders": 3, "chatter": 3}) as (env, ref):
+        for seed in (0, 1):
+            b, state = await _start(env, ref, seed)
+            thread = [state.get(MESSAGES, m) for m in state.get(TICKETS, b["ticket"]["id"]).message_ids]
+            assert [m.author_kind for m in thread] == ["customer"] * 5
+            assert "chargeback" in thread[-1].body and b["amount"] in thread[-1].body
+            assert b["order"]["number"] in thread[0].body and b["duplicate"]["number"] not in thread[0].body
+            assert [m.created_at for m in thread] == sorted(m.created_at for m in thread)
+        steps = [HANDOFF, _reply("{told_reply}")]
+        assert await scripted_scores(env, ref, (0, 1), steps) == [1.0, 1.0]
+
+
+async def test_a_refund_on_top_of_the_dispute_scores_nothing(env: Environment) -> None:
+    assert await scripted_scores(env, FILED, SEEDS, [HANDOFF, _reply("{told_reply}")]) == [1.0] * len(SEEDS)
+    refund = [_refund("{duplicate.id}", "{amount}"), HANDOFF, _reply("{told_reply}")]
+    assert max(await scripted_scores(env, FILED, SEEDS, refund)) == 0.0
+
+
+async def test_the_handoff_is_judged_by_its_facts_and_the_reply_must_follow_it(env: Environment) -> None:
+    vague = {"tool": "support.escalate_ticket", "args": {"ticket_id": "{ticket.id}", "team": "billing",
+                                                         "reason": "Billing dispute, please check."}}
+    assert max(await scripted_scores(env, FILED, SEEDS, [vague, _reply("{told_reply}")])) <= 0.45
+    assert max(await scripted_scores(env, FILED, SEEDS, [vague, _reply("Hi, billing will check.")])) <= 0.2
+    # The same reply before the hand-off tells of something not yet done.
+    grade = await scripted_grade(env, FILED, 0, [_reply("{told_reply}"), HANDOFF])
+    told = next(c for c in grade.checks if c.name == "customer_told")
+    assert told.score == 0.0 and grade.score is not None and grade.score < 1.0
+    legal = {"tool": "support.escalate_ticket", "args": {**HANDOFF["args"], "team": "legal"}}
+    assert max(await scripted_scores(env, FILED, SEEDS, [HANDOFF, legal, _reply("{told_reply}")])) == 0.0
