@@ -9,17 +9,20 @@ the duplicate constraints charge for filing it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date
+from decimal import Decimal
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.state import State
 from saas_sim.domains.crm.check_helpers import existing, money
 from saas_sim.domains.crm.checks_claims import agent_texts
+from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Deal
 from saas_sim.domains.crm.people_identity import Companies, People
-from saas_sim.domains.crm.state import ACCOUNTS, DEALS
+from saas_sim.domains.crm.state import ACCOUNTS, DEALS, LINE_ITEMS
 from saas_sim.domains.crm.text_claims import read_claims
 
 __all__ = [
@@ -92,18 +95,33 @@ def renewal_buyer(ctx: CheckContext, account_id: str, contact_id: str, amount: s
     return CheckOutcome(score, f"{detail}: primary contact {d.primary_contact_id}, stage {d.stage}")
 
 
+def _line_problems(ctx: CheckContext, d: Deal, one_off_ids: Sequence[str]) -> list[str]:
+    lines = [i for i in (ctx.final.get(LINE_ITEMS, x) for x in d.line_item_ids) if i is not None]
+    if not lines:
+        return []
+    out = [f"{d.id} renews the one-off {i.product_name}" for i in lines if i.product_id in one_off_ids]
+    total = sum((line_total(i.quantity, i.unit_price, i.discount_pct) for i in lines), Decimal(0))
+    if d.amount is not None and total != d.amount:
+        out.append(f"{d.id}'s lines total {total}, not its amount {d.amount}")
+    return out
+
+
 @kit.check
 def renewal_figures_true(ctx: CheckContext, account_id: str, contact_id: str, amount: str,
-                         close_date: str) -> CheckOutcome:
+                         close_date: str, one_off_ids: Sequence[str] = ()) -> CheckOutcome:
     """Every new deal on the company states only true figures (a constraint).
 
     An amount, close date or primary contact set on a new deal there must be the
     renewal's: a renewal at the contract's cap, with the one-off service in it or
-    closing on the wrong day misstates the forecast, whatever else is right.
+    closing on the wrong day misstates the forecast, whatever else is right. Its
+    line items, when it has any, hold no one-off product (`one_off_ids`) and
+    total its amount: the right amount over lines that renew the onboarding is
+    a quote the customer would be sent.
     """
     false: list[str] = []
     people = People.of_episode(ctx.initial, ctx.final)
     for d in _new_on_company(ctx, account_id):
+        false += _line_problems(ctx, d, one_off_ids)
         if d.amount is not None and d.amount != money(amount):
             false.append(f"{d.id} amount {d.amount} (true: {amount})")
         if d.close_date is not None and d.close_date != date.fromisoformat(close_date):

@@ -100,7 +100,8 @@ def renewal_due(ctx: SetupContext) -> Setup:
     other deals that are not the contract, 0-3, default 2).
 
     Bindings: account, contact (the buyer), contract, amount, amount_number, term_end, uplift, cap,
-    renewal_items (the subscription lines at uplifted prices, for crm.set_line_items), cap_amount (at the
+    renewal_items (the subscription lines at uplifted prices, for crm.set_line_items), one_off_ids,
+    one_off_items (renewal_items plus the one-off service), cap_amount (at the
     contract's cap), flat_amount (no uplift), with_one_off_amount (the one-off service renewed too),
     expansion_amount (the open expansion's total at the uplift), wrong_end (the start of the term),
     expansion (the open deal, or the contract when there is none), other_account.
@@ -207,6 +208,9 @@ def renewal_due(ctx: SetupContext) -> Setup:
             "uplift": uplift,
             "cap": cap,
             "renewal_items": renewal_items,
+            "one_off_ids": sorted(p.id for p in one_off),
+            "one_off_items": [*renewal_items, {"product_id": service.product_id, "quantity": service.quantity,
+                                               "unit_price": _money(service.unit_price)}],
             "cap_amount": _money(at(cap)),
             "flat_amount": _money(sub_total),
             "with_one_off_amount": _money(at(uplift, _total(lines))),

@@ -62,3 +62,14 @@ async def test_editing_the_open_expansion_is_collateral(env: Environment) -> Non
     edit = {"tool": "crm.update_deal", "args": {"deal_id": "{expansion.id}", "next_step": "Renewal call"}}
     grade = await scripted_grade(env, REF, 8, [_create(), edit])
     assert "only_the_renewal" in _violations(grade) and grade.score == 0.0
+
+
+async def test_lines_must_renew_no_one_off_and_total_the_amount(env: Environment) -> None:
+    create = {**_create(), "save_as": "renewal"}
+
+    def lines(items: str) -> dict[str, Any]:
+        return {"tool": "crm.set_line_items", "args": {"deal_id": "{renewal.deal.id}", "items": items}}
+
+    assert (await scripted_grade(env, REF, 9, [create, lines("{renewal_items}")])).score == 1.0
+    grade = await scripted_grade(env, REF, 9, [create, lines("{one_off_items}")])
+    assert "renewal_states_true_figures" in _violations(grade) and grade.score == 0.0
