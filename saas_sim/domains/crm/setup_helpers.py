@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from datetime import date, datetime
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime, timedelta
+from decimal import Decimal
 from typing import TypeVar
 
 from saas_sim.core.domain import SetupContext
+from saas_sim.core.events import Event
 from saas_sim.core.state import State
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.matching import NICKNAMES, canonical_first_name, fold
-from saas_sim.domains.crm.models import Activity, Contact, Deal
+from saas_sim.domains.crm.models import Activity, Contact, Deal, PersonTruth
 from saas_sim.domains.crm.reference_data import TERRITORIES, format_phone
-from saas_sim.domains.crm.state import ACCOUNT_TRUTH, ACCOUNTS, CONTACTS, PERSON_TRUTH, USERS
+from saas_sim.domains.crm.state import ACCOUNT_TRUTH, ACCOUNTS, CONTACTS, DEALS, PERSON_TRUTH, USERS
 from saas_sim.errors import ScenarioError
 
 __all__ = [
     "account_name",
     "base_contacts",
     "day_text",
+    "distractor_count",
     "fresh_id",
     "full_name",
     "inbound_email",
     "instant_text",
     "iso",
+    "lookalike_deals",
+    "namesakes",
     "new_phone",
     "pick",
     "reachable",
@@ -111,8 +116,6 @@ def reachable(c: Contact) -> bool:
 def inbound_email(ctx: SetupContext, contact: Contact, subject: str, body: str, deal: Deal | None,
                   minutes_ago: int) -> ev.InboundEmailReceived:
     """Returns the staging event of an email from `contact` that arrived `minutes_ago` before the start."""
-    from datetime import timedelta
-
     return ev.InboundEmailReceived(activity=Activity(
         id=ctx.ids.next("act"), kind="email", subject=subject, body=body, direction="inbound", outcome=None,
         contact_id=contact.id, deal_id=deal.id if deal else None, account_id=contact.account_id,
@@ -138,3 +141,73 @@ def variant_first(first: str) -> str:
         return formal.capitalize()
     nicks = sorted(n for n, f in NICKNAMES.items() if f == fold(first))
     return nicks[0].capitalize() if nicks else first.upper()
+
+
+def distractor_count(ctx: SetupContext, key: str) -> int:
+    """Returns a setup's distractor count param `key` (0 when absent: the episode as it always was)."""
+    n = int(ctx.params.get(key, 0))
+    if n < 0:
+        raise ScenarioError(f"{key} must be 0 or more, got {n}")
+    return n
+
+
+def namesakes(ctx: SetupContext, contact: Contact, n: int, avoid_accounts: Iterable[str] = ()) -> list[Event]:
+    """Returns events staging `n` distractors: other people with `contact`'s exact name at other accounts.
+
+    Each is a different real person (own person key, an address at their own account's domain, their own
+    phone), so acting on one is acting on the wrong person; the account or the address tells them apart.
+    Call it after every other draw of a setup: at `n == 0` it draws nothing, so the default episode is
+    unchanged. Accounts in `avoid_accounts` (and the contact's own) get none.
+    """
+    if n <= 0:
+        return []
+    avoid = {contact.account_id, *avoid_accounts}
+    accounts = [a for a in ctx.state.table(ACCOUNTS) if a.id not in avoid and a.domain]
+    taken = {(c.email or "").lower() for c in ctx.state.table(CONTACTS)}
+    people: list[Contact] = []
+    for _ in range(n):
+        account = pick(ctx.rng, accounts, "other account with a domain")
+        local = f"{fold(contact.first_name).replace(' ', '')}.{fold(contact.last_name).replace(' ', '')}"
+        email = f"{local}@{account.domain}"
+        while email in taken:
+            email = f"{local}{ctx.rng.randint(2, 99)}@{account.domain}"
+        taken.add(email)
+        at = ctx.now - timedelta(days=ctx.rng.randint(10, 400))
+        people.append(contact.model_copy(update={
+            "id": fresh_id(ctx, "ct"), "account_id": account.id, "email": email, "secondary_email": None,
+            "phone": new_phone(ctx, account.id), "owner_id": account.owner_id, "consent": "subscribed",
+            "created_at": at, "updated_at": at, "last_contacted_at": None, "merged_into": None,
+        }))
+    return [*(ev.ContactCreated(contact=c) for c in people), ev.PersonTruthsRecorded(truths=[
+        PersonTruth(id=c.id, person_key=c.id, false_friend_of=contact.id) for c in people])]
+
+
+_LOOKALIKE_SUFFIXES = (" - Phase 2", " - Expansion", " - Renewal", " - Pilot", " (EMEA)", " - Add-on")
+
+
+def lookalike_deals(ctx: SetupContext, deal: Deal, n: int) -> list[Event]:
+    """Returns events staging `n` distractors: other open deals at `deal`'s account, in its stage, with its
+    buyer, a name that starts like its name and an amount within 15% of its amount.
+
+    Only the deal's full name or id tells them apart. Call it after every other draw of a setup: at
+    `n == 0` it draws nothing, so the default episode is unchanged.
+    """
+    if n <= 0:
+        return []
+    names = {d.name for d in ctx.state.table(DEALS)}
+    out: list[Event] = []
+    for _ in range(n):
+        name = deal.name + ctx.rng.choice(_LOOKALIKE_SUFFIXES)
+        while name in names:
+            name = f"{deal.name} - Phase {ctx.rng.randint(3, 9)}"
+        names.add(name)
+        base = deal.amount if deal.amount is not None else Decimal(ctx.rng.randint(10, 90) * 1000)
+        amount = (base * Decimal(ctx.rng.choice((85, 90, 95, 105, 110, 115))) / 100).quantize(Decimal("1.00"))
+        at = ctx.now - timedelta(days=ctx.rng.randint(5, 60))
+        close = deal.close_date + timedelta(days=ctx.rng.randint(-10, 10)) if deal.close_date else None
+        out.append(ev.DealCreated(deal=deal.model_copy(update={
+            "id": fresh_id(ctx, "dl"), "name": name, "amount": amount, "close_date": close, "next_step": None,
+            "lost_reason": None, "line_item_ids": (), "created_at": at, "updated_at": at, "stage_changed_at": at,
+            "last_activity_at": None,
+        })))
+    return out

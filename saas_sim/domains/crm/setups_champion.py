@@ -18,9 +18,11 @@ from saas_sim.domains.crm.models import Contact, Deal, PersonTruth
 from saas_sim.domains.crm.setup_helpers import (
     account_name,
     base_contacts,
+    distractor_count,
     fresh_id,
     full_name,
     inbound_email,
+    namesakes,
     new_phone,
     pick,
     reachable,
@@ -45,6 +47,9 @@ def departed_champion(ctx: SetupContext) -> Setup:
 
     Bindings: deal, departed (the old primary contact), successor, successor_email_shown, namesake
     (the same-name colleague at another address), other_colleague, other_deal, other_close_date.
+
+    Params:
+        namesakes: Distractors: more people with the successor's exact name, at other accounts (default 0).
     """
     base = base_contacts(ctx.state)
     by_account: dict[str, list[Contact]] = {}
@@ -103,5 +108,5 @@ def departed_champion(ctx: SetupContext) -> Setup:
             "other_deal": {"id": other_deal.id},
             "other_close_date": (ctx.now.date() + timedelta(days=ctx.rng.randint(40, 90))).isoformat(),
         },
-        events=staged,
+        events=[*staged, *namesakes(ctx, successor, distractor_count(ctx, "namesakes"))],
     )

@@ -7,7 +7,7 @@ decimal strings with two places.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -21,10 +21,12 @@ from saas_sim.domains.crm.pipeline import is_open
 from saas_sim.domains.crm.setup_helpers import (
     account_name,
     day_text,
+    distractor_count,
     full_name,
     inbound_email,
     instant_text,
     iso,
+    lookalike_deals,
     pick,
     reachable,
     user_name,
@@ -66,6 +68,10 @@ def qualified_deal(ctx: SetupContext) -> Setup:
     """A deal in qualification whose buyer just confirmed budget and timeline and asked for a proposal.
 
     Bindings: deal, contact, amount, close_date, currency, other_deal.
+
+    Params:
+        lookalikes: Distractors: other open deals at the account, in the deal's stage, with its buyer and a
+            name that starts like its name (default 0).
     """
     pool = [d for d in ctx.state.table(DEALS)
             if d.stage == "qualification" and (c := _contact(ctx, d.primary_contact_id)) is not None and reachable(c)]
@@ -94,7 +100,7 @@ def qualified_deal(ctx: SetupContext) -> Setup:
             "currency": deal.currency,
             "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
         },
-        events=staged,
+        events=[*staged, *lookalike_deals(ctx, deal, distractor_count(ctx, "lookalikes"))],
     )
 
 
@@ -103,6 +109,10 @@ def won_deal(ctx: SetupContext) -> Setup:
     """A deal in negotiation whose contract was signed today; its amount drifted from its line items.
 
     Bindings: deal, amount (the line total), today, stale_amount, contact (the buyer), other_deal.
+
+    Params:
+        lookalikes: Distractors: other open deals at the account, in the deal's stage, with its buyer and a
+            name that starts like its name (default 0).
     """
     items = ctx.state.table(LINE_ITEMS)
     pool = [d for d in ctx.state.table(DEALS)
@@ -138,7 +148,7 @@ def won_deal(ctx: SetupContext) -> Setup:
                         "owner_id": contact.owner_id},
             "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
         },
-        events=staged,
+        events=[*staged, *lookalike_deals(ctx, deal, distractor_count(ctx, "lookalikes"))],
     )
 
 
@@ -147,6 +157,10 @@ def call_followup(ctx: SetupContext) -> Setup:
     """An open deal whose primary contact the rep just called; the follow-up is due at a named instant.
 
     Bindings: deal, contact, summary, due_at (ISO), due_text, now_text, other_deal.
+
+    Params:
+        lookalikes: Distractors: other open deals at the account, in the deal's stage, with its buyer and a
+            name that starts like its name (default 0).
     """
     pool = [d for d in ctx.state.table(DEALS)
             if is_open(d.stage) and (c := _contact(ctx, d.primary_contact_id)) is not None and reachable(c)]
@@ -166,7 +180,7 @@ def call_followup(ctx: SetupContext) -> Setup:
         "now_text": instant_text(ctx.now),
         # Drawn last, so the task itself is what it was before this binding existed.
         "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
-    })
+    }, events=lookalike_deals(ctx, deal, distractor_count(ctx, "lookalikes")))
 
 
 @kit.setup
@@ -174,6 +188,10 @@ def stalled_deal(ctx: SetupContext) -> Setup:
     """A late-stage deal that went quiet; its primary contact may be emailed.
 
     Bindings: deal, contact, days_quiet, start (ISO), followup_at (ISO), nurture (a nurture sequence), other_deal.
+
+    Params:
+        lookalikes: Distractors: other open deals at the account, in the deal's stage, with its buyer and a
+            name that starts like its name (default 0).
     """
     def quiet(d: Deal) -> int:
         return (ctx.now - d.last_activity_at).days if d.last_activity_at else 999
@@ -196,7 +214,7 @@ def stalled_deal(ctx: SetupContext) -> Setup:
         "nurture": {"id": seq.id, "name": seq.name},
         # Drawn last, so the task itself is what it was before this binding existed.
         "other_deal": _deal_view(_other_open(ctx, deal.id), ctx.state),
-    })
+    }, events=lookalike_deals(ctx, deal, distractor_count(ctx, "lookalikes")))
 
 
 @kit.setup
@@ -205,6 +223,10 @@ def pipeline_report(ctx: SetupContext) -> Setup:
 
     Bindings: owner, start, end, report_name, expected_ids, expected_totals, expected_totals_grouped,
     expected_ids_desc, owner_open_ids.
+
+    Params:
+        near_misses: Distractors: open deals of the owner like ones in the window, closing 1-7 days after it
+            (default 0).
     """
     deals = [d for d in ctx.state.table(DEALS) if is_open(d.stage) and d.close_date is not None]
     owners = sorted({d.owner_id for d in deals})
@@ -236,4 +258,15 @@ def pipeline_report(ctx: SetupContext) -> Setup:
         "expected_totals_grouped": {k: f"{v:,.2f}" for k, v in sorted(totals.items())},
         "expected_ids_desc": [d.id for d in chosen][::-1],
         "owner_open_ids": sorted(d.id for d in ctx.state.table(DEALS) if d.owner_id == owner and is_open(d.stage)),
-    })
+    }, events=_near_misses(ctx, chosen, end, distractor_count(ctx, "near_misses")))
+
+
+def _near_misses(ctx: SetupContext, chosen: list[Deal], end: date, n: int) -> list[Event]:
+    """Look-alikes of deals in the window that close just after it, so only the dates keep them out."""
+    out: list[Event] = []
+    for _ in range(n):
+        staged = lookalike_deals(ctx, pick(ctx.rng, chosen, "deal in the window"), 1)[0]
+        assert isinstance(staged, ev.DealCreated)
+        close = end + timedelta(days=ctx.rng.randint(1, 7))
+        out.append(ev.DealCreated(deal=staged.deal.model_copy(update={"close_date": close})))
+    return out

@@ -16,7 +16,7 @@ from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import Contact, Deal, Task
 from saas_sim.domains.crm.pipeline import is_open
-from saas_sim.domains.crm.setup_helpers import day_text, fresh_id, iso, pick, reachable, user_name
+from saas_sim.domains.crm.setup_helpers import day_text, distractor_count, fresh_id, iso, pick, reachable, user_name
 from saas_sim.domains.crm.state import CONTACTS, DEALS, TASKS, USERS
 
 __all__ = ["leave_cover"]
@@ -66,6 +66,10 @@ def leave_cover(ctx: SetupContext) -> Setup:
     day_after_moves, nine_am_moves, edge_moves (the evening before and the day after), completed_id,
     colleague_task_id, contact (on one of the rep's deals), moves_cet and moves_utc_offset (the moves'
     instants at +01:00 and +00:00), dates (every true due date after the moves).
+
+    Params:
+        colleague_tasks: Distractors: more open tasks of other reps due inside the leave (default 0; one is
+            always staged).
     """
     open_deals = [d for d in ctx.state.table(DEALS) if is_open(d.stage)]
     reps = [u for u in ctx.state.table(USERS) if u.active and u.role in ("ae", "sdr")
@@ -132,5 +136,12 @@ def leave_cover(ctx: SetupContext) -> Setup:
                         "owner_id": contact.owner_id},
             "dates": sorted({back.isoformat(), *(d.isoformat() for d in kept)}),
         },
-        events=staged,
+        events=[*staged, *_colleague_tasks(ctx, rep.id, start, span, distractor_count(ctx, "colleague_tasks"))],
     )
+
+
+def _colleague_tasks(ctx: SetupContext, rep_id: str, start: date, span: int, n: int) -> list[Event]:
+    """Open tasks of other reps due inside the leave: only the owner keeps them out of the task."""
+    deals = [d for d in ctx.state.table(DEALS) if is_open(d.stage) and d.owner_id != rep_id]
+    return [ev.TaskCreated(task=_task(ctx, pick(ctx.rng, deals, "colleague's open deal"), _at(
+        start + timedelta(days=ctx.rng.randint(0, span)), ctx.rng.randint(8, 17), 0, ctx.now))) for _ in range(n)]

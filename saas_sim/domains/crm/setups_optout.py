@@ -20,9 +20,11 @@ from saas_sim.domains.crm.people_identity import People
 from saas_sim.domains.crm.setup_helpers import (
     account_name,
     base_contacts,
+    distractor_count,
     fresh_id,
     full_name,
     inbound_email,
+    namesakes,
     new_phone,
     pick,
     reachable,
@@ -49,6 +51,10 @@ def opt_out_request(ctx: SetupContext) -> Setup:
     Bindings: person (the work record), alias (the personal-address record, which sent the request),
     person_ids, enrollment_ids (every active enrolment of the person), colleague, colleague_enrollment_id,
     from_email, account.
+
+    Params:
+        namesakes: Distractors: other people with the person's exact name at other accounts, each in the
+            person's first sequence (default 0).
     """
     people = People.of_state(ctx.state)
     # No enrolment of their own yet: the staged ones are then every sequence the person is in.
@@ -111,5 +117,12 @@ def opt_out_request(ctx: SetupContext) -> Setup:
             "from_email": alias.email,
             "account": {"id": person.account_id, "name": account_name(ctx.state, person.account_id or "")},
         },
-        events=staged,
+        events=[*staged, *_enrolled_namesakes(ctx, person, first.id, distractor_count(ctx, "namesakes"))],
     )
+
+
+def _enrolled_namesakes(ctx: SetupContext, person: Contact, sequence_id: str, n: int) -> list[Event]:
+    """Namesakes at other accounts, each enrolled in `sequence_id`: unenrolling them is a wrong target."""
+    out = namesakes(ctx, person, n)
+    return [*out, *(_enrol(ctx, e.contact, sequence_id, ctx.rng.randint(2, 15))
+                    for e in out if isinstance(e, ev.ContactCreated))]

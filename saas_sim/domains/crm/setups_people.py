@@ -21,9 +21,11 @@ from saas_sim.domains.crm.reference_data import TERRITORIES, TITLES, format_phon
 from saas_sim.domains.crm.setup_helpers import (
     account_name,
     base_contacts,
+    distractor_count,
     fresh_id,
     full_name,
     inbound_email,
+    namesakes,
     new_phone,
     pick,
     reachable,
@@ -76,6 +78,9 @@ def existing_person(ctx: SetupContext) -> Setup:
     """A person from a trade-show list who already exists under a name variant; the record needs updating.
 
     Bindings: person (the existing record), display_name, email_text, new_title, new_phone, other_contact.
+
+    Params:
+        namesakes: Distractors: other people with the person's exact name at other accounts (default 0).
     """
     # Reachable, so an email to the person is possible and a false one is judged, not refused.
     pool = [c for c in base_contacts(ctx.state) if reachable(c) and _others_at(ctx, c)]
@@ -92,7 +97,7 @@ def existing_person(ctx: SetupContext) -> Setup:
         "new_title": _new_title(ctx, person.title),
         "new_phone": new_phone(ctx, person.account_id),
         "other_contact": _contact_view(other, ctx),
-    })
+    }, events=namesakes(ctx, person, distractor_count(ctx, "namesakes")))
 
 
 @kit.setup
@@ -100,6 +105,9 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
     """An import left a true duplicate of a contact and a look-alike colleague (a different person).
 
     Bindings: account, person, keep_id (the older record), dup_id, false_friend_id.
+
+    Params:
+        namesakes: Distractors: other people with the person's exact name at other accounts (default 0).
     """
     pool = [c for c in base_contacts(ctx.state) if reachable(c) and "@" in (c.email or "")]
     base = pick(ctx.rng, pool, "contact with a work email")
@@ -143,7 +151,7 @@ def duplicate_pair(ctx: SetupContext) -> Setup:
             "dup_id": dup.id,
             "false_friend_id": ff.id,
         },
-        events=staged,
+        events=[*staged, *namesakes(ctx, base, distractor_count(ctx, "namesakes"))],
     )
 
 
@@ -153,6 +161,10 @@ def campaign_audience(ctx: SetupContext) -> Setup:
 
     Bindings: a1, a2, sequence, other_sequence, eligible_ids, optout_ids, unsub_id, unsub (that contact's fields),
     with_unsub.
+
+    Params:
+        namesakes: Distractors: for each of this many audience members (in id order, cycling), another person
+            with their exact name at an account outside the campaign (default 0).
     """
     live: dict[str, list[Contact]] = {}
     for c in ctx.state.table(CONTACTS):
@@ -196,8 +208,15 @@ def campaign_audience(ctx: SetupContext) -> Setup:
                       "email": unsub[0].email, "account_id": unsub[0].account_id, "owner_id": unsub[0].owner_id},
             "with_unsub": [*eligible, unsub[0].id],
         },
-        events=staged,
+        events=[*staged, *_audience_namesakes(ctx, members, (a1.id, a2.id), distractor_count(ctx, "namesakes"))],
     )
+
+
+def _audience_namesakes(ctx: SetupContext, members: list[Contact], accounts: tuple[str, ...], n: int) -> list[Event]:
+    out: list[Event] = []
+    for i in range(n):
+        out += namesakes(ctx, members[i % len(members)], 1, avoid_accounts=accounts)
+    return out
 
 
 @kit.setup
@@ -256,6 +275,9 @@ def stale_contact_email(ctx: SetupContext) -> Setup:
     """A contact emails that their title and direct line changed.
 
     Bindings: contact, new_title, new_phone, other_contact.
+
+    Params:
+        namesakes: Distractors: other people with the contact's exact name at other accounts (default 0).
     """
     # Reachable, so an email to the person is possible and a false one is judged, not refused.
     pool = [c for c in base_contacts(ctx.state) if reachable(c) and _others_at(ctx, c)]
@@ -270,7 +292,8 @@ def stale_contact_email(ctx: SetupContext) -> Setup:
             "new_phone": phone,
             "other_contact": _contact_view(pick(ctx.rng, _others_at(ctx, contact), "colleague"), ctx),
         },
-        events=[inbound_email(ctx, contact, "New role and phone number", body, None, 30)],
+        events=[inbound_email(ctx, contact, "New role and phone number", body, None, 30),
+                *namesakes(ctx, contact, distractor_count(ctx, "namesakes"))],
     )
 
 
@@ -322,6 +345,9 @@ def conflicting_lead(ctx: SetupContext) -> Setup:
     """A lead who is already a contact, with newer title and phone than the contact record.
 
     Bindings: lead, contact, account, title, phone (the lead's, newer), other_contact.
+
+    Params:
+        namesakes: Distractors: other people with the contact's exact name at other accounts (default 0).
     """
     truth = ctx.state.table(LEAD_TRUTH)
     pool = []
@@ -341,7 +367,7 @@ def conflicting_lead(ctx: SetupContext) -> Setup:
         "title": lead.title,
         "phone": lead.phone,
         "other_contact": _contact_view(pick(ctx.rng, others, "colleague"), ctx),
-    })
+    }, events=namesakes(ctx, contact, distractor_count(ctx, "namesakes")))
 
 
 @kit.setup
@@ -349,6 +375,10 @@ def conference_updates(ctx: SetupContext) -> Setup:
     """Four people met at a conference have new titles to record.
 
     Bindings: updates (contact_id, name, account_name, title), update_lines, others (four other contacts).
+
+    Params:
+        namesakes: Distractors: for each of this many of the four (in id order, cycling), another person with
+            their exact name at an account none of the four is at (default 0).
     """
     pool = [c for c in base_contacts(ctx.state) if c.title and reachable(c)]
     chosen: list[Contact] = []
@@ -362,4 +392,7 @@ def conference_updates(ctx: SetupContext) -> Setup:
                 "title": _new_title(ctx, c.title)} for c in chosen]
     others = [c.id for c in pool if c.account_id not in used_accounts][:4]
     lines = "\n".join(f"- {u['name']} ({u['account_name']}): now {u['title']}" for u in updates)
-    return Setup(bindings={"updates": updates, "update_lines": lines, "others": others})
+    staged: list[Event] = []
+    for i in range(distractor_count(ctx, "namesakes")):
+        staged += namesakes(ctx, chosen[i % len(chosen)], 1, avoid_accounts=used_accounts)
+    return Setup(bindings={"updates": updates, "update_lines": lines, "others": others}, events=staged)

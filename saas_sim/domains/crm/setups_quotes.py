@@ -19,9 +19,11 @@ from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import Contact, Deal, LineItem, Product
 from saas_sim.domains.crm.setup_helpers import (
     account_name,
+    distractor_count,
     fresh_id,
     full_name,
     inbound_email,
+    lookalike_deals,
     pick,
     reachable,
     user_name,
@@ -79,6 +81,10 @@ def quote_revision(ctx: SetupContext) -> Setup:
     with_removed_items, expected_lines, kept_lines, allowed_products, requested, removed, added_discount,
     other_deal,
     other_close_date.
+
+    Params:
+        lookalikes: Distractors: other open deals at the account, in the deal's stage, with its buyer and a
+            name that starts like its name (default 0).
     """
     pool: list[tuple[Deal, Contact]] = []
     for d in ctx.state.table(DEALS):
@@ -161,5 +167,5 @@ def quote_revision(ctx: SetupContext) -> Setup:
             "other_deal": {"id": other.id},
             "other_close_date": (ctx.now.date() + timedelta(days=ctx.rng.randint(40, 90))).isoformat(),
         },
-        events=staged,
+        events=[*staged, *lookalike_deals(ctx, deal, distractor_count(ctx, "lookalikes"))],
     )
