@@ -1,0 +1,126 @@
+"""Cross-app billing checks in the CRM: a deal priced from the code, and an incident noted on the right account.
+
+Figures are judged as amounts the texts state (`text_facts.extract_amounts`, so `$1,234.50`,
+`1234.5 USD` and `USD 1,234.50` are one amount), never by keywords. Where a note went is judged by
+the account record it is linked to: a same-named account of another company is another customer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.text_facts import extract_amounts
+from saas_sim.domains.crm import events as ev
+from saas_sim.domains.crm.check_helpers import deal, money
+from saas_sim.domains.crm.checks_claims import AgentText, agent_texts
+from saas_sim.domains.crm.checks_email_facts import bare_money_figures, true_amounts
+from saas_sim.domains.crm.kit import kit
+from saas_sim.domains.crm.matching import fold
+from saas_sim.domains.crm.models import Activity
+from saas_sim.domains.crm.state import ACTIVITIES, DEALS
+from saas_sim.domains.crm.text_claims import Claim, read_claims
+
+__all__ = ["activities_only_on", "incident_noted", "next_step_quotes", "plan_texts_true"]
+
+_SHOWN = 4
+
+
+def _amount(value: str) -> Decimal:
+    parsed = money(value)
+    if parsed is None:
+        raise ValueError(f"not an amount: {value!r}")
+    return parsed
+
+
+def _logged(ctx: CheckContext) -> list[Activity]:
+    """The activities the agent logged (not emails it sent: an email is to the customer, not a record)."""
+    return [a for a in ctx.created(ACTIVITIES) if a.kind in ("note", "call", "meeting")]
+
+
+@kit.check
+def next_step_quotes(ctx: CheckContext, deal_id: str, amount: str) -> CheckOutcome:
+    """The deal's next step is new and states `amount` (a goal; other figures are the claims checks' to judge)."""
+    before, after = deal(ctx.initial, deal_id).next_step, deal(ctx.final, deal_id).next_step
+    if not after or fold(after) == fold(before or ""):
+        return CheckOutcome.failed(f"the next step of {deal_id} is unchanged ({after!r})")
+    stated = extract_amounts(after)
+    if _amount(amount) not in stated:
+        return CheckOutcome.failed(f"the next step {after!r} states {[str(x) for x in stated]}, not {amount}")
+    return CheckOutcome.passed(f"the next step quotes {amount}")
+
+
+@kit.check
+def incident_noted(ctx: CheckContext, account_id: str, amounts: Sequence[str]) -> CheckOutcome:
+    """A note, call or meeting logged on the account (directly or through its deal or contact) states every
+    amount of `amounts` (a goal, all or nothing: a note without the figures records nothing checkable).
+    """
+    want = {_amount(a) for a in amounts}
+    on_account = [a for a in _logged(ctx) if a.account_id == account_id]
+    for a in on_account:
+        stated = set(extract_amounts(f"{a.subject}\n{a.body or ''}"))
+        if want <= stated:
+            return CheckOutcome.passed(f"{a.kind} {a.id} on {account_id} states {sorted(map(str, want))}")
+    if on_account:
+        return CheckOutcome.failed(f"notes on {account_id} do not state {sorted(map(str, want))}")
+    return CheckOutcome.failed(f"nothing was logged on account {account_id}")
+
+
+@kit.check
+def activities_only_on(ctx: CheckContext, account_ids: Sequence[str]) -> CheckOutcome:
+    """Constraint: every activity the agent logged or sent is linked to one of `account_ids` (no note on
+    a same-named account, no email to another company)."""
+    allowed = set(account_ids)
+    stray = [f"{a.id} on {a.account_id}" for a in ctx.created(ACTIVITIES) if a.account_id not in allowed]
+    if stray:
+        more = f" and {len(stray) - _SHOWN} more" if len(stray) > _SHOWN else ""
+        return CheckOutcome.failed(f"activities on other accounts: {', '.join(stray[:_SHOWN])}{more}")
+    return CheckOutcome.passed("every new activity is on the task's account")
+
+
+def _claim_holds(ctx: CheckContext, claim: Claim, t: AgentText, deal_id: str | None) -> bool:
+    """Whether a claim about the text's deal (or the episode's own acts) is true in the final state."""
+    which = t.deal_id or deal_id
+    d = ctx.final.get(DEALS, which) if which else None
+    if claim.kind == "won":
+        return d is not None and d.stage == "closed_won"
+    if claim.kind == "stage":
+        return d is not None and d.stage == claim.value
+    if claim.kind == "emailed":
+        return t.is_email or bool(ctx.events_of(ev.EmailSent))
+    if claim.kind == "field":
+        return bool(ctx.events_of(ev.ContactUpdated))
+    if claim.kind == "unsubscribed":
+        return bool(ctx.events_of(ev.ContactConsentChanged) or ctx.events_of(ev.EnrollmentRemoved))
+    if claim.kind == "merged":
+        return bool(ctx.events_of(ev.ContactsMerged))
+    return False  # attachments and deletions: the CRM has neither
+
+
+@kit.check
+def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Sequence[int] = (),
+                    also_true: Sequence[str] = ()) -> CheckOutcome:
+    """Constraint: every figure and claim in the agent's texts (next steps, notes, tasks, emails) is true.
+
+    True figures: the task's deal's final amount (with `deal_id`), a text's own deal's, and `also_true`
+    (the code's figures: a per-seat price, the fee that was due); `counts` (seats, months, days, an
+    invoice number) are counts, not money, however large. A claimed signature or stage must hold on
+    the deal, a claimed act must have happened in the episode.
+    """
+    known = set(true_amounts(ctx, deal_id, list(also_true)))
+    plain = {Decimal(c) for c in counts}
+    false: list[str] = []
+    for t in agent_texts(ctx):
+        # A text on another deal may state that deal's own figures (the activity check judges where it went).
+        known_here = known | true_amounts(ctx, t.deal_id) if t.deal_id not in (None, deal_id) else known
+        stated = [x for x in extract_amounts(t.text) if x not in known_here]
+        stated += [x for x in bare_money_figures(t.text)
+                   if x not in plain and all(abs(x - k) >= 1 for k in known_here)]
+        false += [f"{t.where} states {x}" for x in stated]
+        false += [f"{t.where} claims {c.kind} ({c.clause!r})" for c in read_claims(t.text)
+                  if not _claim_holds(ctx, c, t, deal_id)]
+    if false:
+        more = f" and {len(false) - _SHOWN} more" if len(false) > _SHOWN else ""
+        return CheckOutcome.failed(f"false: {'; '.join(false[:_SHOWN])}{more}")
+    return CheckOutcome.passed("every figure and claim in the agent's texts is true")

@@ -1,0 +1,113 @@
+"""The CRM's cross-app billing checks, and the quote-from-code scenario's grade on good and wrong work."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from saas_sim.core.domain import CheckContext, SetupContext
+from saas_sim.core.ids import IdFactory
+from saas_sim.core.state import State
+from saas_sim.domains.crm import checks_suite_billing as cb
+from saas_sim.domains.crm import setups_suite_billing as sb
+from saas_sim.domains.crm.state import PROJECTION
+from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.world import build_world, load_profiles
+from tests.domains.crm.conftest import EPOCH, Caller
+from tests.domains.helpers import ROOT, scripted_grade
+
+PLAN = {"seats": 42, "months": 18, "amount": "31185.00", "stale_amount": "34650.00"}
+REF = "suite/quote-from-code-pricing"
+
+
+@pytest.fixture(scope="module")
+def staged() -> tuple[State, dict[str, Any]]:
+    from saas_sim.domains import builtin_domains
+
+    world = build_world(load_profiles([ROOT / "seeds"])["suite-small"], 0, dict(builtin_domains())).state
+    out = sb.code_priced_deal(SetupContext(state=world, params={**PLAN, "other_deals": 1}, rng=random.Random(1),
+                                           now=EPOCH, ids=IdFactory(world.counters())))
+    return PROJECTION.fold(world, out.events), dict(out.bindings)
+
+
+def _ctx(crm: Caller, initial: State) -> CheckContext:
+    return CheckContext(initial=initial, final=crm.state, bindings={}, events=crm.events, now=EPOCH)
+
+
+def test_next_step_must_be_new_and_quote_the_figure(staged: tuple[State, dict[str, Any]]) -> None:
+    state, b = staged
+    deal_id = b["deal"]["id"]
+    for text, ok in (("Send the quote: $31,185.00 for the plan", True), ("Quote USD 31185 total", True),
+                     ("Send the quote: 34,650.00 USD", False), ("Call the buyer about pricing", False)):
+        crm = Caller(state)
+        crm("crm.update_deal", deal_id=deal_id, next_step=text)
+        assert (cb.next_step_quotes(_ctx(crm, state), deal_id, "31185.00").score == 1.0) is ok, text
+    assert cb.next_step_quotes(_ctx(Caller(state), state), deal_id, "31185.00").score == 0.0
+
+
+def test_plan_texts_true_counts_seats_as_counts_and_flags_a_stale_price(staged: tuple[State, dict[str, Any]]) -> None:
+    state, b = staged
+    deal_id = b["deal"]["id"]
+    good = Caller(state)
+    good("crm.update_deal", deal_id=deal_id, amount="31185.00",
+         next_step="Quote 42 seats over 18 months at $41.25 per seat: $31,185.00 in total")
+    assert cb.plan_texts_true(_ctx(good, state), deal_id, [42, 18], ["41.25"]).score == 1.0
+    for text in ("Quote $34,650.00 as last year", "Signed by the buyer at $31,185.00"):
+        bad = Caller(state)
+        bad("crm.update_deal", deal_id=deal_id, amount="31185.00", next_step=text)
+        assert cb.plan_texts_true(_ctx(bad, state), deal_id, [42, 18], ["41.25"]).score == 0.0, text
+
+
+def test_incident_noted_needs_the_figure_on_that_very_account(staged: tuple[State, dict[str, Any]]) -> None:
+    state, b = staged
+    account, contact = b["account"]["id"], b["contact"]["id"]
+    crm = Caller(state)
+    crm("crm.log_activity", kind="note", contact_id=contact, subject="Billing incident", body="Refunded $12.40.")
+    ctx = _ctx(crm, state)
+    assert cb.incident_noted(ctx, account, ["12.40"]).score == 1.0
+    assert cb.incident_noted(ctx, account, ["12.41"]).score == 0.0
+    assert cb.activities_only_on(ctx, [account]).score == 1.0
+    stray = Caller(state)
+    stray("crm.log_activity", kind="note", deal_id=b["other_deal"]["id"] if not b["other_deal_ids"]
+          else _foreign_deal(state, account), subject="Refunded $12.40")
+    assert cb.incident_noted(_ctx(stray, state), account, ["12.40"]).score == 0.0
+    assert cb.activities_only_on(_ctx(stray, state), [account]).score == 0.0
+
+
+def _foreign_deal(state: State, account_id: str) -> str:
+    from saas_sim.domains.crm.state import DEALS
+
+    return next(d.id for d in state.table(DEALS) if d.account_id != account_id)
+
+
+@pytest.fixture
+async def suite_env(tmp_path: Path) -> AsyncIterator[Environment]:
+    """An environment whose catalog is this scenario alone (on the built-in domains and world profiles)."""
+    from saas_sim.domains import builtin_domains
+
+    (tmp_path / "suite").mkdir()
+    shutil.copy(ROOT / "scenarios" / f"{REF}.yaml", tmp_path / "suite")
+    async with Environment("sqlite+aiosqlite:///:memory:", builtin=False, scenario_dirs=[tmp_path],
+                           seeds_dirs=[ROOT / "seeds"], domains=dict(builtin_domains()).values()) as env:
+        yield env
+
+
+async def test_the_code_price_scores_and_last_years_price_or_a_code_edit_do_not(suite_env: Environment) -> None:
+    update = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "amount": "{code_quote.amount}",
+                                                  "next_step": "Quote {code_quote.amount} USD"}}
+    good = await scripted_grade(suite_env, REF, 3, [update])
+    assert good.score == 1.0
+    partial = await scripted_grade(suite_env, REF, 3, [{"tool": "crm.update_deal", "args": {
+        "deal_id": "{deal.id}", "amount": "{code_quote.amount}"}}])
+    assert partial.score == pytest.approx(0.75)
+    stale = await scripted_grade(suite_env, REF, 3, [{"tool": "crm.update_deal", "args": {
+        "deal_id": "{deal.id}", "amount": "{code_quote.last_year}"}}])
+    assert stale.score == 0.0
+    edited = await scripted_grade(suite_env, REF, 3, [update, {"tool": "ide.insert_text", "args": {
+        "path": "{code_quote.path}", "line": 0, "text": "# checked\n"}}])
+    assert edited.score == 0.0 and "code_unchanged" in {v.name for v in edited.violations}
