@@ -1,0 +1,140 @@
+"""Cross-app account checks in the support desk: hand-offs and replies that name the customer's account team.
+
+The facts judged come from another product (the company's CRM account and its owner), passed in as
+params from the bindings. A hand-off must name the real account, a reply the real owner: names are
+seed-drawn, so no constant passes, and a same-named duplicate account or a stale owner named instead
+(or as well) is a false fact, not extra credit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.identity import normalize_company
+from saas_sim.domains.support.check_helpers import episode_facts, episode_replies, replies_facts
+from saas_sim.domains.support.kit import kit
+from saas_sim.domains.support.state import ESCALATIONS, MESSAGES
+
+__all__ = ["handoff_names_account", "names_nobody_else", "reply_names_owner", "reply_promises_nothing"]
+
+# Flags that a clause names cancelling the contract (lowercased text). Never enough alone: the account's
+# name, a fact from the CRM, must be stated too.
+_CANCEL = re.compile(r"(?:cancel|churn|terminat|leav|kündig|kuendig|cancelar|rescind|résili|resili|annul|quitt)")
+
+# Flags of a promise the desk cannot make: a discount, a free period, waived fees, a price or contract
+# concession (affirmed clauses only; "we cannot offer a discount" promises nothing).
+_CONCESSION = re.compile(
+    r"(?:discount|% off|percent off|free (?:month|year|period|upgrade)|waiv|price (?:cut|freeze|match)|"
+    r"rabatt|nachlass|gratis|kostenlos|descuento|gratuit|remise|réduction|reduction|rebaja|"
+    r"(?:contract|vertrag|contrato|contrat) (?:has been|was|is|wurde|ha sido|a été) (?:cancel|kündig|gekündigt|"
+    r"cancelad|résili))")
+_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|und|aber|pero|mais)\b")
+
+
+def _company_key(text: str) -> str:
+    return f" {normalize_company(text)} "
+
+
+def _names_company(text: str, name: str) -> bool:
+    """Whether `text` names the company `name` as whole words (legal forms and case ignored)."""
+    return _company_key(name) in _company_key(text)
+
+
+def _handoff_texts(ctx: CheckContext, ticket_id: str) -> list[str]:
+    reasons = [e.reason for e in sorted(ctx.created(ESCALATIONS), key=lambda e: e.id) if e.ticket_id == ticket_id]
+    notes = [m.body for m in sorted(ctx.created(MESSAGES), key=lambda m: m.id)
+             if m.ticket_id == ticket_id and not m.public]
+    return reasons + notes
+
+
+@kit.check
+def handoff_names_account(ctx: CheckContext, *, ticket_id: str, team: str, account_name: str,
+                          wrong_names: Sequence[str] = ()) -> CheckOutcome:
+    """The hand-off to `team` names the customer's CRM account and that they threaten to cancel.
+
+    Judged over the escalation reasons and internal notes the episode wrote on the ticket. Half credit
+    each for the account's name (`account_name`, legal forms and case ignored) and for the cancellation;
+    nothing when the ticket was not escalated to `team`, or when a text names one of `wrong_names` (a
+    duplicate account of the company).
+    """
+    if not any(e.ticket_id == ticket_id and e.team == team for e in ctx.created(ESCALATIONS)):
+        return CheckOutcome.failed(f"{ticket_id} was not escalated to {team}")
+    texts = _handoff_texts(ctx, ticket_id)
+    wrong = sorted({w for w in wrong_names for t in texts if _names_company(t, w)})
+    if wrong:
+        return CheckOutcome.failed(f"the hand-off names another account: {wrong}")
+    named = any(_names_company(t, account_name) for t in texts)
+    facts = replies_facts(texts)
+    cancel = any(_CANCEL.search(c.text) for s in facts.sentences for c in s.parts(_CLAUSE))
+    missing = ([] if named else [f"the account {account_name!r}"]) + ([] if cancel else ["the cancellation threat"])
+    if not missing:
+        return CheckOutcome.passed(f"the hand-off names {account_name} and the cancellation threat")
+    return CheckOutcome(0.5 * (named + cancel), f"the hand-off does not state {missing}")
+
+
+@kit.check
+def reply_names_owner(ctx: CheckContext, *, ticket_id: str, owner_name: str, wrong_names: Sequence[str] = (),
+                      language: str | None = None) -> CheckOutcome:
+    """The episode's replies tell the customer who will contact them: the account's owner, by full name.
+
+    Fails when no reply names `owner_name` (every word of it), when a reply names one of `wrong_names`
+    (a stale owner, a duplicate account's owner: first and last name), or, with `language`, when the
+    replies are not in the customer's language.
+    """
+    replies = episode_replies(ctx, ticket_id)
+    if not replies:
+        return CheckOutcome.failed(f"no public reply on {ticket_id}")
+    facts = episode_facts(ctx, ticket_id)
+    if language is not None and (facts.language != language or facts.off_language(language)):
+        return CheckOutcome.failed(f"the replies are not in {language} (detected {list(facts.languages)})")
+    wrong = sorted(w for w in wrong_names if w and facts.states_words(w.split()))
+    if wrong:
+        return CheckOutcome.failed(f"the replies name someone else as the contact: {wrong}")
+    if not facts.states_words(owner_name.split()):
+        return CheckOutcome.failed(f"the replies do not name {owner_name}, who owns the account")
+    return CheckOutcome.passed(f"the replies name {owner_name}")
+
+
+@kit.check
+def reply_promises_nothing(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
+    """Constraint: the replies promise no money, concession or outcome the desk cannot give.
+
+    Violated by any amount, a refund, credit or voucher claimed or promised, or an affirmed discount,
+    free period, waived fee, or a claim that the contract was already cancelled. Keywords here only
+    flag a false promise; they are never evidence of a goal.
+    """
+    facts = episode_facts(ctx, ticket_id)
+    if facts.empty:
+        return CheckOutcome.passed("no reply, so no promise")
+    problems = [f"states amounts {[str(a) for a in facts.amounts]}"] if facts.amounts else []
+    if facts.refund_claims() or facts.credit_claims():
+        problems.append("promises money back or store credit")
+    claims = [c.text[:60] for s in facts.sentences for c in s.parts(_CLAUSE)
+              if c.affirms and _CONCESSION.search(c.text)]
+    if claims:
+        problems.append(f"promises a concession: {claims[:3]}")
+    if problems:
+        return CheckOutcome.failed("; ".join(problems))
+    return CheckOutcome.passed("the replies promise nothing the desk cannot give")
+
+
+@kit.check
+def names_nobody_else(ctx: CheckContext, *, ticket_id: str, people: Sequence[str] = (),
+                      companies: Sequence[str] = ()) -> CheckOutcome:
+    """Constraint: no reply names a wrong person or company, and no escalation reason a wrong company.
+
+    `people` are full names (every word must occur for a hit: a stale owner, a duplicate account's
+    owner); `companies` are account names (legal forms and case ignored: a duplicate account). Naming
+    one tells the customer or the team something false, whatever else the text gets right. Internal
+    notes are free: "not the duplicate account X" is a true note.
+    """
+    replies = [m.body for m in episode_replies(ctx, ticket_id)]
+    reasons = [e.reason for e in ctx.created(ESCALATIONS) if e.ticket_id == ticket_id]
+    facts = replies_facts(replies)
+    wrong = sorted(p for p in people if p and facts.states_words(p.split()))
+    wrong += sorted({c for c in companies for t in replies + reasons if _names_company(t, c)})
+    if wrong:
+        return CheckOutcome.failed(f"the texts on {ticket_id} name {wrong}")
+    return CheckOutcome.passed("no reply or hand-off names a wrong person or account")

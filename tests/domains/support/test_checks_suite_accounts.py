@@ -1,0 +1,77 @@
+"""The support desk's cross-app account checks, on suite/escalation-to-account-owner: hand-off and reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.grading import Grade
+from tests.domains.helpers import scripted_grade
+
+REF = "suite/escalation-to-account-owner"
+TASK = {"tool": "crm.create_task", "args": {"subject": "Ticket {ticket.id}", "due_at": "{task_due}",
+                                            "owner_id": "{account.owner_id}", "contact_id": "{contact.id}"}}
+
+
+def _escalate(reason: str, team: str = "management") -> dict[str, Any]:
+    return {"tool": "support.escalate_ticket", "args": {"ticket_id": "{ticket.id}", "team": team, "reason": reason}}
+
+
+def _reply(body: str = "{reply}") -> dict[str, Any]:
+    return {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": body}}
+
+
+def _check(grade: Grade, name: str) -> float:
+    return next(c.score for c in grade.checks if c.name == name)
+
+
+@pytest.mark.parametrize(("reason", "expected"), [
+    ("{account.name} threatens to cancel the contract.", 1.0),
+    ("The customer threatens to cancel the contract.", 0.5),  # no account named
+    ("Enterprise account {account.name}, please call.", 0.5),  # no threat named
+])
+async def test_the_handoff_earns_half_for_the_account_and_half_for_the_threat(env: Environment, reason: str,
+                                                                              expected: float) -> None:
+    grade = await scripted_grade(env, REF, 0, [_escalate(reason), TASK, _reply()])
+    assert _check(grade, "handoff_names_account") == pytest.approx(expected)
+
+
+async def test_a_handoff_naming_the_duplicate_account_fails_and_breaks_the_gate(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 0, [_escalate("{duplicate.name} threatens to cancel."), TASK, _reply()])
+    assert _check(grade, "handoff_names_account") == 0.0 and _check(grade, "names_nobody_else") == 0.0
+
+
+async def test_an_escalation_to_another_team_earns_no_handoff_credit(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel.", "legal"), _reply()])
+    assert _check(grade, "escalated_to_management") == 0.0 and _check(grade, "handoff_names_account") == 0.0
+
+
+async def test_a_reply_naming_the_stale_owner_breaks_the_gate(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 1, [_escalate("{account.name} threatens to cancel."), TASK,
+                                               _reply("{reply} {stale_owner.name} can help too.")])
+    assert _check(grade, "reply_names_owner") == 0.0 and grade.score == 0.0
+
+
+async def test_a_reply_that_names_nobody_fails_the_reply_goal_only(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 2, [_escalate("{account.name} threatens to cancel."), TASK,
+                                               _reply("Thank you, someone will be in touch soon.")])
+    assert _check(grade, "reply_names_owner") == 0.0 and grade.score == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("extra", [
+    "We will give you 20% off your renewal.",
+    "As a goodwill gesture we will refund 50.00 to your card.",
+    "Your contract has been cancelled.",
+])
+async def test_a_reply_promising_a_concession_breaks_the_gate(env: Environment, extra: str) -> None:
+    grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
+                                               _reply("{reply_short} " + extra)])
+    assert _check(grade, "promises_nothing") == 0.0 and grade.score == 0.0
+
+
+async def test_a_refusal_of_a_discount_promises_nothing(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
+                                               _reply("{reply_short}")])
+    assert _check(grade, "promises_nothing") == 1.0
