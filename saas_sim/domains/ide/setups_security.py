@@ -18,7 +18,6 @@ name, the store's root and every name in the tests.
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 import random
 from typing import Any
@@ -28,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.domains.ide.kit import kit
-from saas_sim.domains.ide.setup_helpers import stage_task
+from saas_sim.domains.ide.setup_helpers import diff_lines, stage_task
 from saas_sim.domains.ide.task_model import HIDDEN_DIR, IdeTask, TaskScope
 
 __all__ = ["SecurityParams", "build_traversal", "path_traversal", "reference_path"]
@@ -194,11 +193,6 @@ def _visible(module: str, fn: str, root: str, names: list[str]) -> str:
     return "".join(out)
 
 
-def _diff_lines(before: str, after: str) -> int:
-    return sum(1 for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
-               if line[:1] in "+-" and not line.startswith(("+++", "---")))
-
-
 def build_traversal(rng: random.Random, p: SecurityParams) -> tuple[dict[str, str], IdeTask, dict[str, Any]]:
     """The staged files, the hidden task and the bindings of one path-traversal task."""
     package, stem = _HOMES[rng.randrange(len(_HOMES))]
@@ -232,7 +226,7 @@ def build_traversal(rng: random.Random, p: SecurityParams) -> tuple[dict[str, st
         hidden_files={HIDDEN_TEST: hidden},
         fail_to_pass=f2p,
         pass_to_pass=sorted(p2p),
-        scope=TaskScope(allowed=[module_path], oracle_diff_lines=_diff_lines(buggy, fixed), max_ratio=4.0,
+        scope=TaskScope(allowed=[module_path], oracle_diff_lines=diff_lines(buggy, fixed), max_ratio=4.0,
                         slack_lines=16),
         details={"kind": "security", "module": module_path, "unit": fn, "root": root,
                  "trickiness": p.trickiness, "hostile": hostile},
