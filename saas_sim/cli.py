@@ -79,8 +79,20 @@ def _seeds(text: str) -> list[int]:
 
 
 @app.command()
-def scenarios(pattern: Annotated[str, typer.Argument(help="Glob over scenario ids.")] = "*") -> None:
-    """Lists the scenarios, grouped by domain and by the skill each teaches."""
+def scenarios(
+    pattern: Annotated[str, typer.Argument(help="Glob over scenario ids.")] = "*",
+    difficulty_report: Annotated[bool, typer.Option(
+        "--difficulty-report", help="Measure each level of each scenario on the seeds (docs/difficulty.md); "
+                                    "exit 1 when an oracle misses 1.0 or a no-op beats its noop_score.")] = False,
+    scenario: Annotated[str | None, typer.Option("--scenario", help="Glob over scenario ids (as PATTERN).")] = None,
+    seeds: Annotated[str, typer.Option("--seeds", help="The report's seeds: A:B (B exclusive) or N.")] = "0:10",
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Scenarios measured at once.")] = 4,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Lists the scenarios, grouped by domain and by the skill each teaches; or measures their difficulty ladder."""
+    if difficulty_report:
+        _difficulty_report(scenario or pattern, seeds, jobs, as_json)
+        return
 
     async def go() -> None:
         env = _env("sqlite+aiosqlite:///:memory:")
@@ -103,6 +115,60 @@ def scenarios(pattern: Annotated[str, typer.Argument(help="Glob over scenario id
                       drop_first=("hacks", "noop", "checks", "world"))
 
     _run(go)
+
+
+def _difficulty_report(pattern: str, seeds: str, jobs: int, as_json: bool) -> None:
+    from saas_sim.progress import progress_bar
+    from saas_sim.runtime.difficulty_report import ScenarioLadder, difficulty_report
+
+    async def go() -> list[ScenarioLadder]:
+        seed_list = _seeds(seeds)
+        async with _env("sqlite+aiosqlite:///:memory:") as env:
+            chosen = env.scenarios(pattern)
+            if not chosen:
+                raise SaasSimError(f"no scenario matches {pattern!r}")
+            with progress_bar("measuring", total=len(chosen), quiet=as_json) as advance:
+                env.world_progress = lambda msg: advance(0, description=msg)
+                return await difficulty_report(env, pattern, seed_list, jobs=jobs,
+                                               progress=lambda ref: advance(description=ref))
+
+    ladders = _run(go)
+    if as_json:
+        sys.stdout.write(json.dumps({"ok": all(x.oracle_ok and x.noop_ok for x in ladders), "seeds": seeds,
+                                     "scenarios": [x.to_json() for x in ladders]}, indent=2, sort_keys=True) + "\n")
+    else:
+        _print_ladders(ladders)
+    if not all(x.oracle_ok and x.noop_ok for x in ladders):
+        raise typer.Exit(1)
+
+
+def _print_ladders(ladders: list[Any]) -> None:
+    def num(v: Any) -> str:
+        return "-" if v is None else f"{v:.2f}".rstrip("0").rstrip(".") if isinstance(v, float) else str(v)
+
+    table = Table("scenario", "level", "oracle", "steps", "read", "written", "distr", "depth", "hints", "random",
+                  "noop", "harder than below by")
+    for ladder in ladders:
+        table.add_section()
+        for m in ladder.levels:
+            own = "*" if m.level == ladder.own_level else ""
+            oracle = f"{m.oracle_min:.2f}" if m.oracle_min >= 1 and not m.errors else f"[red]{m.oracle_min:.2f}[/red]"
+            distr = num(m.distractors) + ("" if m.distractors_bound is None else f" ({num(m.distractors_bound)})")
+            noop = num(m.noop_mean) if m.noop_max <= ladder.noop_score + 1e-9 else f"[red]{num(m.noop_max)}[/red]"
+            by = "" if m is ladder.levels[0] else ", ".join(ladder.harder.get(m.level) or ["[red]not harder[/red]"])
+            table.add_row(ladder.scenario, m.level + own, oracle, num(m.oracle_steps), num(m.entities_read),
+                          num(m.entities_written), distr, num(m.search_depth), num(m.hints), num(m.random_mean),
+                          noop, by)
+    _print_fitted(table, keep=("scenario", "level", "oracle"), wrap=("harder than below by",),
+                  drop_first=("read", "written"))
+    ok = sum(x.oracle_ok and x.noop_ok for x in ladders)
+    ladder = sum(x.ladder_ok for x in ladders)
+    out.print(f"{len(ladders)} scenarios (* = the file's own level): oracle 1.0 and no-op in bounds on every level "
+              f"for {ok}; each level harder than the one below for {ladder}", highlight=False)
+    for x in ladders:
+        for m in x.levels:
+            for e in m.errors[:1]:
+                out.print(f"[red]{x.scenario} {m.level}:[/red] {escape(e)}", highlight=False)
 
 
 @app.command()
@@ -377,12 +443,21 @@ def generate(
     scenario: Annotated[str, typer.Option("--scenario", help="Glob over scenario ids.")],
     seeds: Annotated[str, typer.Option("--seeds", help="A:B (B exclusive) or N.")],
     out_path: Annotated[Path, typer.Option("--out", help="Output JSONL file.")],
+    difficulty: Annotated[list[str] | None, typer.Option(
+        "--difficulty", help="easy|medium|hard and/or KNOB=VALUE, repeatable (--difficulty hard --difficulty "
+                             "distractors=2); docs/difficulty.md. A setup knob a scenario lacks is skipped.")] = None,
 ) -> None:
-    """Writes one deterministic episode spec per line: an RL prompt set."""
+    """Writes one deterministic episode spec per line: an RL prompt set.
+
+    With `--difficulty`, each line also holds `difficulty` (the level and the knobs off the file's own
+    level), which `Environment.task(..., difficulty=...)` and the TRL `reset` take back as it is.
+    """
     from saas_sim.progress import progress_bar
+    from saas_sim.scenarios.difficulty import choose, parse_request
 
     async def go() -> int:
         seed_list = _seeds(seeds)
+        request = parse_request(difficulty) if difficulty else None
         lines: list[str] = []
         async with _env("sqlite+aiosqlite:///:memory:") as env:
             chosen = env.scenarios(scenario)
@@ -392,12 +467,14 @@ def generate(
                 env.world_progress = lambda msg: advance(0, description=msg)
                 for sc in chosen:
                     tools = env.toolkit(sc).openai()
+                    level = choose(sc.spec, request, ignore_undeclared=True)
                     for seed in seed_list:
-                        task = await env.task(sc, seed)
-                        lines.append(json.dumps({"scenario": sc.ref, "seed": seed,
-                                                 "world_hash": task.world.world_hash,
-                                                 "instructions": task.instructions, "tools": tools},
-                                                sort_keys=True, ensure_ascii=False))
+                        task = await env.task(sc, seed, difficulty=level)
+                        line: dict[str, Any] = {"scenario": sc.ref, "seed": seed, "world_hash": task.world.world_hash,
+                                                "instructions": task.instructions, "tools": tools}
+                        if request is not None:
+                            line["difficulty"] = {"level": level.level, **level.changed}
+                        lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))
                         advance(description=f"{sc.ref} seed {seed}")
         out_path.parent.mkdir(parents=True, exist_ok=True)
         out_path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

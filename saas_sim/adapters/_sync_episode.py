@@ -140,10 +140,10 @@ class SyncSession:
         self._grade: Grade | None = None
         self._submit: str | None = None
 
-    def start(self, scenario: str, seed: int) -> Episode:
-        """Ends the current episode (if any) and starts one of (scenario, seed)."""
+    def start(self, scenario: str, seed: int, difficulty: Any = None) -> Episode:
+        """Ends the current episode (if any) and starts one of (scenario, seed) at a difficulty (None: the file's)."""
         self.end()
-        episode = self.runtime.run(self.runtime.env.start(scenario, seed))
+        episode = self.runtime.run(self.runtime.env.start(scenario, seed, difficulty=difficulty))
         self.episode, self.ended, self._grade = episode, False, None
         own = [name for name in episode.toolkit.allowed if name.endswith(".submit")]
         self._submit = own[0] if own else None

@@ -198,6 +198,8 @@ class _Base:
     def reset(self, **columns: Any) -> str:
         """Starts the episode of the row's `seed` (and `scenario`, default: the class's first); returns the task.
 
+        A `difficulty` column (as `saas-sim generate --difficulty` writes it) sets up the task at that level.
+
         Raises:
             UsageError: The row has no integer `seed`, or names a scenario this class was not made for.
         """
@@ -211,7 +213,7 @@ class _Base:
             raise UsageError(f"{type(self).__name__} plays {list(self._saas_sim_scenarios)}, not {scenario!r}")
         if self._session is None:
             self._session = SyncSession(self._saas_sim_shared.runtime())
-        return self._session.start(str(scenario), int(seed)).instructions
+        return self._session.start(str(scenario), int(seed), columns.get("difficulty")).instructions
 
     def get_reward(self) -> float:
         """Grades the episode (once) and returns its score in [0, 1].

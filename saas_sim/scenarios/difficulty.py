@@ -230,7 +230,8 @@ def scaled_profile(profile: WorldProfile, scale: float, domains: Mapping[str, Do
     """Returns the profile with each domain's mess rates (`Domain.mess_params`) scaled, capped at 1.
 
     Only rates the profile writes are scaled (a domain's defaults are its own). The scaled profile is
-    named `<name>~mess<scale>`, so its worlds cache and snapshot apart from the original's.
+    named `<name>~mess<scale>`, so its worlds cache and snapshot apart from the original's; a profile with
+    no rate to scale is returned as it is.
     """
     if scale == 1:
         return profile
@@ -242,4 +243,6 @@ def scaled_profile(profile: WorldProfile, scale: float, domains: Mapping[str, Do
             if k in rates and isinstance(v, int | float) and not isinstance(v, bool) else v
             for k, v in params.items()
         }
+    if out == profile.domains:  # nothing to scale: the same world, not a renamed copy built again
+        return profile
     return profile.model_copy(update={"name": f"{profile.name}~mess{scale:g}", "domains": out})
