@@ -17,6 +17,8 @@ from saas_sim.domains.ide.workspace import TreeWriter
 from saas_sim.errors import HarnessError
 
 __all__ = [
+    "attic_copies",
+    "decoy_count",
     "diff_lines",
     "function_node",
     "hack_bindings",
@@ -26,6 +28,29 @@ __all__ = [
 ]
 
 _TEST_DEF = re.compile(r"^def (test_\w+)\(", re.MULTILINE)
+
+
+def decoy_count(ctx: SetupContext) -> int:
+    """Returns the setup's `decoys` param (0 when absent: the episode as it always was)."""
+    n = int(ctx.params.get("decoys", 0))
+    if n < 0:
+        raise HarnessError(f"decoys must be 0 or more, got {n}")
+    return n
+
+
+def attic_copies(files: Mapping[str, str], n: int) -> dict[str, str]:
+    """Returns `n` distractor files: stale copies of the staged source modules under `attic/v<k>/`.
+
+    A copy holds the same code at a path nothing imports, so a search for the task's code finds it
+    too and an edit there fixes nothing; only the package path tells the live module apart. The
+    copies cycle over the staged non-test modules in path order and draw nothing from the rng.
+    """
+    sources = sorted(p for p in files if p.endswith(".py") and not p.startswith("tests/")
+                     and not p.endswith("__init__.py"))
+    if not sources:
+        return {}
+    return {f"attic/v{k // len(sources) + 1}/{sources[k % len(sources)]}": files[sources[k % len(sources)]]
+            for k in range(n)}
 
 
 def stage_task(ctx: SetupContext, files: Mapping[str, str], task: IdeTask, bindings: dict[str, Any]) -> Setup:

@@ -24,7 +24,7 @@ from saas_sim.domains.ide.gen_reference import Raised, call_all, load_namespace
 from saas_sim.domains.ide.generate import visible_test_path
 from saas_sim.domains.ide.hidden_tests import render_tests
 from saas_sim.domains.ide.kit import kit
-from saas_sim.domains.ide.setup_helpers import diff_lines, function_node, hack_bindings, stage_task
+from saas_sim.domains.ide.setup_helpers import attic_copies, diff_lines, function_node, hack_bindings, stage_task
 from saas_sim.domains.ide.task_model import FunctionSpec, IdeTask, TaskScope
 from saas_sim.domains.ide.workspace import tree_files
 from saas_sim.errors import HarnessError
@@ -80,6 +80,8 @@ class ImplementParams(BaseModel):
     visible_examples: int = Field(default=2, ge=0, le=6)
     edge_share: float = Field(default=0.5, ge=0, le=1)
     hidden_calls: int = Field(default=40, ge=5, le=200)
+    decoys: int = Field(default=0, ge=0, le=8)
+    """Distractors: stale copies of the stubbed module under `attic/` (`attic_copies`)."""
 
 
 def _body(text: str, function: str) -> tuple[str, str, str]:
@@ -138,7 +140,7 @@ def _build(ctx: SetupContext, p: ImplementParams, module: CoreModule, unit: Unit
         "clean_text": clean,
         **hack_bindings(stub, unit.function, visible),
     }
-    return stage_task(ctx, staged, task, bindings)
+    return stage_task(ctx, {**staged, **attic_copies(staged, p.decoys)}, task, bindings)
 
 
 @kit.setup

@@ -24,6 +24,7 @@ from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.core.events import Event
 from saas_sim.domains.ide import events as ev
 from saas_sim.domains.ide.kit import kit
+from saas_sim.domains.ide.setup_helpers import attic_copies, decoy_count
 from saas_sim.domains.ide.task_model import HIDDEN_DIR, PROTECTED_GLOBS, IdeTask, TaskScope
 from saas_sim.domains.ide.workspace import TreeWriter
 from saas_sim.errors import HarnessError
@@ -308,11 +309,13 @@ def stage(ctx: SetupContext, staged: Staged) -> Setup:
     """Writes the staged files over the world's tree, marks the base, and stages the hidden task.
 
     The base is marked after the writes, so the agent's diff, the protected paths and the
-    scope guard all start from the staged tree.
+    scope guard all start from the staged tree. A `decoys` param (default 0) adds that many stale
+    copies of the staged modules (`attic_copies`) as distractors.
     """
+    files = {**staged.files, **attic_copies(staged.files, decoy_count(ctx))}
     writer = TreeWriter(ctx.state)
-    for path in sorted(staged.files):
-        writer.write(path, staged.files[path], operation="setup")
+    for path in sorted(files):
+        writer.write(path, files[path], operation="setup")
     for path in sorted(staged.deleted):
         writer.delete(path, operation="setup")
     events: list[Event] = [*writer.events, ev.BaseMarked(), ev.TaskStaged(task=staged.task.model_dump(mode="json"))]
