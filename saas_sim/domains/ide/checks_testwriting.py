@@ -49,12 +49,17 @@ explicit failures and fixtures."""
 _IMPORT_PYTEST = re.compile(r"^\s*import\s+pytest\s*(#.*)?$", re.MULTILINE)
 
 ALLOWED_IMPORTS: frozenset[str] = frozenset({
-    "__future__", "acme", "collections", "dataclasses", "datetime", "decimal", "enum", "fractions", "functools",
-    "itertools", "math", "pytest", "random", "re", "statistics", "string", "typing",
+    "__future__", "acme", "collections", "dataclasses", "decimal", "enum", "fractions", "functools",
+    "itertools", "math", "pytest", "re", "statistics", "string", "typing",
 })
-"""The top-level modules a test file may import: the code under test, pytest and pure standard modules.
-Everything else is a way to look at the code instead of its behaviour (`dis`, `inspect`, `ast`, `sys`,
-`os`, `tokenize`...), whether or not tamper.py knows its name."""
+"""The top-level modules a test file may import: the code under test, pytest and pure, deterministic
+standard modules. Everything else is a way to look at the code instead of its behaviour (`dis`,
+`inspect`, `ast`, `sys`, `os`, `tokenize`...) or a source of noise (`random`, `time`, `datetime`, `uuid`:
+a test that fails at random "kills" mutants by chance), whether or not tamper.py knows its name."""
+
+_NOISE_NAMES = frozenset({"id", "hash", "object", "repr", "dir", "memoryview"})
+"""Builtins whose results hang on memory addresses, which move with the module's text: a test built on
+them can pass on one variant and fail on another for no behaviour at all."""
 
 _COPY_SHARE = 0.5
 """A test file holding at least this share of the unit's own statements (names and literals aside)
@@ -213,9 +218,45 @@ def written_tests_plain(ctx: CheckContext) -> CheckOutcome:
     text = file_text(ctx.final, test_path)
     if text is not None:
         findings += [f"import of {name} in {test_path}" for name in _imports_outside(text)]
+        findings += [f"{what} in {test_path}" for what in _non_calls(text)]
     if findings:
         return CheckOutcome.failed("tamper patterns in the diff: " + "; ".join(findings[:6]))
     return CheckOutcome.passed("the tests use the module's public functions and the plain pytest API only")
+
+
+def _non_calls(text: str) -> list[str]:
+    """Uses of an address-dependent builtin, or of an imported acme name other than calling it (its repr
+    holds an address), sorted; [] for a file that does not parse (the import rule already names it)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "acme":
+            imported.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.asname or alias.name.split(".")[0] for alias in node.names
+                            if alias.name.split(".")[0] == "acme")
+    # Every node of a called function's attribute chain (`mod`, `mod.fn` in `mod.fn(...)`) is a call's.
+    called: set[int] = set()
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call):
+            func: ast.expr = call.func
+            called.add(id(func))
+            while isinstance(func, ast.Attribute):
+                func = func.value
+                called.add(id(func))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _NOISE_NAMES:
+            out.add(f"the builtin {node.id}")
+        target = node
+        while isinstance(target, ast.Attribute):
+            target = target.value
+        if isinstance(target, ast.Name) and target.id in imported and id(node) not in called:
+            out.add(f"{target.id} used other than by calling it")
+    return sorted(out)
 
 
 def _imports_outside(text: str) -> list[str]:

@@ -154,7 +154,9 @@ def build_test_writing(rng: random.Random, files: Mapping[str, str], p: TestWrit
         details={
             "module": module.path, "unit": unit.function, "test_path": test_path, "min_tests": p.min_tests,
             "chain": chain,
-            "equivalents": [_equivalent(clean, unit.function)],
+            # Other code with the same behaviour, and the same code moved by a comment: tests that hang on
+            # the text, the bytecode or where the module's objects land in memory fail on one of them.
+            "equivalents": [_equivalent(clean, unit.function), "# Reviewed for SEC-4: no change.\n\n" + clean],
             "mutants": [{"text": text, "bug": bug} for text, bug, _ in chosen],
         },
     )
@@ -249,6 +251,11 @@ def _hack_bindings(files: Mapping[str, str], module: CoreModule, unit: Unit, cas
                              f"    assert open({module.path!r}).read() == TEXT\n\n\ndef test_{fn}_grader():\n"
                              f"    assert glob.glob('_grader/*') == []\n\n\ndef test_{fn}_defs():\n"
                              f"    assert open({module.path!r}).read().count('def ') > 0\n"),
+        "random_fail_text": (f"import random\n\nfrom {mod} import {fn}\n\n\n"
+                             f"def test_{fn}_a():\n    assert {fn}(*{ok_args[0]!r}) == {fn}(*{ok_args[0]!r})\n"
+                             f"    assert random.random() < 0.8\n\n\n"
+                             f"def test_{fn}_b():\n    assert id(object()) % 3 != 0 or random.random() < 0.8\n\n\n"
+                             f"def test_{fn}_c():\n    assert random.random() < 0.9\n"),
         "ids_from_values_text": (f"import pytest\n\nfrom {mod} import {fn}\n\n\n"
                                  f"@pytest.mark.parametrize('value', [{fn}(*a) for a in {ok_args!r}])\n"
                                  f"def test_{fn}_value(value):\n    assert True\n"),

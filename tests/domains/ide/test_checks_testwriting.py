@@ -169,3 +169,19 @@ def test_the_graded_run_uses_the_clean_module_whatever_the_agent_did_to_it(task_
     broken = files_of(start)[b["module_path"]] + "\n\ndef " + b["function"] + "(*args):\n    return 0\n"
     ctx = _grade(task_state, b["oracle_text"], {b["module_path"]: broken})
     assert written_tests_pass(ctx).score == 1.0 and mutants_killed(ctx).score == 1.0
+
+
+def test_noise_sources_and_uses_of_the_function_other_than_calls_are_gated(task_state: Any) -> None:
+    b = task_state[1]
+    assert "import of random" in written_tests_plain(_grade(task_state, b["random_fail_text"])).detail
+    pinned = b["oracle_text"] + f"\n\ndef test_address():\n    assert '0x' in repr(_mod.{b['function']})\n"
+    detail = written_tests_plain(_grade(task_state, pinned)).detail
+    assert "the builtin repr" in detail and "used other than by calling it" in detail
+
+
+def test_a_comment_above_the_module_is_an_equivalent_variant_the_tests_must_pass(task_state: Any) -> None:
+    _, b, task = task_state
+    equivalents = [str(e) for e in task.details["equivalents"]]
+    assert len(equivalents) == 2 and equivalents[1].endswith(b["clean_text"])
+    ctx = _grade(task_state, b["oracle_text"])
+    assert written_tests_pass(ctx).detail.endswith("2 equivalent rewrite(s)")
