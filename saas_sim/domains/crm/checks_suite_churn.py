@@ -1,0 +1,103 @@
+"""Cross-app churn checks in the CRM: the open deals of accounts with several open escalations.
+
+Which accounts are at risk is computed here, from the support desk's open escalations per CRM contact
+(passed in from the bindings) and the CRM's own contact-to-account links: an account's escalations are
+those of all its people together. A deal's next step is judged by the facts it states: the ids of its
+account's open escalated tickets (seed-drawn), so a generic "churn risk" note states nothing, and a
+ticket of another account is a false fact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.domains.crm.kit import kit
+from saas_sim.domains.crm.models import Deal
+from saas_sim.domains.crm.setups_suite_churn import CLOSED_STAGES
+from saas_sim.domains.crm.state import CONTACTS, DEALS
+
+__all__ = ["only_risk_deals_changed", "risk_deals_flagged"]
+
+_TICKET = re.compile(r"\btkt[_ -]?(\d{3,})\b", re.IGNORECASE)
+# What a next-step edit may change besides the text itself (bookkeeping the tool sets).
+_BOOKKEEPING = frozenset({"next_step", "updated_at", "last_activity_at"})
+
+
+def _by_account(ctx: CheckContext, open_escalations: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+    """Open escalated ticket ids per account of the contacts that raised them (initial links)."""
+    out: dict[str, set[str]] = {}
+    for contact_id, tickets in open_escalations.items():
+        c = ctx.initial.get(CONTACTS, contact_id)
+        if c is not None and c.account_id:
+            out.setdefault(c.account_id, set()).update(str(t) for t in tickets)
+    return out
+
+
+def _risk_deals(ctx: CheckContext, by_account: Mapping[str, set[str]], threshold: int) -> list[Deal]:
+    risky = {a for a, t in by_account.items() if len(t) >= threshold}
+    return [d for d in ctx.initial.table(DEALS) if d.account_id in risky and d.stage not in CLOSED_STAGES]
+
+
+def _tickets_named(text: str | None) -> set[str]:
+    return {f"tkt_{int(n):06d}" for n in _TICKET.findall(text or "")}
+
+
+@kit.check
+def risk_deals_flagged(ctx: CheckContext, *, open_escalations: Mapping[str, Sequence[str]], threshold: int,
+                       ) -> CheckOutcome:
+    """Every open deal of an account with `threshold`+ open escalations got a next step naming them.
+
+    Per deal: the share of its account's open escalated tickets the new next step names (a next step the
+    episode did not change earns nothing); 0 when it names a ticket that is not one of them. The score
+    is the mean over the at-risk accounts' open deals.
+    """
+    by_account = _by_account(ctx, open_escalations)
+    deals = _risk_deals(ctx, by_account, int(threshold))
+    if not deals:
+        return CheckOutcome.failed("no account is at risk (a setup error)")
+    scores: list[float] = []
+    problems: list[str] = []
+    for d in deals:
+        final = ctx.final.get(DEALS, d.id)
+        text = final.next_step if final is not None else None
+        want = by_account[d.account_id]
+        named = _tickets_named(text)
+        if final is None or text == d.next_step:
+            scores.append(0.0)
+            problems.append(f"{d.id}: next step unchanged")
+        elif named - want:
+            scores.append(0.0)
+            problems.append(f"{d.id}: names tickets of no escalation of its account {sorted(named - want)}")
+        else:
+            scores.append(len(named & want) / len(want))
+            if want - named:
+                problems.append(f"{d.id}: does not name {sorted(want - named)}")
+    score = sum(scores) / len(scores)
+    if not problems:
+        return CheckOutcome.passed(f"all {len(deals)} open deals of at-risk accounts name their open escalations")
+    return CheckOutcome(score, "; ".join(problems))
+
+
+@kit.check
+def only_risk_deals_changed(ctx: CheckContext, *, open_escalations: Mapping[str, Sequence[str]], threshold: int,
+                            ) -> CheckOutcome:
+    """Constraint: only the at-risk accounts' open deals changed, and on them only the next step.
+
+    An account under the threshold (one open escalation, solved ones, or escalations spread over other
+    accounts), a closed deal, or any other field (stage, amount, close date, contact) is out of bounds.
+    """
+    allowed = {d.id for d in _risk_deals(ctx, _by_account(ctx, open_escalations), int(threshold))}
+    bad: list[str] = []
+    for deal_id, before, after in ctx.changed(DEALS):
+        if deal_id not in allowed:
+            bad.append(f"{deal_id} (not an open deal of an at-risk account)")
+        elif before is not None and after is not None:
+            fields = sorted(k for k in type(before).model_fields
+                            if getattr(before, k) != getattr(after, k) and k not in _BOOKKEEPING)
+            if fields:
+                bad.append(f"{deal_id} changed {fields}")
+    if bad:
+        return CheckOutcome.failed(f"deals changed out of bounds: {bad[:10]}")
+    return CheckOutcome.passed("only at-risk open deals' next steps changed")

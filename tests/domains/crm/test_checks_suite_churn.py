@@ -1,0 +1,55 @@
+"""The CRM's cross-app churn checks, on suite/churn-risk-review: next steps naming each account's open escalations."""
+
+from __future__ import annotations
+
+import pytest
+
+from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.grading import Grade
+from tests.domains.helpers import scripted_grade
+
+REF = "suite/churn-risk-review"
+ONE = "{escalated.0.0}, {escalated.1.0}"
+TWO = "{escalated.2.0}, {escalated.2.1}"
+
+
+def _update(deal: str, text: str, **more: str) -> dict[str, object]:
+    return {"tool": "crm.update_deal", "args": {"deal_id": deal, "next_step": text, **more}}
+
+
+RIGHT = [_update("{risk_one.deal.id}", f"Churn risk: {ONE}"), _update("{risk_two.deals.0.id}", f"Churn risk: {TWO}"),
+         _update("{risk_two.deals.1.id}", f"Churn risk: {TWO}")]
+
+
+def _check(grade: Grade, name: str) -> float:
+    return next(c.score for c in grade.checks if c.name == name)
+
+
+async def test_next_steps_naming_each_accounts_open_escalations_score_full(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 0, RIGHT)
+    assert grade.score == pytest.approx(1.0)
+
+
+async def test_a_next_step_naming_half_the_tickets_earns_half_of_its_deal(env: Environment) -> None:
+    half = _update("{risk_one.deal.id}", "Churn risk: {escalated.0.0}")
+    grade = await scripted_grade(env, REF, 0, [half, *RIGHT[1:]])
+    assert _check(grade, "risk_deals_flagged") == pytest.approx((0.5 + 1 + 1) / 3)
+
+
+async def test_counting_per_person_misses_the_account_whose_people_share_the_escalations(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 1, RIGHT[1:])
+    assert grade.score == pytest.approx(2 / 3)
+
+
+async def test_a_next_step_naming_another_accounts_ticket_earns_nothing_for_that_deal(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 2, [_update("{risk_one.deal.id}", f"Churn risk: {ONE}, {{escalated.3.0}}"),
+                                               *RIGHT[1:]])
+    assert _check(grade, "risk_deals_flagged") == pytest.approx(2 / 3)
+
+
+async def test_a_distractor_deal_or_another_field_breaks_the_gate(env: Environment) -> None:
+    distractor = await scripted_grade(env, REF, 3, [*RIGHT, _update("{other_deal_ids.0}", "Churn risk")])
+    assert _check(distractor, "only_risk_deals_changed") == 0.0 and distractor.score == 0.0
+    field = await scripted_grade(env, REF, 3, [*RIGHT[:2], _update("{risk_two.deals.1.id}", f"Churn risk: {TWO}",
+                                                                   close_date="2026-12-31")])
+    assert _check(field, "only_risk_deals_changed") == 0.0 and field.score == 0.0

@@ -1,0 +1,65 @@
+"""The support desk's cross-app churn setup: open and solved escalated tickets of the plan's CRM contacts."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from saas_sim.core.domain import Setup, SetupContext
+from saas_sim.core.ids import IdFactory
+from saas_sim.core.state import State
+from saas_sim.domains.support import setups_suite_churn as sc
+from saas_sim.domains.support.state import CUSTOMERS, ESCALATIONS, PROJECTION, TICKETS
+from saas_sim.errors import ScenarioError
+from saas_sim.runtime.world import build_world, load_profiles
+from tests.domains.helpers import ROOT
+
+EPOCH = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def suite() -> State:
+    from saas_sim.domains import builtin_domains
+
+    return build_world(load_profiles([ROOT / "seeds"])["suite-small"], 0, dict(builtin_domains())).state
+
+
+def _run(state: State, plan: list[dict[str, Any]], seed: int = 0) -> tuple[State, Setup]:
+    ids = IdFactory(state.counters())
+    out = sc.escalation_history(SetupContext(state=state, params={"plan": plan}, rng=random.Random(seed), now=EPOCH,
+                                             ids=ids))
+    return PROJECTION.fold(state, out.events), out
+
+
+def _entry(contact_id: str, n_open: int, solved: int) -> dict[str, Any]:
+    return {"contact_id": contact_id, "name": "Dana Whitfield", "first_name": "Dana",
+            "email": "dana.whitfield@example.com", "open": n_open, "solved": solved}
+
+
+def test_each_entry_gets_its_open_and_solved_escalated_tickets(suite: State) -> None:
+    linked = next(c for c in suite.table(CUSTOMERS) if c.crm_contact_id)
+    cid = linked.crm_contact_id or ""
+    state, out = _run(suite, [_entry(cid, 2, 1), _entry("ct_999999", 1, 0)])
+    b = out.bindings
+    assert [len(x) for x in b["escalated"]] == [2, 1]
+    assert b["open_escalations"][cid] == b["escalated"][0] and len(b["solved_escalations"][cid]) == 1
+    for tid in b["escalated"][0]:
+        ticket = state.get(TICKETS, tid)
+        assert ticket is not None and ticket.status == "on-hold" and ticket.requester_id == linked.id
+        assert "escalated_management" in ticket.tags
+    solved = state.get(TICKETS, b["solved_escalations"][cid][0])
+    assert solved is not None and solved.status == "solved"
+    filed = state.get(TICKETS, b["escalated"][1][0])
+    new = state.get(CUSTOMERS, filed.requester_id) if filed else None
+    assert new is not None and new.crm_contact_id == "ct_999999"
+    assert {e.ticket_id for e in state.table(ESCALATIONS)} >= set(b["escalated"][0])
+
+
+def test_existing_escalations_to_the_team_are_a_scenario_error(suite: State) -> None:
+    linked = next(c for c in suite.table(CUSTOMERS) if c.crm_contact_id)
+    state, _ = _run(suite, [_entry(linked.crm_contact_id or "", 1, 0)])
+    with pytest.raises(ScenarioError):
+        _run(state, [_entry(linked.crm_contact_id or "", 1, 0)])
