@@ -56,6 +56,10 @@ class StartEpisodeRequest(_Request):
     faults: Literal["scenario"] | None = Field(
         default="scenario", description='"scenario" injects the scenario\'s seeded faults; null turns them off.'
     )
+    difficulty: str | list[str] | dict[str, Any] | None = Field(
+        default=None, description="The task's difficulty (docs/difficulty.md): a level (\"hard\"), KNOB=VALUE "
+                                  "items, or {\"level\": \"hard\", \"distractors\": 2}; null: the file's own level.",
+    )
     include_tools: bool = Field(
         default=True, description="Put the tool schemas in the answer. Pass false and fetch `tools_url` once per "
                                   "scenario instead (it answers 304 to If-None-Match with `tools_etag`).",

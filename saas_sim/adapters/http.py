@@ -85,6 +85,7 @@ from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.grading import Grade
 from saas_sim.runtime.trajectory import Trajectory
+from saas_sim.scenarios.difficulty import choose
 
 __all__ = ["create_app"]
 
@@ -319,15 +320,23 @@ async def start_episode(body: StartEpisodeRequest, env: Env, episodes: Episodes,
     except ScenarioNotFoundError as exc:
         raise ApiError(404, "scenario_not_found", str(exc)) from None
 
+    try:
+        level = choose(scenario.spec, body.difficulty)
+    except UsageError as exc:
+        raise _invalid("difficulty", body.difficulty, str(exc)) from None
+
     async def start(stream_id: str) -> Episode:
         try:
-            episode = await env.start(scenario, body.seed, faults=body.faults, stream_id=stream_id)
+            episode = await env.start(scenario, body.seed, faults=body.faults, stream_id=stream_id, difficulty=level)
             if env.durable_reads:  # replicas: the first call may reach another one, which resumes from the log
                 await episode.persist()
             return episode
         except UsageError as exc:
             raise _invalid("seed", body.seed, str(exc)) from None
-        except ScenarioError as exc:  # the scenario cannot be set up for this seed: a bug, not the caller's
+        except ScenarioError as exc:
+            if not level.is_default:  # the caller's knob values are more than the setup can stage
+                raise _invalid("difficulty", body.difficulty, str(exc)) from None
+            # the scenario cannot be set up for this seed: a bug, not the caller's
             log.exception("starting %s seed %s failed", scenario.ref, body.seed)
             raise ApiError(500, "scenario_error", str(exc)) from None
 

@@ -171,6 +171,10 @@ class ResetData(BaseModel):
         description="Continue this existing episode (it may live in another process: it is resumed from the log).",
     )
     faults: Literal["scenario"] | None = Field(default="scenario", description="null turns seeded faults off.")
+    difficulty: str | list[str] | dict[str, Any] | None = Field(
+        default=None, description="The task's difficulty (docs/difficulty.md): a level, KNOB=VALUE items or a "
+                                  "mapping; null: the scenario file's own level.",
+    )
 
 
 class ResetRequest(ResetData):

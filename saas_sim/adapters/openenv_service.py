@@ -46,6 +46,7 @@ from saas_sim.errors import (
 )
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
+from saas_sim.scenarios.difficulty import choose
 from saas_sim.scenarios.loader import Scenario
 
 __all__ = ["SUBMIT_TOOL", "OpenEnvService", "ProtocolError", "wire_payload"]
@@ -176,13 +177,23 @@ class OpenEnvService:
             )
 
     async def _start(self, scenario: Scenario, data: ResetData) -> tuple[str, Episode]:
+        try:
+            level = choose(scenario.spec, data.difficulty)
+        except UsageError as exc:
+            raise ProtocolError(WSErrorCode.VALIDATION_ERROR, str(exc),
+                                errors=[{"loc": ["difficulty"], "msg": str(exc), "input": data.difficulty}]) from None
+
         async def start(stream_id: str) -> Episode:
             try:
-                return await self.env.start(scenario, data.seed, faults=data.faults, stream_id=stream_id)
+                return await self.env.start(scenario, data.seed, faults=data.faults, stream_id=stream_id,
+                                            difficulty=level)
             except UsageError as exc:
                 raise ProtocolError(WSErrorCode.VALIDATION_ERROR, str(exc),
                                     errors=[{"loc": ["seed"], "msg": str(exc), "input": data.seed}]) from None
             except ScenarioError as exc:  # cannot be set up for this seed: the harness's, not the caller's
+                if not level.is_default:  # unless the caller's knob values are more than the setup can stage
+                    raise ProtocolError(WSErrorCode.VALIDATION_ERROR, str(exc), errors=[
+                        {"loc": ["difficulty"], "msg": str(exc), "input": data.difficulty}]) from None
                 log.exception("starting %s seed %s failed", scenario.ref, data.seed)
                 raise ProtocolError(WSErrorCode.EXECUTION_ERROR, f"scenario error: {exc}") from None
 
