@@ -211,6 +211,8 @@ def run(
     store: StoreOpt = None,
     base_url: Annotated[str | None, typer.Option(
         help="The OpenAI-compatible endpoint of an openai:MODEL agent (vLLM, SGLang: http://HOST:PORT/v1).")] = None,
+    difficulty: Annotated[list[str] | None, typer.Option(
+        "--difficulty", help="easy|medium|hard and/or KNOB=VALUE, repeatable (docs/difficulty.md).")] = None,
 ) -> None:
     """Runs one episode with a reference agent and prints each step and the grade."""
     from saas_sim.progress import world_bar
@@ -220,7 +222,7 @@ def run(
         async with _env(store) as env:
             sc = env.scenario(scenario)
             with world_bar(env):
-                episode = await env.start(sc, seed)
+                episode = await env.start(sc, seed, difficulty=difficulty or None)
             world_hash = episode.task.world.world_hash[:12]
             out.print(f"[bold]{sc.ref}[/bold] seed {seed}  world {sc.spec.world} ({world_hash})")
             out.print(f"[bold]Task:[/bold] {episode.task.task_text}")

@@ -115,3 +115,12 @@ def test_the_difficulty_report_table_and_its_exit_status_when_an_oracle_fails_a_
     (notes_plugin / "x.yaml").write_text(broken)
     failed = runner.invoke(app, ["scenarios", "notes/*", "--difficulty-report", "--seeds", "1"])
     assert failed.exit_code == 1, failed.output
+
+
+def test_run_plays_the_task_at_the_difficulty(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "notes/archive-and-follow-up", "--seed", "1", "--difficulty", "hard",
+                                 "--difficulty", "faults=none"])
+    assert result.exit_code == 0, result.output
+    assert "Hard note" in result.output and "score 1.000" in result.output
+    bad = runner.invoke(app, ["run", "notes/archive-and-follow-up", "--difficulty", "distractors=2"])
+    assert bad.exit_code == 2 and "no 'distractors' knob" in bad.output
