@@ -274,24 +274,25 @@ def _imports_outside(text: str) -> list[str]:
     return sorted(n for n in names if n not in ALLOWED_IMPORTS)
 
 
-def _shape(node: ast.AST) -> str:
-    """A statement's structure with every name, attribute and literal erased."""
-    erased = _Eraser().visit(ast.parse(ast.unparse(node)))
-    return ast.dump(erased, annotate_fields=False, include_attributes=False)
-
-
-class _Eraser(ast.NodeTransformer):
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.Name(id="_", ctx=ast.Load())
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return ast.Constant(value=0)
-
-    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        return ast.Name(id="_", ctx=ast.Load())
-
-    def visit_arg(self, node: ast.arg) -> ast.AST:
-        return ast.arg(arg="_")
+def _shape(node: ast.AST, stmts: list[str] | None = None) -> str:
+    """A node's structure with every name, attribute and literal erased; with `stmts`, the shape of every
+    statement inside it (functions aside) is appended there too, in one pass."""
+    if isinstance(node, ast.Name | ast.Attribute):
+        return "_"
+    if isinstance(node, ast.Constant):
+        return "C"
+    if isinstance(node, ast.expr_context):
+        return ""
+    parts: list[str] = []
+    for _, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            parts.append(_shape(value, stmts))
+        elif isinstance(value, list):
+            parts.append("[" + ",".join(_shape(v, stmts) for v in value if isinstance(v, ast.AST)) + "]")
+    shape = f"{type(node).__name__}({','.join(parts)})"
+    if stmts is not None and isinstance(node, ast.stmt) and not isinstance(node, ast.FunctionDef):
+        stmts.append(shape)
+    return shape
 
 
 def _unit_shapes(text: str, functions: list[str]) -> list[str]:
@@ -313,11 +314,13 @@ def _nontrivial(stmt: ast.stmt) -> bool:
 
 
 def _file_shapes(text: str) -> set[str] | None:
+    """The shapes of a file's statements, or None when it does not parse (then it does not run either)."""
+    stmts: list[str] = []
     try:
-        tree = ast.parse(text)
+        _shape(ast.parse(text), stmts)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return {_shape(s) for s in ast.walk(tree) if isinstance(s, ast.stmt) and not isinstance(s, ast.FunctionDef)}
+    return set(stmts)
 
 
 @kit.check
