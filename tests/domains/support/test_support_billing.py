@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from saas_sim.domains.support import DOMAIN
-from saas_sim.domains.support.setups_billing import LATE_AFTER_DAYS, PRICE_WINDOW_DAYS
+from saas_sim.domains.support.setups_adjustments import LATE_AFTER_DAYS, PRICE_WINDOW_DAYS
 from saas_sim.domains.support.state import KB_ARTICLES, MESSAGES, ORDERS, TICKETS
 from saas_sim.runtime.environment import Environment
 from tests.domains.helpers import ROOT, scripted_grade, scripted_scores
