@@ -303,22 +303,20 @@ class DifficultySpec(_Strict):
     Attributes:
         level: The level the file's own setup params, world and faults describe.
         knobs: Knob name -> its values per level.
-        descriptive: Deprecated: an old-style `knobs:` mapping of plain values (`{vip_agents: 3}`). It
-            describes the scenario and acts on nothing; convert it to `knobs` (docs/difficulty.md).
     """
 
     level: Level = "medium"
     knobs: dict[KnobName, KnobSpec] = Field(default_factory=dict)
-    descriptive: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
     def _old_shape(cls, data: Any) -> Any:
-        # Until every file is converted, a knobs mapping of plain values is kept as description only.
-        if isinstance(data, dict) and isinstance(data.get("knobs"), dict) and "descriptive" not in data:
-            knobs = data["knobs"]
-            if knobs and not any(isinstance(v, dict) for v in knobs.values()):
-                return {**{k: v for k, v in data.items() if k != "knobs"}, "descriptive": knobs}
+        # The first files described knobs with plain values; say what replaced them, not just "not a dict".
+        if isinstance(data, dict) and isinstance(data.get("knobs"), dict):
+            plain = sorted(str(k) for k, v in data["knobs"].items() if not isinstance(v, dict))
+            if plain:
+                raise ValueError(f"knobs {plain} have plain values (the retired descriptive shape); a knob is "
+                                 "{param: <setup param>, easy: ..., medium: ..., hard: ...} (docs/difficulty.md)")
         return data
 
     @model_validator(mode="after")

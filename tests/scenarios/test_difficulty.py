@@ -82,11 +82,9 @@ def test_a_knob_on_a_later_setup_step_is_named_by_function_or_position() -> None
                                                            "hard": 5}}}, setup=steps)
 
 
-def test_an_old_style_knob_mapping_is_kept_as_description_only() -> None:
-    s = spec({"level": "hard", "knobs": {"vip_agents": 3, "distractors": 2}})
-    assert s.difficulty.knobs == {}
-    assert s.difficulty.descriptive == {"vip_agents": 3, "distractors": 2}
-    assert resolve(s).setup_params == ({"distractors": 3, "depth": 1},)
+def test_an_old_style_knob_mapping_of_plain_values_is_refused_with_the_new_shape() -> None:
+    with pytest.raises(ValidationError, match=r"knobs \['vip_agents'\] have plain values.*docs/difficulty.md"):
+        spec({"level": "hard", "knobs": {"vip_agents": 3}})
 
 
 def test_hints_may_sit_inside_difficulty_but_not_in_both_places() -> None:
