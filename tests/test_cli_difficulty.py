@@ -9,22 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from saas_sim.cli import app
-from tests.runtime.conftest import FIXTURES, GOOD_SCENARIO
+from tests.runtime.conftest import FIXTURES
+from tests.runtime.test_difficulty import LADDER
 
 runner = CliRunner()
-
-LADDER = GOOD_SCENARIO.replace(
-    "setup: {fn: notes.pick_note}",
-    'setup: [{fn: notes.stage_note, params: {title: "Medium note"}},'
-    ' {fn: notes.pick_titled, params: {title: "{staged.title}"}}]\n'
-    "difficulty:\n"
-    "  level: medium\n"
-    "  knobs:\n"
-    '    entities: {param: notes.stage_note.title, easy: "Easy note", medium: "Medium note", hard: "Hard note"}\n'
-    "hints:\n"
-    '  - "The note is {note.id}."\n',
-)
-
 
 @pytest.fixture(autouse=True)
 def notes_plugin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
