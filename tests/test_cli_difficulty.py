@@ -46,7 +46,7 @@ def test_generate_without_difficulty_writes_the_lines_it_always_did(tmp_path: Pa
 def test_generate_writes_the_difficulty_into_each_line_and_sets_the_task_up_at_it(tmp_path: Path) -> None:
     specs = _generate(tmp_path, "easy", "specificity=1")
     assert [s["difficulty"] for s in specs] == [
-        {"level": "easy", "entities": "Easy note", "specificity": 1, "mess": 0.5}] * 2
+        {"level": "easy", "entities": "Easy note", "specificity": 1, "mess": 0.75}] * 2
     assert all("Hints:\n- The note is nt_" in str(s["instructions"]) for s in specs)
     hard = _generate(tmp_path, "hard")
     assert hard[0]["difficulty"] == {"level": "hard", "entities": "Hard note", "faults": "mild", "mess": 1.5}
@@ -76,7 +76,8 @@ def test_generate_refuses_a_bad_difficulty_with_one_line(tmp_path: Path) -> None
 
 
 def test_the_difficulty_report_measures_every_level_and_passes(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["scenarios", "--difficulty-report", "--scenario", "notes/*", "--seeds", "0:2", "--json"])
+    result = runner.invoke(app, ["scenarios", "--difficulty-report", "--scenario", "notes/*", "--seeds", "0:2",
+                                 "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["ok"] is True

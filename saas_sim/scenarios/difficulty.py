@@ -10,7 +10,8 @@ file's own level (`hard` in a `medium` file: n = 1):
 
 * `specificity`: the number of hints shown; none at the file's level or harder, the first half (rounded
   up) one level easier, all of them two levels easier;
-* `mess`: a scale of the world's mess rates (each domain's `mess_params`), 1 + n/2 and at least 0;
+* `mess`: a scale of the world's mess rates (each domain's `mess_params`): 1 + n/2 above the file's
+  level, 1 + n/4 below (0.5 two levels easier: a setup that picks a messy record still finds one);
 * `faults`: the file's own profile at its level, `none` when easier (if it has one), `mild` one level
   harder (`harsh` if the file already has faults) and `harsh` two levels harder.
 """
@@ -149,7 +150,8 @@ def _generic(spec: ScenarioFile, name: str, n: int) -> Any:
     if name == "specificity":
         return _hint_count(n, len(spec.hints))
     if name == "mess":
-        return max(0.0, 1.0 + n / 2)
+        # Easier worlds keep half their mess at least: setups that pick a messy record need some to exist.
+        return 1.0 + n / 2 if n >= 0 else 1.0 + n / 4
     own = spec.faults is not None
     if n == 0:
         return "scenario" if own else "none"

@@ -73,7 +73,7 @@ async def test_another_level_records_its_changed_knobs_and_sets_up_their_task(tm
     assert hard.start_head != medium.start_head
     # One hint, rendered over the bindings, after the task.
     assert easy.task_text.endswith(f"Hints:\n- The note is {easy.bindings['note']['id']}.")
-    assert easy.world.profile.name == "notes-small~mess0.5"
+    assert easy.world.profile.name == "notes-small~mess0.75"
 
 
 async def test_a_non_default_level_round_trips_through_resume_fork_and_replay(tmp_path: Path) -> None:

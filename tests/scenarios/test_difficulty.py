@@ -110,18 +110,18 @@ def test_each_level_sets_its_knob_values_hints_mess_and_faults() -> None:
     easy, hard = resolve(s, "easy"), resolve(s, "hard")
     assert easy.setup_params == ({"distractors": 0, "depth": 1},)
     assert easy.hints == ("one", "two")  # one level easier: half, rounded up
-    assert easy.mess == 0.5 and easy.faults is None
-    assert easy.changed == {"distractors": 0, "specificity": 2, "mess": 0.5}
+    assert easy.mess == 0.75 and easy.faults is None
+    assert easy.changed == {"distractors": 0, "specificity": 2, "mess": 0.75}
     assert hard.setup_params == ({"distractors": 8, "depth": 3},)
     assert hard.hints == () and hard.mess == 1.5 and hard.faults == FAULT_PROFILES["mild"]
     assert hard.changed == {"distractors": 8, "depth": 3, "mess": 1.5, "faults": "mild"}
 
 
-def test_two_levels_easier_shows_every_hint_and_no_mess() -> None:
+def test_two_levels_easier_shows_every_hint_and_half_the_mess() -> None:
     s = spec({**KNOBS, "level": "hard", "knobs": {
         "distractors": {"param": "distractors", "easy": 0, "medium": 1, "hard": 3}}}, hints=HINTS)
     easy = resolve(s, "easy")
-    assert easy.hints == tuple(HINTS) and easy.mess == 0.0
+    assert easy.hints == tuple(HINTS) and easy.mess == 0.5
 
 
 def test_a_file_with_faults_gets_harsher_ones_above_and_none_below() -> None:
