@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
-from saas_sim.domains.ide.gen_reference import load_namespace
+from saas_sim.domains.ide.gen_reference import call, load_namespace
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.workspace import tree_files
 from saas_sim.errors import ScenarioError
@@ -165,3 +165,60 @@ def code_late_fee(ctx: SetupContext) -> Setup:
         "amount": dollars(cents), "no_grace": dollars(no_grace), "per_period": dollars(over),
         "grace_days": grace, "rate_bp": rate, "cap": dollars(cap), "path": INVOICE_PATH,
     }}, events=[])
+
+
+_PLAN_TRIES = 400
+_BUG_TRIES = 24
+
+
+def _overcharged_plan(rng: random.Random, clean: Mapping[str, Any], mutant: Mapping[str, Any]
+                      ) -> tuple[int, int, int, int] | None:
+    """A seat plan the buggy quote() charges more for than the clean one: (seats, months, charged, correct)."""
+    limits = [limit for limit, _ in clean["TIERS"]]
+    for _ in range(_PLAN_TRIES):
+        seats = rng.choice([rng.randint(1, limits[-1] + 60), rng.choice(limits) + rng.choice((-1, 0, 1))])
+        months = rng.choice([rng.randint(1, 36), 11, 12, 13])
+        if seats < 1:
+            continue
+        charged, correct = call(mutant["quote"], [seats, months]), call(clean["quote"], [seats, months])
+        if not isinstance(charged, int) or not isinstance(correct, int):
+            continue  # the plan raises (on the mutant, say): no such charge was ever made
+        # Over by 5 to 200 dollars: a customer notices it, and an agent may refund it without an approval.
+        if 500 <= charged - correct <= 20_000:
+            return seats, months, charged, correct
+    return None
+
+
+@kit.setup
+def overcharging_bug(ctx: SetupContext) -> Setup:
+    """A seeded bug in quote() of acme/pricing/tiers.py that overcharged a customer's seat plan (`bug.*`).
+
+    It stages an `ide.inject_bugs` task on the unit `quote` (hidden tests, visible tests, its bindings)
+    and draws a plan the buggy code charges more for than the documented rules: the customer's order.
+    Mutants that never overcharge by a refundable amount are drawn again.
+
+    Params:
+        depth: Call depth of the bug below quote() (0-2: quote, monthly_price, seat_price; default 0).
+
+    Bindings: inject_bugs' (module_path, old_region, new_region, clean_text, ...) and `bug`: seats,
+    months, charged, correct, excess (dollars; charged minus correct), charged_cents, correct_cents.
+    """
+    from saas_sim.domains.ide.setups_bugfix import inject_bugs
+    from saas_sim.domains.ide.state import PROJECTION
+
+    depth = int(ctx.params.get("depth", 0))
+    clean = _namespace(ctx, PRICING_PATH)
+    for _ in range(_BUG_TRIES):
+        sub = SetupContext(state=ctx.state, params={"bugs": 1, "depth": depth, "units": ["quote"], "report": "vague",
+                                                    "visible_failing": True},
+                           rng=random.Random(ctx.rng.getrandbits(64)), now=ctx.now, ids=ctx.ids)
+        out = inject_bugs(sub)
+        mutant = load_namespace(tree_files(PROJECTION.fold(ctx.state, out.events))[PRICING_PATH])
+        plan = _overcharged_plan(ctx.rng, clean, mutant)
+        if plan is not None:
+            seats, months, charged, correct = plan
+            return Setup(bindings={**out.bindings, "bug": {
+                "seats": seats, "months": months, "charged": dollars(charged), "correct": dollars(correct),
+                "excess": dollars(charged - correct), "charged_cents": charged, "correct_cents": correct,
+                "excess_less_cent": dollars(charged - correct - 1)}}, events=out.events)
+    raise ScenarioError("no seeded bug in quote() overcharges a seat plan by a refundable amount")

@@ -75,3 +75,22 @@ def test_code_late_fee_binds_the_fee_the_billing_rules_allow(state: State, rules
         excess = float(f["per_period"]) - float(f["amount"])
         assert 0 < excess <= 200
         assert len({f["amount"], f["no_grace"], f["per_period"]}) == (2 if rules == 3 else 3)
+
+
+def test_overcharging_bug_stages_a_quote_bug_that_overcharges_the_drawn_plan(state: State) -> None:
+    from saas_sim.domains.ide.setups_suite_billing import overcharging_bug
+    from saas_sim.domains.ide.state import PROJECTION, TASK
+
+    clean = load_namespace(tree_files(state)[PRICING_PATH])
+    for seed in range(3):
+        out = overcharging_bug(SetupContext(state=state, params={"depth": 0}, rng=random.Random(seed), now=NOW,
+                                            ids=IdFactory()))
+        after = PROJECTION.fold(state, out.events)
+        assert after.value(TASK) is not None  # the hidden tests are staged
+        mutant = load_namespace(tree_files(after)[PRICING_PATH])
+        bug = out.bindings["bug"]
+        assert bug["charged_cents"] == mutant["quote"](bug["seats"], bug["months"])
+        assert bug["correct_cents"] == clean["quote"](bug["seats"], bug["months"])
+        assert 500 <= bug["charged_cents"] - bug["correct_cents"] <= 20_000
+        assert bug["excess"] == dollars(bug["charged_cents"] - bug["correct_cents"])
+        assert out.bindings["clean_text"] == tree_files(state)[PRICING_PATH]
