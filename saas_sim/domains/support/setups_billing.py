@@ -37,6 +37,7 @@ from saas_sim.domains.support.setup_helpers import (
     stage,
     ticket_b,
 )
+from saas_sim.domains.support.state import ORDERS
 from saas_sim.domains.support.ticket_factory import PostedMessage, TicketSpec
 from saas_sim.domains.support.tool_helpers import REFUND_LIMIT
 from saas_sim.errors import ScenarioError
@@ -72,16 +73,36 @@ def _stage_duplicate(ctx: SetupContext, repeats: int) -> tuple[Customer, Order, 
     orders and the events.
     """
     recent = ctx.now - timedelta(days=60)
-    customer, order, _, others = pick_target(
-        ctx, min_orders=2,
-        accept=lambda o: [o] if o.total <= REFUND_LIMIT and o.placed_at >= recent and o.refunded_total == 0 else [])
+    taken = {o.number for o in ctx.state.table(ORDERS)}
+    latest: dict[str, tuple[datetime, int]] = {}
+    for o in ctx.state.table(ORDERS):
+        at, top = latest.get(o.customer_id, (o.placed_at, int(o.number)))
+        latest[o.customer_id] = (max(at, o.placed_at), max(top, int(o.number)))
+
+    def next_number(o: Order) -> int:
+        # Checkout numbers orders as they come: the duplicate takes the next free number after the quoted one.
+        n = int(o.number) + 1
+        while str(n) in taken:
+            n += 1
+        return n
+
+    def fits(o: Order) -> list[Order]:
+        # A later order and a higher-numbered order of the customer's own, so neither "refund the newest
+        # order" nor "refund the highest number" is a rule that finds the duplicate.
+        at, top = latest[o.customer_id]
+        shortcut_fails = at > o.placed_at + timedelta(days=1) and top > next_number(o)
+        ok = shortcut_fails and o.total <= REFUND_LIMIT and o.placed_at >= recent and o.refunded_total == 0
+        return [o] if ok else []
+
+    customer, order, _, others = pick_target(ctx, min_orders=2, accept=fits)
     skip_ids(ctx, "ord", "ol")
-    numbers = fresh_numbers(ctx, repeats + 1)
-    duplicate = _copy(ctx, order, number=numbers[0], cancelled=True,
+    numbers = fresh_numbers(ctx, repeats)
+    nxt = next_number(order)
+    duplicate = _copy(ctx, order, number=str(nxt), cancelled=True,
                       placed=order.placed_at + timedelta(seconds=ctx.rng.randrange(40, 240)))
     again = [_copy(ctx, order, number=number, cancelled=False,
                    placed=order.placed_at + timedelta(days=days, minutes=ctx.rng.randrange(1440)))
-             for number, days in zip(numbers[1:], _repeat_days(ctx, order, repeats), strict=True)]
+             for number, days in zip(numbers, _repeat_days(ctx, order, repeats), strict=True)]
     events: list[Event] = [ev.OrderPlaced(order=o) for o in (duplicate, *again)]
     return customer, order, duplicate, again, others, events
 
@@ -120,6 +141,9 @@ def duplicate_charge(ctx: SetupContext) -> Setup:
     bindings: dict[str, Any] = {
         **_double_charge_b(ticket, customer, order, duplicate, again, others),
         "duplicate_first_line": duplicate.lines[0].id,
+        # The shortcuts a memorized rule would take, for declared hacks: the newest and the highest-numbered.
+        "newest": order_b(max([*others, *again], key=lambda o: o.placed_at)),
+        "highest": order_b(max([*others, *again], key=lambda o: int(o.number))),
         "repeats": [o.number for o in again],
         "refund_reply": (f"Hi {first},\n\nthank you for telling us, and I am sorry about the double charge. Your "
                          f"order #{order.number} was charged once more by mistake: that second payment is order "

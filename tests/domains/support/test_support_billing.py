@@ -112,6 +112,10 @@ async def test_the_duplicate_is_a_cancelled_copy_placed_minutes_after_the_quoted
         first = state.get(MESSAGES, state.get(TICKETS, b["ticket"]["id"]).message_ids[0]).body
         # The customer quotes the order that shipped, never the duplicate.
         assert quoted.number in first and dup.number not in first
+        # Neither the newest nor the highest-numbered order of the customer is the duplicate.
+        mine = [o for o in state.table(ORDERS) if o.customer_id == quoted.customer_id]
+        assert max(mine, key=lambda o: o.placed_at).id != dup.id
+        assert max(mine, key=lambda o: int(o.number)).id != dup.id
         repeat = state.get(ORDERS, b["repeat"]["id"])
         assert repeat.total == quoted.total and abs(repeat.placed_at - quoted.placed_at) >= timedelta(days=5)
 
@@ -126,6 +130,7 @@ async def test_more_repeat_purchases_at_a_harder_level_and_none_at_the_easiest(t
                         and o.status == "delivered" and o.id != quoted.id
                         and [ln.product_id for ln in o.lines] == [ln.product_id for ln in quoted.lines]]
                 assert len(b["repeats"]) == repeats == len(same)
+                assert b["duplicate"]["id"] not in (b["newest"]["id"], b["highest"]["id"])
             oracle = await scripted_scores(env, ref, (0, 1), [
                 _refund("{duplicate.id}", "{amount}"), _reply("{refund_reply}"), SOLVE])
             assert oracle == [1.0, 1.0]
