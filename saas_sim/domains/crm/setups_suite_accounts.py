@@ -89,7 +89,8 @@ def retention_account(ctx: SetupContext) -> Setup:
     Bindings: account (id, name, owner_id, owner_name), contact (id, name, first_name, email),
     stale_owner (id, name: the owner the contact record still names), duplicate (the first duplicate
     account: id, name, owner_id, owner_name, contact_id), wrong_owner_ids, wrong_owner_names and
-    duplicate_names (every owner and name that is not the account's), duplicate_contact_ids.
+    duplicate_names (every owner and name that is not the account's), duplicate_contact_ids,
+    other_user_names (every CRM user but the account's owner, in id order).
     """
     n = int(ctx.params.get("duplicates", 1))
     if not 1 <= n <= _MAX_DUPLICATES:
@@ -130,6 +131,8 @@ def retention_account(ctx: SetupContext) -> Setup:
                       "owner_name": user_name(ctx.state, dup_owners[0]), "contact_id": namesakes[0].id},
         "wrong_owner_ids": others,
         "wrong_owner_names": [user_name(ctx.state, u) for u in others],
+        # Every other user: a reply naming the whole sales team so that one name is right is a shotgun.
+        "other_user_names": [u.name for u in ctx.state.table(USERS) if u.id != account.owner_id],
         "duplicate_names": [t.name for t in twins],
         "duplicate_contact_ids": [c.id for c in namesakes],
     }

@@ -57,7 +57,7 @@ def churn_review(ctx: SetupContext) -> Setup:
     whose `threshold` people have one open escalation each: id, name, deal; its entries come first),
     risk_two (the account of two open deals whose one person has `threshold` open escalations: id, name,
     deals; the next entry), risk_deal_ids, other_deal_ids (every deal of the distractor accounts),
-    distractor_kinds.
+    other_open_deal_ids (their open deals), distractor_kinds.
     """
     threshold = int(ctx.params.get("threshold", 2))
     n_distractors = int(ctx.params.get("distractors", 3))
@@ -109,5 +109,8 @@ def churn_review(ctx: SetupContext) -> Setup:
                      "deals": [_deal_b(ctx.state, d) for d in risk_two]},
         "risk_deal_ids": [open_deals[one][0].id, *(d.id for d in risk_two)],
         "other_deal_ids": sorted(other_deals),
+        # The distractors' open deals (the tool refuses edits of closed ones): the likeliest collateral.
+        "other_open_deal_ids": sorted(d.id for d in deals if d.id in set(other_deals)
+                                      and d.stage not in CLOSED_STAGES),
         "distractor_kinds": kinds,
     }, events=[])

@@ -48,7 +48,7 @@ async def test_a_next_step_naming_another_accounts_ticket_earns_nothing_for_that
 
 
 async def test_a_distractor_deal_or_another_field_breaks_the_gate(env: Environment) -> None:
-    distractor = await scripted_grade(env, REF, 3, [*RIGHT, _update("{other_deal_ids.0}", "Churn risk")])
+    distractor = await scripted_grade(env, REF, 3, [*RIGHT, _update("{other_open_deal_ids.0}", "Churn risk")])
     assert _check(distractor, "only_risk_deals_changed") == 0.0 and distractor.score == 0.0
     field = await scripted_grade(env, REF, 3, [*RIGHT[:2], _update("{risk_two.deals.1.id}", f"Churn risk: {TWO}",
                                                                    close_date="2026-12-31")])

@@ -75,3 +75,9 @@ async def test_a_refusal_of_a_discount_promises_nothing(env: Environment) -> Non
     grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
                                                _reply("{reply_short}")])
     assert _check(grade, "promises_nothing") == 1.0
+
+
+async def test_a_reply_listing_other_sales_reps_beside_the_owner_breaks_the_gate(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 4, [_escalate("{account.name} threatens to cancel."), TASK,
+                                               _reply("{reply} Or {other_user_names.0} or {other_user_names.1}.")])
+    assert _check(grade, "names_nobody_else") == 0.0 and grade.score == 0.0
