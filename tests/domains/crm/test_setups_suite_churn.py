@@ -2,32 +2,25 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
 
-from saas_sim.core.domain import Setup, SetupContext
-from saas_sim.core.ids import IdFactory
+from saas_sim.core.domain import Setup
 from saas_sim.core.state import State
 from saas_sim.domains.crm import setups_suite_churn as sc
 from saas_sim.domains.crm.state import CONTACTS, DEALS
 from saas_sim.errors import ScenarioError
-from saas_sim.runtime.world import build_world, load_profiles
-from tests.domains.crm.conftest import EPOCH
-from tests.domains.helpers import ROOT
+from tests.domains.suite_world import run_setup, suite_state
 
 
 @pytest.fixture(scope="module")
 def suite() -> State:
-    from saas_sim.domains import builtin_domains
-
-    return build_world(load_profiles([ROOT / "seeds"])["suite-small"], 0, dict(builtin_domains())).state
+    return suite_state()
 
 
 def _run(state: State, seed: int, **params: Any) -> Setup:
-    ids = IdFactory(state.counters())
-    return sc.churn_review(SetupContext(state=state, params=params, rng=random.Random(seed), now=EPOCH, ids=ids))
+    return run_setup(sc.churn_review, state, seed, params)
 
 
 def _account(state: State, contact_id: str) -> str | None:

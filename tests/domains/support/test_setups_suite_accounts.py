@@ -2,37 +2,28 @@
 
 from __future__ import annotations
 
-import random
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
-from saas_sim.core.domain import Setup, SetupContext
-from saas_sim.core.ids import IdFactory
+from saas_sim.core.domain import Setup
 from saas_sim.core.state import State
 from saas_sim.domains.support import setups_suite_accounts as sa
 from saas_sim.domains.support.state import CUSTOMERS, MESSAGES, PROJECTION, TICKETS, TRUTHS
-from saas_sim.runtime.world import build_world, load_profiles
-from tests.domains.helpers import ROOT
-
-EPOCH = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+from tests.domains.suite_world import EPOCH, run_setup, suite_state
 
 
 @pytest.fixture(scope="module")
 def suite() -> State:
-    from saas_sim.domains import builtin_domains
-
-    return build_world(load_profiles([ROOT / "seeds"])["suite-small"], 0, dict(builtin_domains())).state
+    return suite_state()
 
 
 def _run(state: State, seed: int, contact_id: str) -> tuple[State, Setup]:
     params: dict[str, Any] = {"contact_id": contact_id, "name": "Dana Whitfield", "first_name": "Dana",
                               "email": "dana.whitfield@example.com", "company": "Umbrella Works",
                               "owner_name": "Olivia Myers"}
-    ids = IdFactory(state.counters())
-    out = sa.cancel_threat_ticket(SetupContext(state=state, params=params, rng=random.Random(seed), now=EPOCH,
-                                               ids=ids))
+    out = run_setup(sa.cancel_threat_ticket, state, seed, params)
     return PROJECTION.fold(state, out.events), out
 
 

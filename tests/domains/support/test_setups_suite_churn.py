@@ -2,35 +2,25 @@
 
 from __future__ import annotations
 
-import random
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from saas_sim.core.domain import Setup, SetupContext
-from saas_sim.core.ids import IdFactory
+from saas_sim.core.domain import Setup
 from saas_sim.core.state import State
 from saas_sim.domains.support import setups_suite_churn as sc
 from saas_sim.domains.support.state import CUSTOMERS, ESCALATIONS, PROJECTION, TICKETS
 from saas_sim.errors import ScenarioError
-from saas_sim.runtime.world import build_world, load_profiles
-from tests.domains.helpers import ROOT
-
-EPOCH = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+from tests.domains.suite_world import run_setup, suite_state
 
 
 @pytest.fixture(scope="module")
 def suite() -> State:
-    from saas_sim.domains import builtin_domains
-
-    return build_world(load_profiles([ROOT / "seeds"])["suite-small"], 0, dict(builtin_domains())).state
+    return suite_state()
 
 
 def _run(state: State, plan: list[dict[str, Any]], seed: int = 0) -> tuple[State, Setup]:
-    ids = IdFactory(state.counters())
-    out = sc.escalation_history(SetupContext(state=state, params={"plan": plan}, rng=random.Random(seed), now=EPOCH,
-                                             ids=ids))
+    out = run_setup(sc.escalation_history, state, seed, {"plan": plan})
     return PROJECTION.fold(state, out.events), out
 
 

@@ -1,0 +1,44 @@
+"""The support desk's cross-app incident check, on suite/feature-truth-in-code: the figure from the code."""
+
+from __future__ import annotations
+
+import pytest
+
+from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.grading import Grade
+from tests.domains.helpers import scripted_grade
+
+REF = "suite/feature-truth-in-code"
+
+
+def _reply(body: str) -> list[dict[str, object]]:
+    return [{"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": body}}]
+
+
+def _check(grade: Grade, name: str) -> float:
+    return next(c.score for c in grade.checks if c.name == name)
+
+
+@pytest.mark.parametrize("body", [
+    "Your VIP target is {sla.vip_minutes} minutes.",
+    "It is {sla.vip_minutes} min, not {sla.stale_minutes} minutes as the old article says.",  # negated stale
+])
+async def test_the_codes_figure_is_the_answer(env: Environment, body: str) -> None:
+    grade = await scripted_grade(env, REF, 0, _reply(body))
+    assert _check(grade, "answer_from_code") == 1.0
+
+
+@pytest.mark.parametrize("body", [
+    "Yes, {sla.stale_minutes} minutes is right.",
+    "It is {sla.vip_minutes} minutes, or {sla.stale_minutes} minutes.",
+    "It is {sla.standard_minutes} minutes.",
+    "VIPs are answered faster.",
+])
+async def test_the_stale_the_standard_or_no_figure_fails(env: Environment, body: str) -> None:
+    grade = await scripted_grade(env, REF, 1, _reply(body))
+    assert _check(grade, "answer_from_code") == 0.0 and grade.score == 0.0
+
+
+async def test_a_conditional_credit_promise_breaks_the_gate(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 2, _reply("{reply} If we miss it, you get 20.00 store credit."))
+    assert _check(grade, "promises_nothing") == 0.0 and grade.score == 0.0
