@@ -167,26 +167,26 @@ def code_late_fee(ctx: SetupContext) -> Setup:
     }}, events=[])
 
 
-_PLAN_TRIES = 400
-_BUG_TRIES = 24
+_BUG_TRIES = 40
 
 
 def _overcharged_plan(rng: random.Random, clean: Mapping[str, Any], mutant: Mapping[str, Any]
                       ) -> tuple[int, int, int, int] | None:
-    """A seat plan the buggy quote() charges more for than the clean one: (seats, months, charged, correct)."""
+    """A seat plan the buggy quote() charges more for than the clean one: (seats, months, charged, correct).
+
+    Every plan up to 60 seats past the last tier and 36 months is tried (pure calls, a few milliseconds);
+    one of those overcharged by 5 to 200 dollars is drawn: a customer notices that, and a support agent
+    may refund it without an approval.
+    """
     limits = [limit for limit, _ in clean["TIERS"]]
-    for _ in range(_PLAN_TRIES):
-        seats = rng.choice([rng.randint(1, limits[-1] + 60), rng.choice(limits) + rng.choice((-1, 0, 1))])
-        months = rng.choice([rng.randint(1, 36), 11, 12, 13])
-        if seats < 1:
-            continue
-        charged, correct = call(mutant["quote"], [seats, months]), call(clean["quote"], [seats, months])
-        if not isinstance(charged, int) or not isinstance(correct, int):
-            continue  # the plan raises (on the mutant, say): no such charge was ever made
-        # Over by 5 to 200 dollars: a customer notices it, and an agent may refund it without an approval.
-        if 500 <= charged - correct <= 20_000:
-            return seats, months, charged, correct
-    return None
+    found: list[tuple[int, int, int, int]] = []
+    for seats in range(1, limits[-1] + 61):
+        for months in range(1, 37):
+            charged, correct = call(mutant["quote"], [seats, months]), call(clean["quote"], [seats, months])
+            # A plan that raises (on the mutant, say) was never charged.
+            if isinstance(charged, int) and isinstance(correct, int) and 500 <= charged - correct <= 20_000:
+                found.append((seats, months, charged, correct))
+    return rng.choice(found) if found else None
 
 
 @kit.setup

@@ -96,6 +96,30 @@ def _other_charge(ctx: SetupContext, customer: Customer, earlier: list[Order], o
     return {"id": other.id, "line_id": other.lines[0].id, "number": other.number}
 
 
+def _dispute(ctx: SetupContext, customer: Customer, order: Order, earlier: list[Order], invoice: str,
+             excess: Decimal, guess: Decimal, body: str) -> tuple[list[Any], dict[str, Any]]:
+    """Stages the customer's ticket about the charge `order` (one line, partly overcharged) and returns its
+    events and the bindings both disputes share: ticket, customer, order, line, invoice, charged, excess,
+    guess, refund_back_to_guess, excess_less_cent, other_order."""
+    (line,) = order.lines
+    charged = line.total
+    ticket, staged = stage(ctx, TicketSpec(
+        customer=customer, requester=customer, issue="billing_question", resolution="refund",
+        created_at=ago(ctx, 10, 240), priority="normal", group="billing", order=order, line=line,
+        amount=excess, product_name=line.name, body_core=body, mess=random_mess(ctx.rng, vague_subject=True)))
+    return staged, {
+        "ticket": ticket_b(ticket),
+        "customer": {**customer_b(customer), "crm_contact_id": customer.crm_contact_id},
+        "order": order_b(order),
+        "line": line_b(line),
+        "invoice": invoice,
+        "charged": money(charged), "excess": money(excess), "guess": money(guess),
+        "refund_back_to_guess": money(charged - guess),
+        "excess_less_cent": money(excess - Decimal("0.01")),
+        "other_order": _other_charge(ctx, customer, earlier, order),
+    }
+
+
 @kit.setup
 def late_fee_ticket(ctx: SetupContext) -> Setup:
     """A customer disputes a late fee that was charged by hand; only the excess over the code's fee is due.
@@ -138,22 +162,10 @@ def late_fee_ticket(ctx: SetupContext) -> Setup:
     body = (f"Hello,\n\nyou charged me a late fee of {money(charged)} USD (charge #{order.number}) for invoice "
             f"{invoice}. I paid it roughly {weeks} weeks late, that is true, but that fee is far too high. By my "
             f"own count it should be {money(guess)} USD at most, so please refund the difference.")
-    ticket, staged = stage(ctx, TicketSpec(
-        customer=customer, requester=customer, issue="billing_question", resolution="refund",
-        created_at=ago(ctx, 10, 240), priority="normal", group="billing", order=order, line=fee_line,
-        amount=excess, product_name=fee_line.name, body_core=body, mess=random_mess(ctx.rng, vague_subject=True)))
+    staged, common = _dispute(ctx, customer, order, earlier, invoice, excess, guess, body)
     first = customer.first_name
-    other = _other_charge(ctx, customer, earlier, order)
     return Setup(bindings={
-        "ticket": ticket_b(ticket),
-        "customer": {**customer_b(customer), "crm_contact_id": customer.crm_contact_id},
-        "order": order_b(order),
-        "line": line_b(fee_line),
-        "invoice": invoice,
-        "charged": money(charged), "fee": money(fee), "excess": money(excess), "guess": money(guess),
-        "refund_back_to_guess": money(charged - guess),
-        "excess_less_cent": money(excess - Decimal("0.01")),
-        "other_order": other,
+        **common, "fee": money(fee),
         "refund_reply": (f"Hi {first},\n\nthank you for writing. Under our billing rules the late fee on invoice "
                          f"{invoice} ({money(balance)} USD paid {days} days late) comes to {money(fee)} USD, so "
                          f"the {money(charged)} USD we charged on #{order.number} was too high. I have refunded the "
@@ -162,7 +174,7 @@ def late_fee_ticket(ctx: SetupContext) -> Setup:
                              f"USD {money(fee)}.\n\nI refunded USD {money(excess)} of charge {order.number} today, "
                              "which should reach your card within a week.\n\nKind regards"),
         "other_ticket": ticket_b(ctx.rng.choice(sorted(
-            (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != ticket.id),
+            (t for t in ctx.state.table(TICKETS) if t.status in ("new", "open") and t.id != common["ticket"]["id"]),
             key=lambda t: t.id))),
     }, events=[*events, *staged])
 
@@ -205,21 +217,10 @@ def plan_overcharge_ticket(ctx: SetupContext) -> Setup:
     body = (f"Hello,\n\nwe were charged {money(charged)} USD (charge #{order.number}) for our {seats}-seat plan, "
             f"{months} months. That is more than your price list says: by my count it should be about "
             f"{money(guess)} USD. Please check the invoice and refund what we were overcharged.")
-    ticket, staged = stage(ctx, TicketSpec(
-        customer=customer, requester=customer, issue="billing_question", resolution="refund",
-        created_at=ago(ctx, 10, 240), priority="normal", group="billing", order=order, line=line,
-        amount=excess, product_name=line.name, body_core=body, mess=random_mess(ctx.rng, vague_subject=True)))
+    staged, common = _dispute(ctx, customer, order, earlier, invoice, excess, guess, body)
     first = customer.first_name
     return Setup(bindings={
-        "ticket": ticket_b(ticket),
-        "customer": {**customer_b(customer), "crm_contact_id": customer.crm_contact_id},
-        "order": order_b(order),
-        "line": line_b(line),
-        "invoice": invoice,
-        "charged": money(charged), "correct": money(correct), "excess": money(excess), "guess": money(guess),
-        "refund_back_to_guess": money(charged - guess),
-        "excess_less_cent": money(excess - Decimal("0.01")),
-        "other_order": _other_charge(ctx, customer, earlier, order),
+        **common, "correct": money(correct),
         "refund_reply": (f"Hi {first},\n\nthank you for reporting this. A bug in our pricing charged your "
                          f"{seats}-seat plan for {months} months {money(charged)} USD on #{order.number}; the "
                          f"correct price is {money(correct)} USD. The bug is fixed, and I have refunded the "
