@@ -14,8 +14,8 @@ For every scenario, level and seed it plays the oracle, the no-op and the random
 * `hints`: the hints the instructions show;
 * `random_mean` and `noop_mean`: the mean scores of the random agent and the no-op.
 
-A level is harder than the one below when at least one measured quantity moved the hard way (more steps,
-entities, distractors or depth; fewer hints; a lower random score). The report is `ok` when the oracle
+A level is harder than the one below when at least one measured quantity moved the hard way (more
+distractors staged, steps, entities or depth; fewer hints; a lower random score). The report is `ok` when the oracle
 scored 1.0 and the no-op at most its `noop_score` on every level and seed. Levels are the scenario's
 own: a level equal to the file's own level is the file's own task.
 """
@@ -43,10 +43,12 @@ from saas_sim.scenarios.model import LEVELS
 __all__ = ["HARDER_WHEN", "LevelMeasure", "ScenarioLadder", "difficulty_report", "measure_scenario"]
 
 HARDER_WHEN: dict[str, int] = {
-    "oracle_steps": 1, "entities_read": 1, "entities_written": 1, "distractors_bound": 1, "search_depth": 1,
+    "distractors": 1, "oracle_steps": 1, "entities_read": 1, "entities_written": 1, "distractors_bound": 1,
+    "search_depth": 1,
     "hints": -1, "random_mean": -1,
 }
-"""The measured quantities the ladder compares, and the direction that is harder (+1: more, -1: less)."""
+"""The quantities the ladder compares, and the direction that is harder (+1: more, -1: less). `distractors` is
+the count the setup was asked to stage (a numeric knob value); the others are measured on the episodes."""
 
 _EPS = 1e-9
 
@@ -205,7 +207,8 @@ def _harder(upper: LevelMeasure, lower: LevelMeasure) -> list[str]:
     out: list[str] = []
     for name, sign in HARDER_WHEN.items():
         a, b = getattr(upper, name), getattr(lower, name)
-        if a is None or b is None or math.isclose(a, b, abs_tol=_EPS):
+        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (a, b))
+        if not numeric or math.isclose(a, b, abs_tol=_EPS):
             continue
         if (a - b) * sign > 0:
             out.append(f"{name} {a:g} {'>' if sign > 0 else '<'} {b:g}")
