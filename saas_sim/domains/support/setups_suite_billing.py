@@ -12,6 +12,7 @@ and numbers (`skip_ids`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -53,8 +54,9 @@ def _linked_customers(ctx: SetupContext) -> list[Customer]:
     return out
 
 
-def _number(ctx: SetupContext) -> str:
-    top = max(int(o.number) for o in ctx.state.table(ORDERS))
+def _number(ctx: SetupContext, staged: Sequence[Order]) -> str:
+    """A fresh order number above every number in the world and every one this setup staged so far."""
+    top = max(int(o.number) for o in [*ctx.state.table(ORDERS), *staged])
     return str(top + ctx.rng.randrange(2, 60))
 
 
@@ -65,11 +67,11 @@ def _pick_customer(ctx: SetupContext) -> Customer:
     return pool[ctx.rng.randrange(len(pool))]
 
 
-def _charge(ctx: SetupContext, customer: Customer, line: OrderLine, at: datetime) -> Order:
+def _charge(ctx: SetupContext, customer: Customer, line: OrderLine, at: datetime, staged: Sequence[Order]) -> Order:
     """A settled charge of one line (a service: nothing ships)."""
-    return Order(id=ctx.ids.next("ord"), number=_number(ctx), customer_id=customer.id, placed_at=at, currency="USD",
-                 lines=(line,), shipping=Decimal("0.00"), total=line.total, status="delivered", carrier="none",
-                 delivered_at=at, shipped_at=at)
+    return Order(id=ctx.ids.next("ord"), number=_number(ctx, staged), customer_id=customer.id, placed_at=at,
+                 currency="USD", lines=(line,), shipping=Decimal("0.00"), total=line.total, status="delivered",
+                 carrier="none", delivered_at=at, shipped_at=at)
 
 
 def _earlier_invoices(ctx: SetupContext, customer: Customer, invoice: str, before: datetime, n: int
@@ -85,7 +87,7 @@ def _earlier_invoices(ctx: SetupContext, customer: Customer, invoice: str, befor
         name = f"Platform subscription, invoice {int(invoice) - 7 * (k + 1)} (paid on time)"
         line = OrderLine(id=ctx.ids.next("ol"), product_id=plan.id, sku=PLAN_SKU, quantity=1, unit_price=amount,
                          total=amount, name=name)
-        earlier.append(_charge(ctx, customer, line, at))
+        earlier.append(_charge(ctx, customer, line, at, earlier))
         events.append(ev.OrderPlaced(order=earlier[-1]))
     return plan, earlier, events
 
@@ -154,7 +156,7 @@ def late_fee_ticket(ctx: SetupContext) -> Setup:
     fee_line = OrderLine(id=ctx.ids.next("ol"), product_id=product.id, sku=FEE_SKU, name=(
         f"Late payment fee, invoice {invoice}: balance {money(balance)} USD paid {days} days after the due date"),
         quantity=1, unit_price=charged, total=charged)
-    order = _charge(ctx, customer, fee_line, charged_at)
+    order = _charge(ctx, customer, fee_line, charged_at, earlier)
     events.append(ev.OrderPlaced(order=order))
     excess = charged - fee
     guess = (fee / 2).quantize(Decimal("0.01")) if ctx.rng.random() < 0.5 else Decimal("0.00")
@@ -205,7 +207,7 @@ def plan_overcharge_ticket(ctx: SetupContext) -> Setup:
     plan, earlier, events = _earlier_invoices(ctx, customer, invoice, charged_at, n_inv)
     line = OrderLine(id=ctx.ids.next("ol"), product_id=plan.id, sku=PLAN_SKU, quantity=1, unit_price=charged,
                      total=charged, name=f"Platform subscription, {seats} seats for {months} months, invoice {invoice}")
-    order = _charge(ctx, customer, line, charged_at)
+    order = _charge(ctx, customer, line, charged_at, earlier)
     events.append(ev.OrderPlaced(order=order))
     excess = charged - correct
     # The customer's figure is a guess, never the true price; refunding down to it stays within an agent's

@@ -84,3 +84,11 @@ def test_the_plan_charge_is_the_buggy_price_and_the_guess_is_not_the_right_one(s
         plan_overcharge_ticket(SetupContext(
             state=suite, params={"seats": 40, "months": 12, "charged": "1.00", "correct": "1999.20"},
             rng=random.Random(0), now=EPOCH, ids=IdFactory(suite.counters())))
+
+
+def test_every_staged_charge_gets_its_own_number(suite: State) -> None:
+    for seed in range(6):
+        state, _ = _run(suite, seed, **FEE, invoices=3)
+        staged = [o.number for o in state.table(ORDERS) if suite.get(ORDERS, o.id) is None]
+        assert len(staged) == 4 and len(set(staged)) == 4
+        assert min(int(n) for n in staged) > max(int(o.number) for o in suite.table(ORDERS))
