@@ -113,9 +113,9 @@ DOMAIN = kit.domain(
     data_report=data_report,
     indexes=INDEXES,
     views=CHECK_VIEWS,
-    ports=PORTS,
     mess_params=("near_duplicate_rate", "false_friend_rate", "missing_optional_rate", "messy_company_rate",
                  "stale_rate", "lead_conflict_rate"),
+    ports=PORTS,
     id_kinds={
         "acc": "account", "act": "activity", "ct": "contact", "dl": "deal", "enr": "enrollment", "ld": "lead",
         "li": "line_item", "pbe": "price_book_entry", "prd": "product", "rpt": "report", "seq": "sequence",

@@ -86,5 +86,8 @@ DOMAIN = kit.domain(
     mess_params=("mess",),
     grade_effects=grade_effects,
     id_kinds={"run": "run"},
+    # The code is the company's own product: its refund, SLA and seat-price constants are the support
+    # desk's and the CRM's when the world has them (generate.py reads their ports).
+    uses=("crm", "support"),
 )
 """The IDE, as the runtime loads it."""
