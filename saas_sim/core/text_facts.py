@@ -126,6 +126,27 @@ def _letters(text: str) -> int:
     return sum(ch.isalpha() for ch in text)
 
 
+_NAME_LIKE = re.compile(
+    r"(?<=[\s,;:(\"'\u00ab\u201c])"               # after a space or an opening mark: never the first word
+    r"[^\W\d_][^\W\d_A-Z]*(?:[-'\u2019][^\W\d_]+)?"  # a word, possibly hyphenated (Jean-Luc, O'Neil)
+    r"(?=[\s,;:.!?)\"'\u00bb\u201d]|$)"
+)
+_MIN_UNNAMED_LETTERS = 20
+
+
+def _without_names(sentence: str) -> str:
+    """The sentence without its capitalised words after the first one, when enough letters remain.
+
+    A person's or company's name says nothing about the language a reply is written in, yet lingua
+    weighs it like any word: "Dear Noémi, thank you for telling us, and I am sorry ..." reads as Dutch,
+    and the same sentence with "Anna" as English. Mid-sentence capitalised words are mostly names in
+    every language here; German nouns are capitalised too, but its lowercase function words carry
+    the language. A sentence that would keep fewer than 20 letters is classed whole.
+    """
+    kept = _NAME_LIKE.sub(lambda m: "" if m.group(0)[0].isupper() else m.group(0), sentence)
+    return kept if _letters(kept) >= _MIN_UNNAMED_LETTERS else sentence
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def _sentence_language(sentence: str) -> tuple[str, int] | None:
     """The language lingua gives one sentence and its letter count, or None (no letters, or no guess).
@@ -136,7 +157,7 @@ def _sentence_language(sentence: str) -> tuple[str, int] | None:
     letters = _letters(sentence)
     if letters == 0:
         return None
-    values = _detector().compute_language_confidence_values(sentence)
+    values = _detector().compute_language_confidence_values(_without_names(sentence))
     if not values or values[0].value <= 0.0:
         return None
     return values[0].language.iso_code_639_1.name.lower(), letters

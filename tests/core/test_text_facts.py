@@ -219,3 +219,16 @@ class TestNegated:
     ])
     def test_affirmative_sentences_are_not_negated(self, sentence: str, lang: str | None) -> None:
         assert not negated(sentence, lang)
+
+
+def test_a_name_with_accents_does_not_change_the_language_of_an_english_sentence() -> None:
+    # lingua alone reads this sentence as Dutch because of the name; with "Anna" it reads English.
+    text = "Dear Noémi, thank you for telling us, and I am sorry for the trouble your team has had."
+    assert detect_language(text) == "en"
+    assert language_shares(text) == {"en": 1.0}
+
+
+def test_masking_names_keeps_german_nouns_german_and_short_sentences_whole() -> None:
+    assert detect_language("Hallo Herr Müller, Ihre Rückerstattung über 25,00 € ist unterwegs.") == "de"
+    assert detect_language("Ich habe die Bestellung geprüft und die Erstattung veranlasst.") == "de"
+    assert detect_language("Hola Begoña, hemos reembolsado su pedido hoy.") == "es"
