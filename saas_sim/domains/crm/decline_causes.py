@@ -62,8 +62,41 @@ def causes_named(text: str) -> set[Cause]:
     return named
 
 
+_CLAUSE = re.compile(r"[,;.:!?()\n]+|\s(?:but|however|though)\s", re.IGNORECASE)
+_CONTRAST = re.compile(r"\b(?:rather than|instead of|other than|except|not because|not due to|not for|not over)\b",
+                       re.IGNORECASE)
+"""Phrases after which a clause names what the cause was not ("budget frozen, not because of the price")."""
+_DENIAL = re.compile(r"\b(?:not|never|neither|nor|without)\b|\w+n['\u2019]t\b", re.IGNORECASE)
+"""Words that deny a choice: a rival after one of them was not chosen ("did not choose Copperleaf")."""
+_DENIED_START = re.compile(r"^\s*(?:not|never)\b", re.IGNORECASE)
+
+
+def _affirmed(text: str, rival: bool) -> list[str]:
+    """The parts of `text`'s clauses that affirm something: each clause up to its first contrast (for a
+    rival, also its first denial); a clause that opens with "not" or "never" affirms nothing.
+
+    "No budget" and "budget not approved" still name a frozen budget (the negation is the cause), so
+    only a rival, whose naming is a choice, is cut at a bare "not".
+    """
+    parts = []
+    for clause in _CLAUSE.split(text):
+        if _DENIED_START.match(clause):
+            continue
+        cut = _CONTRAST.search(clause)
+        clause = clause[: cut.start()] if cut else clause
+        if rival and (denial := _DENIAL.search(clause)):
+            clause = clause[: denial.start()]
+        parts.append(clause)
+    return parts
+
+
 def states_cause(text: str, cause: Cause, competitor: str | None) -> bool:
-    """Returns whether `text` names `cause` (for a competitor: the very rival `competitor`)."""
+    """Returns whether `text` affirms `cause` (for a competitor: the very rival `competitor`, as chosen).
+
+    A cause named only as what it was not ("Not Copperleaf", "budget frozen rather than cancelled" for
+    the cancellation, "did not choose Halcyon CRM") is not stated; `causes_named` still lists it, so a
+    reason cannot name a cause the buyer never gave even in denial.
+    """
     if cause == "competitor":
-        return competitor is not None and competitor in competitors_named(text)
-    return cause in causes_named(text)
+        return competitor is not None and any(competitor in competitors_named(p) for p in _affirmed(text, True))
+    return any(cause in causes_named(p) for p in _affirmed(text, False))

@@ -28,3 +28,20 @@ def test_a_competitor_loss_states_its_cause_only_with_the_rival_chosen() -> None
 def test_no_rival_name_is_a_word_of_another_cause() -> None:
     for rival in COMPETITORS:
         assert causes_named(rival) == {"competitor"}
+
+
+def test_a_cause_named_only_in_denial_is_not_stated() -> None:
+    assert not states_cause("Not Chose Copperleaf", "competitor", "Copperleaf")
+    assert not states_cause("Did not choose Copperleaf", "competitor", "Copperleaf")
+    assert not states_cause("Went with nobody rather than Copperleaf", "competitor", "Copperleaf")
+    assert not states_cause("Not Budget frozen", "budget", None)
+    assert not states_cause("Project cancelled, not because of the budget", "budget", None)
+    assert not states_cause("Never cancelled", "cancelled", None)
+
+
+def test_a_cause_stated_beside_a_negation_still_counts() -> None:
+    assert states_cause("Chose Copperleaf, not us", "competitor", "Copperleaf")
+    assert states_cause("Lost to Copperleaf (we were not cheaper)", "competitor", "Copperleaf")
+    assert states_cause("No budget this year", "budget", None)
+    assert states_cause("Budget not approved", "budget", None)
+    assert states_cause("They will not go ahead: building it in-house", "in_house", None)
