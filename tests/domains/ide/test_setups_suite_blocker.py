@@ -37,5 +37,5 @@ def test_seeds_draw_different_amounts(state: State) -> None:
 
 
 def test_a_world_without_the_money_module_is_a_scenario_error() -> None:
-    with pytest.raises(ScenarioError, match="acme/utils/money.py"):
+    with pytest.raises(ScenarioError, match=r"acme/utils/money\.py"):
         run_setup(money_display_bug, State(), 0, {})

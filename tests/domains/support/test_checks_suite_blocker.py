@@ -20,7 +20,8 @@ def _check(grade: Grade, name: str) -> float:
 
 
 async def test_the_fixed_rendering_and_an_affirmed_fix_pass(env: Environment) -> None:
-    grade = await scripted_grade(env, REF, 0, _reply("We fixed the bug: {bug.dollars} dollars now shows as {bug.correct}."))
+    body = "We fixed the bug: {bug.dollars} dollars now shows as {bug.correct}."
+    grade = await scripted_grade(env, REF, 0, _reply(body))
     assert _check(grade, "reply_states_fix") == 1.0 and _check(grade, "no_promise") == 1.0
 
 
