@@ -6,7 +6,8 @@
   legitimate one (must still resolve), so rejecting everything passes none of them;
 * `trickiness`: 0 plain `..` and absolute names, and plain legitimate ones; 1 adds encoded traversal
   (`%2e%2e/`, `..%2f`), the sibling-prefix escape (`../files-private/x` passes a bare
-  `startswith(STORE_ROOT)`) and legitimate names that merely contain dots or encoded slashes; 2 adds
+  `startswith(STORE_ROOT)`) and legitimate names that merely contain dots, encoded slashes or an encoded
+  percent sign (`a%2520b`: the stored name holds a literal `%20`, so a fix that decodes twice moves it); 2 adds
   mixed encodings and names encoded twice (decoded once they are a harmless literal `%2e%2e`);
 * `legit_checks`: how many pass-to-pass hidden tests of legitimate names.
 
@@ -137,7 +138,7 @@ def _makers(rng: random.Random, root: str) -> tuple[list[list[str]], list[list[s
                 f"%2E%2e%2F%2e%2E%2F{s()}", f"{w()}/%2e%2e%2f..%2f..%2f{s()}"]]
     legit = [[f"{w()}/{w()}{e()}", f"{w()}{e()}", f"{w()}/{w()}/{w()}{e()}"],
              [f"{w()}/../{w()}{e()}", f"./{w()}{e()}", f"{w()}..{w()}{e()}", f"{w()}%2F{w()}{e()}",
-              f"{w()}/.{w()}{e()}"],
+              f"{w()}/.{w()}{e()}", f"{w()}%2520{w()}{e()}"],
              [f"...{w()}{e()}", f"%252e%252e%252f{w()}{e()}", f"{w()}/%2e%2e/{w()}{e()}", f"{w()}/..{w()}/x{e()}"]]
     return hostile, legit
 
@@ -215,6 +216,12 @@ def build_traversal(rng: random.Random, p: SecurityParams) -> tuple[dict[str, st
                *_draw(rng, root, p.trickiness, True, p.pairs - top, taken, tricky_first=False)]
     paired = [*_draw(rng, root, p.trickiness, False, top, taken, tricky_first=True),
               *_draw(rng, root, p.trickiness, False, p.pairs - top, taken, tricky_first=False)]
+    if p.trickiness >= 1 and not any("%25" in name for name in paired):
+        # One pair always holds an encoded percent sign, so a fix that decodes twice fails a pair.
+        percent = next(n for n in (f"{rng.choice(_WORDS)}%2520{rng.choice(_WORDS)}{k}{rng.choice(_EXTS)}"
+                                   for k in range(1000)) if n not in taken)
+        taken.add(percent)
+        paired[0] = percent
     legit = _draw(rng, root, p.trickiness, False, p.legit_checks, taken, tricky_first=False)
     hidden, f2p, p2p = _hidden(module, fn, caller, list(zip(hostile, paired, strict=True)), root, legit)
     visible_text = _visible(module, fn, root, visible)

@@ -94,3 +94,13 @@ def test_only_the_helper_is_in_scope_and_the_caller_is_not() -> None:
     _, setup, task = staged(path_traversal, 2)
     assert task.in_scope(setup.bindings["module_path"])
     assert not task.in_scope(setup.bindings["caller_path"]) and task.is_protected(setup.bindings["test_path"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_decoding_twice_fails_a_pair_from_trickiness_one(seed: int) -> None:
+    state, setup, task = staged(path_traversal, seed, {"trickiness": 1, "pairs": 8})
+    files, b = files_of(state), setup.bindings
+    twice = f"    {b['decoded_var']} = unquote({b['decoded_var']})\n{b['fixed_tail']}"
+    f2p, _ = _outcomes(task, _with_tail(files, b, twice))
+    assert f2p < len(task.fail_to_pass)
+    assert _outcomes(task, _with_tail(files, b, b["fixed_tail"]))[0] == len(task.fail_to_pass)
