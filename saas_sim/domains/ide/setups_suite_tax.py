@@ -19,12 +19,13 @@ from saas_sim.domains.ide.gen_reference import load_namespace
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.setups_suite_billing import INVOICE_PATH, dollars
 from saas_sim.domains.ide.workspace import tree_files
-from saas_sim.errors import ScenarioError
+from saas_sim.errors import HarnessError, ScenarioError
 
 __all__ = ["tax_exempt_bug"]
 
 # A support agent may refund up to 200 dollars without an approval; a customer notices 5.
 _TAX_LOW, _TAX_HIGH = 500, 20_000
+_INJECT_TRIES = 20
 
 
 def _invoice(rng: random.Random, total: Callable[..., int], exempt_charged: Callable[..., int] | None
@@ -36,6 +37,23 @@ def _invoice(rng: random.Random, total: Callable[..., int], exempt_charged: Call
         if _TAX_LOW <= taxed - sub <= _TAX_HIGH and (exempt_charged is None or exempt_charged(lines, True) == taxed):
             return lines, sub, taxed
     raise ScenarioError("no invoice of this world's tax rate has a refundable tax amount")
+
+
+def _inject(ctx: SetupContext) -> Setup:
+    """The inject_bugs task on invoice_total with its exempt guard removed, drawn again when the hidden
+    inputs it drew hold too few exempt invoices to prove the bug (about one in five is exempt)."""
+    from saas_sim.domains.ide.setups_bugfix import inject_bugs
+
+    for _ in range(_INJECT_TRIES):
+        sub = SetupContext(state=ctx.state, params={
+            "bugs": 1, "depth": 0, "units": ["invoice_total"], "modifiers": ["remove_condition"],
+            "report": "vague", "visible_failing": True}, rng=random.Random(ctx.rng.getrandbits(64)), now=ctx.now,
+            ids=ctx.ids)
+        try:
+            return inject_bugs(sub)
+        except HarnessError:
+            continue
+    raise ScenarioError("no draw of hidden invoices proves the tax-exempt bug of invoice_total()")
 
 
 @kit.setup
@@ -50,7 +68,6 @@ def tax_exempt_bug(ctx: SetupContext) -> Setup:
     `"8.25"`), lines (the exempt invoice's [qty, unit_cents]); other_subtotals, other_taxes,
     other_charged (lists, one per other invoice, dollars).
     """
-    from saas_sim.domains.ide.setups_bugfix import inject_bugs
     from saas_sim.domains.ide.state import PROJECTION
 
     n_other = int(ctx.params.get("others", 1))
@@ -60,11 +77,7 @@ def tax_exempt_bug(ctx: SetupContext) -> Setup:
     if clean_text is None:
         raise ScenarioError(f"this world has no {INVOICE_PATH}: cross-app tax tasks need the suite's code base")
     clean: Mapping[str, Any] = load_namespace(clean_text)
-    sub = SetupContext(state=ctx.state, params={
-        "bugs": 1, "depth": 0, "units": ["invoice_total"], "modifiers": ["remove_condition"],
-        "report": "vague", "visible_failing": True}, rng=random.Random(ctx.rng.getrandbits(64)), now=ctx.now,
-        ids=ctx.ids)
-    out = inject_bugs(sub)
+    out = _inject(ctx)
     mutant = load_namespace(tree_files(PROJECTION.fold(ctx.state, out.events))[INVOICE_PATH])
     lines, subtotal, charged = _invoice(ctx.rng, clean["invoice_total"], mutant["invoice_total"])
     others = [_invoice(ctx.rng, clean["invoice_total"], None) for _ in range(n_other)]
