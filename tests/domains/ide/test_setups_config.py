@@ -38,3 +38,45 @@ def test_pin_answers_move_with_the_seed() -> None:
     answers = {(build_pin(random.Random(s)).task.details["package"], build_pin(random.Random(s)).task.details["answer"])
                for s in range(20)}
     assert len(answers) >= 10
+
+
+def test_markers_without_distractors_is_todays_task() -> None:
+    for seed in range(5):
+        plain, zero = build_markers(random.Random(seed), None), build_markers(random.Random(seed), None, 0)
+        assert (plain.files, plain.task, plain.bindings) == (zero.files, zero.task, zero.bindings)
+        assert "distractors" not in plain.bindings and "distractors" not in plain.task.details
+
+
+def test_markers_distractors_are_used_and_registered_and_the_fix_keeps_them() -> None:
+    for seed in range(10):
+        staged = build_markers(random.Random(seed), None, 4)
+        extra = staged.bindings["distractors"]
+        assert len(extra) == 4 and not set(extra) & set(staged.task.details["missing"])
+        before = tomllib.loads(staged.files["pyproject.toml"])["tool"]["pytest"]["ini_options"]["markers"]
+        after = tomllib.loads(staged.oracle["pyproject.toml"])["tool"]["pytest"]["ini_options"]["markers"]
+        for m in extra:
+            assert f"@pytest.mark.{m}\n" in staged.files[f"tests/test_marked_{m}.py"]
+            assert any(line.startswith(f"{m}:") for line in before) and any(line.startswith(f"{m}:") for line in after)
+        # The same missing markers as the task without distractors: only the bystanders were added.
+        assert staged.task.details["missing"] == build_markers(random.Random(seed), None).task.details["missing"]
+
+
+def test_pin_without_distractors_is_todays_task() -> None:
+    for seed in range(5):
+        plain, zero = build_pin(random.Random(seed)), build_pin(random.Random(seed), 0)
+        assert (plain.files, plain.task, plain.bindings) == (zero.files, zero.task, zero.bindings)
+
+
+def test_pin_distractors_hold_bystanders_back_at_older_indexed_versions_and_keep_the_answer() -> None:
+    for seed in range(10):
+        plain, held = build_pin(random.Random(seed)), build_pin(random.Random(seed), 2)
+        assert held.task.details["answer"] == plain.task.details["answer"]
+        assert held.task.details["package"] == plain.task.details["package"]
+        index = held.files["wheelhouse/INDEX.txt"]
+        lines = held.bindings["distractors"]
+        assert len(lines) == 2
+        for line in lines:
+            name, version = line.split("==")
+            assert f"{name} {version}" in index and line + "\n" in held.files["requirements.txt"]
+            assert line + "\n" not in plain.files["requirements.txt"]  # older than the newest it used to pin
+            assert name not in (held.bindings["package"], held.bindings["dependent"])
