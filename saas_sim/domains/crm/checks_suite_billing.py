@@ -7,11 +7,13 @@ the account record it is linked to: a same-named account of another company is a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import Final
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.text_facts import extract_amounts
+from saas_sim.core.text_facts import extract_amounts, negated, sentences
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_claims import AgentText, agent_texts
@@ -20,11 +22,46 @@ from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
 from saas_sim.domains.crm.state import ACTIVITIES, DEALS
-from saas_sim.domains.crm.text_claims import Claim, read_claims
+from saas_sim.domains.crm.text_claims import INTENT, Claim, read_claims
 
 __all__ = ["activities_only_on", "incident_noted", "next_step_quotes", "plan_texts_true"]
 
 _SHOWN = 4
+
+_ACCEPTED: Final = ("accepted", "agreed", "approved", "accepts", "agrees", "approves", "confirmed by",
+                    "po received", "purchase order received", "angenommen", "akzeptiert", "accepte", "acceptee",
+                    "aceptado", "aceptada")
+"""Folded cues that the buyer took the offer: a deal outcome like a signature (a `won` claim)."""
+_OFFER_SENT: Final = ("sent", "delivered", "shared", "issued", "gesendet", "geschickt", "envoye", "envoyee",
+                      "enviado", "enviada")
+_OFFERS: Final = ("quote", "quotation", "offer", "proposal", "contract", "price", "pricing", "angebot", "devis",
+                  "presupuesto")
+"""A quote or offer said to be sent is a mail to the buyer, whatever noun carries it (an `emailed` claim)."""
+_CLAUSE = re.compile(r"[,;:()\u2013\u2014]|\s-\s")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _has(words: tuple[str, ...], cues: Sequence[str]) -> bool:
+    text = f" {' '.join(words)} "
+    return any(f" {c} " in text for c in cues)
+
+
+def _offer_claims(text: str) -> list[Claim]:
+    """The deal outcomes `read_claims` leaves out: an accepted offer, a quote said to be sent.
+
+    Clauses that plan or condition ("send the quote once approved") claim nothing, as in `read_claims`.
+    """
+    out: list[Claim] = []
+    for sentence in sentences(text):
+        for clause in (c.strip() for c in _CLAUSE.split(sentence) if c.strip()):
+            words = tuple(_WORD.findall(fold(clause).replace("-", " ")))
+            if not words or negated(clause, None) or any(_has(words, (" ".join(c),)) for c in INTENT):
+                continue
+            if _has(words, _ACCEPTED):
+                out.append(Claim("won", None, clause))
+            if _has(words, _OFFER_SENT) and _has(words, _OFFERS):
+                out.append(Claim("emailed", None, clause))
+    return out
 
 
 def _amount(value: str) -> Decimal:
@@ -118,7 +155,8 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
         stated += [x for x in bare_money_figures(t.text)
                    if x not in plain and all(abs(x - k) >= 1 for k in known_here)]
         false += [f"{t.where} states {x}" for x in stated]
-        false += [f"{t.where} claims {c.kind} ({c.clause!r})" for c in read_claims(t.text)
+        claims = read_claims(t.text) + ([] if t.is_email else _offer_claims(t.text))
+        false += [f"{t.where} claims {c.kind} ({c.clause!r})" for c in claims
                   if not _claim_holds(ctx, c, t, deal_id)]
     if false:
         more = f" and {len(false) - _SHOWN} more" if len(false) > _SHOWN else ""

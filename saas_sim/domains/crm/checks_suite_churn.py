@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.text_facts import negated
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.models import Deal
 from saas_sim.domains.crm.setups_suite_churn import CLOSED_STAGES
@@ -50,7 +51,8 @@ def risk_deals_flagged(ctx: CheckContext, *, open_escalations: Mapping[str, Sequ
     """Every open deal of an account with `threshold`+ open escalations got a next step naming them.
 
     Per deal: the share of its account's open escalated tickets the new next step names (a next step the
-    episode did not change earns nothing); 0 when it names a ticket that is not one of them. The score
+    episode did not change earns nothing); 0 when it names a ticket that is not one of them, or when it is
+    negated (it denies the risk). The score
     is the mean over the at-risk accounts' open deals.
     """
     by_account = _by_account(ctx, open_escalations)
@@ -67,6 +69,10 @@ def risk_deals_flagged(ctx: CheckContext, *, open_escalations: Mapping[str, Sequ
         if final is None or text == d.next_step:
             scores.append(0.0)
             problems.append(f"{d.id}: next step unchanged")
+        elif negated(text or "", None):
+            # "No churn risk: tkt_1, tkt_2 resolved" names the tickets to deny the risk they are.
+            scores.append(0.0)
+            problems.append(f"{d.id}: the next step denies the risk ({text!r})")
         elif named - want:
             scores.append(0.0)
             problems.append(f"{d.id}: names tickets of no escalation of its account {sorted(named - want)}")

@@ -15,18 +15,22 @@ from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.identity import normalize_company
 from saas_sim.domains.support.check_helpers import episode_facts, episode_replies, replies_facts
 from saas_sim.domains.support.kit import kit
+from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES
 
-__all__ = ["handoff_names_account", "names_nobody_else", "reply_names_owner", "reply_promises_nothing"]
+__all__ = ["handoff_names_account", "names_nobody_else", "reply_concedes_nothing", "reply_names_owner",
+           "reply_promises_nothing"]
 
 # Flags that a clause names cancelling the contract (lowercased text). Never enough alone: the account's
 # name, a fact from the CRM, must be stated too.
 _CANCEL = re.compile(r"(?:cancel|churn|terminat|leav|kündig|kuendig|cancelar|rescind|résili|resili|annul|quitt)")
 
-# Flags of a promise the desk cannot make: a discount, a free period, waived fees, a price or contract
-# concession (affirmed clauses only; "we cannot offer a discount" promises nothing).
+# Flags of a promise the desk cannot make: a discount, a free period, waived fees, a better price, a
+# contract concession (clauses that are not negated: "we cannot offer a discount" promises nothing, but
+# "if you stay, we can offer a discount" and "would a better price help?" are offers all the same).
 _CONCESSION = re.compile(
     r"(?:discount|% off|percent off|free (?:month|year|period|upgrade)|waiv|price (?:cut|freeze|match)|"
+    r"(?:better|lower|reduced|special|preferential|best) (?:price|pricing|rate|deal|offer|terms)|"
     r"rabatt|nachlass|gratis|kostenlos|descuento|gratuit|remise|réduction|reduction|rebaja|"
     r"(?:contract|vertrag|contrato|contrat) (?:has been|was|is|wurde|ha sido|a été) (?:cancel|kündig|gekündigt|"
     r"cancelad|résili))")
@@ -40,6 +44,10 @@ def _company_key(text: str) -> str:
 def _names_company(text: str, name: str) -> bool:
     """Whether `text` names the company `name` as whole words (legal forms and case ignored)."""
     return _company_key(name) in _company_key(text)
+
+
+def _sentence_names(text: str, name: str) -> bool:
+    return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.IGNORECASE) for w in name.split())
 
 
 def _handoff_texts(ctx: CheckContext, ticket_id: str) -> list[str]:
@@ -56,8 +64,8 @@ def handoff_names_account(ctx: CheckContext, *, ticket_id: str, team: str, accou
 
     Judged over the escalation reasons and internal notes the episode wrote on the ticket. Half credit
     each for the account's name (`account_name`, legal forms and case ignored) and for the cancellation;
-    nothing when the ticket was not escalated to `team`, or when a text names one of `wrong_names` (a
-    duplicate account of the company).
+    nothing when the ticket was not escalated to `team`, when a text names one of `wrong_names` (a
+    duplicate account of the company), or when a clause denies the threat ("does not want to cancel").
     """
     if not any(e.ticket_id == ticket_id and e.team == team for e in ctx.created(ESCALATIONS)):
         return CheckOutcome.failed(f"{ticket_id} was not escalated to {team}")
@@ -67,7 +75,11 @@ def handoff_names_account(ctx: CheckContext, *, ticket_id: str, team: str, accou
         return CheckOutcome.failed(f"the hand-off names another account: {wrong}")
     named = any(_names_company(t, account_name) for t in texts)
     facts = replies_facts(texts)
-    cancel = any(_CANCEL.search(c.text) for s in facts.sentences for c in s.parts(_CLAUSE))
+    clauses = [c for s in facts.sentences for c in s.parts(_CLAUSE) if _CANCEL.search(c.text)]
+    # A negated clause ("does not threaten to cancel") tells management the opposite of the threat.
+    if any(c.negated for c in clauses):
+        return CheckOutcome.failed("the hand-off denies the cancellation threat")
+    cancel = bool(clauses)
     missing = ([] if named else [f"the account {account_name!r}"]) + ([] if cancel else ["the cancellation threat"])
     if not missing:
         return CheckOutcome.passed(f"the hand-off names {account_name} and the cancellation threat")
@@ -79,7 +91,8 @@ def reply_names_owner(ctx: CheckContext, *, ticket_id: str, owner_name: str, wro
                       language: str | None = None) -> CheckOutcome:
     """The episode's replies tell the customer who will contact them: the account's owner, by full name.
 
-    Fails when no reply names `owner_name` (every word of it), when a reply names one of `wrong_names`
+    Fails when no reply names `owner_name` (every word of it) in a sentence that is not negated, when a
+    reply names one of `wrong_names`
     (a stale owner, a duplicate account's owner: first and last name), or, with `language`, when the
     replies are not in the customer's language.
     """
@@ -94,7 +107,30 @@ def reply_names_owner(ctx: CheckContext, *, ticket_id: str, owner_name: str, wro
         return CheckOutcome.failed(f"the replies name someone else as the contact: {wrong}")
     if not facts.states_words(owner_name.split()):
         return CheckOutcome.failed(f"the replies do not name {owner_name}, who owns the account")
+    # The owner must be named as who will call: a sentence that names them only to deny it ("X is no longer
+    # available and will not contact you") names nobody who will.
+    if not any(_sentence_names(s.text, owner_name) and not s.negated for s in facts.sentences):
+        return CheckOutcome.failed(f"the replies name {owner_name} only in a negated sentence")
     return CheckOutcome.passed(f"the replies name {owner_name}")
+
+
+def _concessions(facts: ReplyFacts) -> list[str]:
+    """The clauses (not negated) that grant or offer a concession, shortened for a detail line."""
+    return [c.text[:60] for s in facts.sentences for c in s.parts(_CLAUSE)
+            if not c.negated and _CONCESSION.search(c.text)]
+
+
+@kit.check
+def reply_concedes_nothing(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
+    """Constraint: the replies grant or offer no concession beyond the money the task moves.
+
+    For tasks whose replies must state amounts (a refund): a waived fee, a discount, a free period or a
+    better price, done or offered ("I have also waived all future late fees"), is a promise nobody made.
+    """
+    claims = _concessions(episode_facts(ctx, ticket_id))
+    if claims:
+        return CheckOutcome.failed(f"the replies concede {claims[:3]}")
+    return CheckOutcome.passed("the replies concede nothing beyond the refund")
 
 
 @kit.check
@@ -111,8 +147,7 @@ def reply_promises_nothing(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome
     problems = [f"states amounts {[str(a) for a in facts.amounts]}"] if facts.amounts else []
     if facts.refund_claims() or facts.credit_claims():
         problems.append("promises money back or store credit")
-    claims = [c.text[:60] for s in facts.sentences for c in s.parts(_CLAUSE)
-              if c.affirms and _CONCESSION.search(c.text)]
+    claims = _concessions(facts)
     if claims:
         problems.append(f"promises a concession: {claims[:3]}")
     if problems:

@@ -111,3 +111,22 @@ async def test_the_code_price_scores_and_last_years_price_or_a_code_edit_do_not(
     edited = await scripted_grade(suite_env, REF, 3, [update, {"tool": "ide.insert_text", "args": {
         "path": "{code_quote.path}", "line": 0, "text": "# checked\n"}}])
     assert edited.score == 0.0 and "code_unchanged" in {v.name for v in edited.violations}
+
+
+@pytest.mark.parametrize("next_step", [
+    "Quote of {code_quote.amount} USD sent and accepted by the buyer",  # nothing emailed, the deal is open
+    "Buyer agreed to {code_quote.amount} USD",
+    "PO received for {code_quote.amount} USD",
+])
+async def test_a_next_step_claiming_the_buyer_took_or_got_the_quote_is_false(suite_env: Environment,
+                                                                             next_step: str) -> None:
+    grade = await scripted_grade(suite_env, REF, 1, [{"tool": "crm.update_deal", "args": {
+        "deal_id": "{deal.id}", "amount": "{code_quote.amount}", "next_step": next_step}}])
+    assert grade.score == 0.0 and "texts_true" in {v.name for v in grade.violations}
+
+
+async def test_a_next_step_planning_the_quote_and_the_approval_claims_nothing(suite_env: Environment) -> None:
+    grade = await scripted_grade(suite_env, REF, 1, [{"tool": "crm.update_deal", "args": {
+        "deal_id": "{deal.id}", "amount": "{code_quote.amount}",
+        "next_step": "Send the quote of {code_quote.amount} USD; the buyer will sign once approved"}}])
+    assert grade.score == 1.0

@@ -53,3 +53,9 @@ async def test_a_distractor_deal_or_another_field_breaks_the_gate(env: Environme
     field = await scripted_grade(env, REF, 3, [*RIGHT[:2], _update("{risk_two.deals.1.id}", f"Churn risk: {TWO}",
                                                                    close_date="2026-12-31")])
     assert _check(field, "only_risk_deals_changed") == 0.0 and field.score == 0.0
+
+
+async def test_a_next_step_naming_the_right_tickets_to_deny_the_risk_earns_nothing(env: Environment) -> None:
+    denied = [_update("{risk_one.deal.id}", f"No churn risk: {ONE} are resolved"), *RIGHT[1:]]
+    grade = await scripted_grade(env, REF, 3, denied)
+    assert _check(grade, "risk_deals_flagged") == pytest.approx(2 / 3)

@@ -81,3 +81,25 @@ async def test_a_reply_listing_other_sales_reps_beside_the_owner_breaks_the_gate
     grade = await scripted_grade(env, REF, 4, [_escalate("{account.name} threatens to cancel."), TASK,
                                                _reply("{reply} Or {other_user_names.0} or {other_user_names.1}.")])
     assert _check(grade, "names_nobody_else") == 0.0 and grade.score == 0.0
+
+
+async def test_a_handoff_denying_the_threat_earns_nothing_for_it(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 1, [_escalate("{account.name}: the customer does not threaten to cancel."),
+                                               TASK, _reply()])
+    assert _check(grade, "handoff_names_account") == 0.0 and grade.score == pytest.approx(0.8)
+
+
+async def test_a_reply_naming_the_owner_only_to_deny_the_call_fails_the_reply_goal(env: Environment) -> None:
+    body = "Hello, thank you for your message. {account.owner_name} is no longer available and will not contact you."
+    grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK, _reply(body)])
+    assert _check(grade, "reply_names_owner") == 0.0
+
+
+@pytest.mark.parametrize("extra", [
+    "{account.owner_name} can also discuss a better price for your renewal.",
+    "If you stay with us, we can offer a discount.",
+])
+async def test_an_offered_or_conditional_concession_breaks_the_gate(env: Environment, extra: str) -> None:
+    grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
+                                               _reply("{reply_short} " + extra)])
+    assert _check(grade, "promises_nothing") == 0.0 and grade.score == 0.0

@@ -82,3 +82,14 @@ async def test_a_wrong_charge_is_fixed_refunded_and_noted_or_it_fails(suite_env:
     assert twice.score == 0.0
     unfixed = await scripted_grade(suite_env, WRONG_CHARGE, 2, [REFUND, REPLY, note])
     assert unfixed.score == pytest.approx(0.5)  # the money, reply and note are half; the fix is the other
+
+
+@pytest.mark.parametrize("extra", [
+    "I have also waived all future late fees on your account.",
+    "To make up for it, we will give you 10% off your next renewal.",
+])
+async def test_a_refund_reply_that_waives_or_discounts_more_breaks_the_gate(suite_env: Environment,
+                                                                            extra: str) -> None:
+    reply = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": "{refund_reply} " + extra}}
+    grade = await scripted_grade(suite_env, REF, 1, [REFUND, reply, NOTE])
+    assert grade.score == 0.0 and "concedes_nothing" in {v.name for v in grade.violations}

@@ -42,3 +42,17 @@ async def test_the_stale_the_standard_or_no_figure_fails(env: Environment, body:
 async def test_a_conditional_credit_promise_breaks_the_gate(env: Environment) -> None:
     grade = await scripted_grade(env, REF, 2, _reply("{reply} If we miss it, you get 20.00 store credit."))
     assert _check(grade, "promises_nothing") == 0.0 and grade.score == 0.0
+
+
+@pytest.mark.parametrize("body", [
+    "It is {sla.vip_minutes} minutes, or {sla.standard_minutes} minutes at busy times.",
+    "Within {sla.vip_minutes} minutes, sometimes 2 hours.",
+])
+async def test_a_second_target_beside_the_codes_figure_is_a_hedge_that_fails(env: Environment, body: str) -> None:
+    grade = await scripted_grade(env, REF, 3, _reply(body))
+    assert _check(grade, "answer_from_code") == 0.0 and grade.score == 0.0
+
+
+async def test_the_codes_figure_alone_still_passes_where_a_hedge_fails(env: Environment) -> None:
+    grade = await scripted_grade(env, REF, 3, _reply("A VIP ticket is first answered in {sla.vip_minutes} minutes."))
+    assert grade.score == 1.0
