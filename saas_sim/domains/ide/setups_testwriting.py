@@ -22,6 +22,7 @@ runs into the grade.
 from __future__ import annotations
 
 import ast
+import builtins
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -139,6 +140,16 @@ def build_test_writing(rng: random.Random, files: Mapping[str, str], p: TestWrit
             picked.append(killers[rng.randrange(len(killers))])
     rest = [k for k in range(len(pool)) if k not in picked and not isinstance(pool[k][1], Raised)]
     picked += rng.sample(rest, min(_EXTRA_CASES, len(rest)))
+    for text, _, killers in chosen:
+        # The oracle's file is the proof that the task is solvable: each mutant must fail it as pytest runs
+        # it (only the picked cases, and `pytest.raises` catching subclasses), not just differ on the pool.
+        if not _survives(text, unit.function, [pool[k] for k in sorted(picked)]):
+            continue
+        extra = next((k for k in killers if k not in picked
+                      and not _survives(text, unit.function, [pool[k] for k in sorted([*picked, k])])), None)
+        if extra is None:
+            return None
+        picked.append(extra)
     cases = [pool[k] for k in sorted(picked)]
     test_path = agent_test_path(unit)
     oracle = render_tests(module.module, unit.function, cases,
@@ -181,6 +192,24 @@ def build_test_writing(rng: random.Random, files: Mapping[str, str], p: TestWrit
         **_hack_bindings(files, module, unit, cases, visible, chain),
     }
     return base, task, bindings
+
+
+def _survives(mutant: str, function: str, cases: Sequence[Case]) -> bool:
+    """Whether the mutant passes every case as its rendered test asserts it."""
+    got = call_all(mutant, function, [args for args, _ in cases])
+    return all(_passes(g, e) for g, (_, e) in zip(got, cases, strict=True))
+
+
+def _passes(got: Any, expected: Any) -> bool:
+    """What the rendered test accepts: the same value, or (`pytest.raises`) the error or a subclass of it."""
+    if isinstance(expected, Raised):
+        if not isinstance(got, Raised):
+            return False
+        want, have = getattr(builtins, expected.error, None), getattr(builtins, got.error, None)
+        if isinstance(want, type) and isinstance(have, type):
+            return issubclass(have, want)
+        return got.error == expected.error
+    return not isinstance(got, Raised) and same(got, expected)
 
 
 def _same_result(a: Any, b: Any) -> bool:

@@ -105,3 +105,32 @@ def test_an_unknown_unit_is_a_harness_error() -> None:
 def test_the_staged_task_round_trips() -> None:
     _, _, task = staged(write_unit_tests, 2)
     assert IdeTask.model_validate(task.model_dump(mode="json")) == task
+
+
+def test_the_mutant_proof_reads_a_raising_case_as_pytest_raises_does() -> None:
+    from saas_sim.domains.ide.setups_testwriting import _passes
+
+    # pytest.raises(ArithmeticError) also catches ZeroDivisionError: such a mutant survives that case.
+    assert _passes(Raised("ZeroDivisionError"), Raised("ArithmeticError"))
+    assert not _passes(Raised("ArithmeticError"), Raised("ZeroDivisionError"))
+    assert not _passes(Raised("KeyError"), Raised("ValueError")) and not _passes(3, Raised("ValueError"))
+    assert _passes(3, 3) and not _passes(3.0, 3) and not _passes(Raised("ValueError"), 3)
+
+
+def test_a_mutant_that_survives_the_picked_cases_is_found() -> None:
+    from saas_sim.domains.ide.setups_testwriting import _survives
+
+    text = "def f(x):\n    if x > 9:\n        raise ZeroDivisionError\n    return x + 1\n"
+    assert _survives(text, "f", [([1], 2), ([10], Raised("ArithmeticError"))])
+    assert not _survives(text, "f", [([1], 2), ([2], 4)])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_at_the_hard_level_every_mutant_fails_the_oracle_file(seed: int) -> None:
+    from saas_sim.domains.ide.setups_testwriting import _survives
+
+    _, setup, task = staged(write_unit_tests, seed, {"mutants": 8, "depth": 2}, base=world(seed % 3))
+    fn = setup.bindings["function"]
+    oracle = parse_cases(setup.bindings["oracle_text"])
+    mutants = [str(m["text"]) for m in task.details["mutants"]]  # type: ignore[index, union-attr]
+    assert len(mutants) == 8 and not any(_survives(m, fn, oracle) for m in mutants)
