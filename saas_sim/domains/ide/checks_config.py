@@ -10,6 +10,7 @@ old path.
 from __future__ import annotations
 
 import ast
+import re
 import shlex
 import tomllib
 from collections.abc import Mapping
@@ -128,7 +129,21 @@ def pytest_options_kept(base: Mapping[str, str], final: Mapping[str, str], confi
         problems.append("--strict-markers was dropped from addopts")
     if _without_markers(before) != _without_markers(after):
         problems.append(f"{config} changed beyond the markers list")
+    # A typo fix may rename a registered marker no test uses; a marker the tests use must stay registered
+    # (renaming a right-looking `smoke2` to `smoke` breaks the collection of every test marked with it).
+    dropped = sorted((_registered(_pytest_options(base[config]) or {}) & _used_markers(base))
+                     - _registered(a_opts))
+    if dropped:
+        problems.append(f"markers the tests use are no longer registered: {dropped}")
     return (0.0 if problems else 1.0), ("; ".join(problems) or "only markers were added; strict markers kept")
+
+
+_MARK_USE = re.compile(r"\bpytest\.mark\.([A-Za-z_]\w*)|\bmark\.([A-Za-z_]\w*)")
+
+
+def _used_markers(files: Mapping[str, str]) -> set[str]:
+    """The marker names the project's Python files apply (`@pytest.mark.slow`, `mark.db`)."""
+    return {a or b for path, text in files.items() if path.endswith(".py") for a, b in _MARK_USE.findall(text)}
 
 
 def _without_markers(doc: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 from packaging.version import Version
 
@@ -89,3 +90,19 @@ def test_pins_compare_as_versions_and_loose_specifiers_are_not_pins() -> None:
     pins, bad = parse_pins("Acme_Money==1.10.3.0\nacme-flags>=1.0\n# comment\n\nacme-http==2.*\n")
     assert pins["acme-money"] == Version("1.10.3")
     assert bad == ["acme-flags>=1.0", "acme-http==2.*"]
+
+
+def test_unregistering_a_marker_the_tests_use_is_caught_even_as_a_rename() -> None:
+    from saas_sim.domains.ide.checks_config import _pytest_options, _registered, _used_markers
+
+    staged = build_markers(random.Random(6), None)
+    cfg = staged.files["pyproject.toml"]
+    kept = sorted(_registered(_pytest_options(cfg) or {}) & _used_markers(staged.files))
+    assert kept, "the staged project registers markers its tests use"
+    renamed = re.sub(rf'"{re.escape(kept[0])}(?=[:"])', f'"{kept[0]}x', cfg, count=1)
+    assert renamed != cfg
+    missing = [str(m) for m in staged.task.details["missing"]]  # type: ignore[union-attr]
+    added = "".join(f'    "{m}: added",\n' for m in missing)
+    fixed_but_renamed = {"pyproject.toml": renamed.replace("markers = [\n", "markers = [\n" + added)}
+    score, detail = pytest_options_kept(staged.files, fixed_but_renamed, "pyproject.toml")
+    assert score == 0.0 and kept[0] in detail
