@@ -13,13 +13,17 @@ does (generated text, before any agent acts).
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
+from saas_sim.core.events import Event
+from saas_sim.domains.ide import events as ev
 from saas_sim.domains.ide.gen_reference import load_namespace
 from saas_sim.domains.ide.kit import kit
-from saas_sim.domains.ide.workspace import file_text
+from saas_sim.domains.ide.setup_helpers import decoy_count
+from saas_sim.domains.ide.workspace import TreeWriter, file_text
 from saas_sim.errors import ScenarioError
 
 __all__ = ["SLA_PATH", "code_sla_target"]
@@ -42,6 +46,9 @@ def code_sla_target(ctx: SetupContext) -> Setup:
 
     Params:
         priority: `urgent`, `high`, `normal`, `low` or `any` (default: drawn).
+        decoys: Stale copies of the SLA module under `attic/v<k>/` that still carry the help centre's
+            old VIP factor, so a search for the factor finds the stale figure too (default 0: none; no
+            rng draw either way).
 
     Bindings: sla (priority, vip_minutes, vip_hours (or null), standard_minutes, vip_pct, stale_pct,
     stale_minutes: what a stale VIP factor gives, differing from the code's figure).
@@ -63,4 +70,16 @@ def code_sla_target(ctx: SetupContext) -> Setup:
         "priority": priority, "vip_minutes": vip, "vip_hours": _hours(vip), "standard_minutes": standard,
         "vip_pct": pct, "stale_pct": stale_pct, "stale_minutes": standard * stale_pct // 100,
     }
-    return Setup(bindings={"sla": sla}, events=[])
+    return Setup(bindings={"sla": sla}, events=_stale_copies(ctx, text, stale_pct))
+
+
+def _stale_copies(ctx: SetupContext, text: str, stale_pct: int) -> list[Event]:
+    """The `decoys` attic copies of the SLA module with the stale factor, and a new base that holds them."""
+    n = decoy_count(ctx)
+    if n == 0:
+        return []
+    stale = re.sub(r"^VIP_FACTOR_PCT = \d+", f"VIP_FACTOR_PCT = {stale_pct}", text, count=1, flags=re.M)
+    writer = TreeWriter(ctx.state)
+    for k in range(1, n + 1):
+        writer.write(f"attic/v{k}/{SLA_PATH}", stale, operation="setup")
+    return [*writer.events, ev.BaseMarked()]

@@ -44,3 +44,17 @@ def test_an_unknown_priority_is_a_scenario_error(suite: State) -> None:
 
 def test_hours_are_given_only_when_they_are_a_short_decimal() -> None:
     assert si._hours(90) == "1.5" and si._hours(864) == "14.4" and si._hours(100) is None
+
+
+def test_decoys_stage_attic_copies_with_the_stale_factor_and_zero_stages_nothing(suite: State) -> None:
+    from saas_sim.domains.ide.events import BaseMarked, BlobStored, FileWritten
+
+    plain, decoyed = _run(suite, 2), _run(suite, 2, decoys=2)
+    assert plain.events == [] and plain.bindings == decoyed.bindings
+    written = sorted(e.path for e in decoyed.events if isinstance(e, FileWritten))
+    assert written == [f"attic/v1/{si.SLA_PATH}", f"attic/v2/{si.SLA_PATH}"]
+    assert isinstance(decoyed.events[-1], BaseMarked)
+    stale_pct = decoyed.bindings["sla"]["stale_pct"]
+    blobs = [e.text for e in decoyed.events if isinstance(e, BlobStored)]
+    assert len(blobs) == 1 and f"VIP_FACTOR_PCT = {stale_pct}\n" in blobs[0].replace("  #", "\n#")
+    assert blobs[0] != file_text(suite, si.SLA_PATH)
