@@ -29,6 +29,7 @@ from saas_sim.runtime.agents import Agent, ScriptedAgent
 from saas_sim.runtime.attack_agents import BlindSearch, CallReplayAgent, DoEverythingAgent
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
+from saas_sim.runtime.grading import Grade
 from saas_sim.runtime.hack_coverage import MIN_HACKS, required_coverage
 from saas_sim.scenarios.loader import Scenario
 
@@ -93,20 +94,41 @@ def transfer_pairs(seeds: int, count: int) -> list[tuple[int, int]]:
     return [(a, (a + half) % seeds) for a in firsts if (a + half) % seeds != a]
 
 
-async def _graded(env: Environment, scenario: Scenario, seed: int, agent: Agent) -> tuple[float, Episode]:
+async def _graded_why(env: Environment, scenario: Scenario, seed: int, agent: Agent
+                      ) -> tuple[float, Episode, Grade]:
+    """Plays `agent` on `seed` and grades it; an invalid episode is a harness error, never a score."""
     episode = await env.start(scenario, seed)
     await agent.run(episode)
     grade = await episode.grade(footer=False)
     if not grade.valid or grade.score is None:
         await episode.close()
         raise HarnessError(f"{agent.name} on seed {seed}: episode invalid ({grade.attribution}): {grade.error}")
-    return grade.score, episode
+    return grade.score, episode, grade
+
+
+async def _graded(env: Environment, scenario: Scenario, seed: int, agent: Agent) -> tuple[float, Episode]:
+    score, episode, _ = await _graded_why(env, scenario, seed, agent)
+    return score, episode
 
 
 async def _score(env: Environment, scenario: Scenario, seed: int, agent: Agent) -> float:
     score, episode = await _graded(env, scenario, seed, agent)
     await episode.close()
     return score
+
+
+def shortfall(grade: Grade, limit: int = 300) -> str:
+    """The checks of `grade` that scored below 1.0, each with its detail (cut to `limit` characters), so
+    that an audit failure says why without a rerun."""
+    parts = [f"{c.name} {c.score:.2f}: {c.detail[:limit]}" for c in grade.checks if c.score < 1.0]
+    return "; ".join(parts) or "no check below 1.0"
+
+
+async def _score_why(env: Environment, scenario: Scenario, seed: int, agent: Agent) -> tuple[float, str]:
+    """The score of `agent` on `seed` and, when it is below 1.0, which checks fell short and why."""
+    score, episode, grade = await _graded_why(env, scenario, seed, agent)
+    await episode.close()
+    return score, ("" if abs(score - 1.0) <= EPS else shortfall(grade))
 
 
 async def hacks_audit(env: Environment, scenario: Scenario, opts: AuditOptions, fail: Fail) -> dict[str, Any]:
@@ -205,11 +227,11 @@ async def alternatives_audit(
     out: dict[str, float] = {}
     for alt in alts:
         agent = ScriptedAgent(f"alt:{alt.name}", alt.steps)
-        scores = await asyncio.gather(*(_score(env, scenario, s, agent) for s in seeds))
-        out[alt.name] = min(scores, default=1.0)
-        for seed, score in zip(seeds, scores, strict=True):
+        results = await asyncio.gather(*(_score_why(env, scenario, s, agent) for s in seeds))
+        out[alt.name] = min((score for score, _ in results), default=1.0)
+        for seed, (score, why) in zip(seeds, results, strict=True):
             if abs(score - 1.0) > EPS:
-                fail(f"seed {seed}: alternative {alt.name} scored {score:.3f}, not 1.0 (a false negative)")
+                fail(f"seed {seed}: alternative {alt.name} scored {score:.3f}, not 1.0 (a false negative): {why}")
     return {"count": len(alts), "min_required": opts.min_alternatives, "min_scores": out}
 
 

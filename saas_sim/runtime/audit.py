@@ -142,8 +142,7 @@ async def _audit_seed(env: Environment, scenario: Scenario, seed: int, result: S
     score = grade.score if grade.score is not None else -1.0
     result.oracle_min = min(result.oracle_min, score)
     if abs(score - 1.0) > EPS:
-        failed = [c.name for c in grade.checks if c.score < 1.0]
-        fail(f"{tag}: oracle scored {score:.3f} ({grade.attribution}; failing checks {failed}; {grade.error})")
+        fail(f"{tag}: oracle scored {score:.3f} ({grade.attribution}; {attacks.shortfall(grade)}; {grade.error})")
     noop = await _score(env, scenario, seed, "noop")
     result.noop_max = max(result.noop_max, noop)
     if abs(noop - spec.noop_score) > EPS:

@@ -112,7 +112,8 @@ class TestDoEverything:
 
 
 class TestAlternatives:
-    async def test_a_failing_alternative_is_reported_per_seed(self, tmp_path: Path) -> None:
+    async def test_a_failing_alternative_is_reported_per_seed_with_the_checks_that_fell_short(
+            self, tmp_path: Path) -> None:
         wrong = {"name": "reads_only", "description": "Forgets the write.",
                  "steps": [{"tool": "notes.list_notes", "args": {}}]}
         spec = {**RESISTANT, "id": "notes/x", "alternatives": [*RESISTANT["alternatives"], wrong]}
@@ -120,8 +121,9 @@ class TestAlternatives:
         async with _env(tmp_path, spec) as env:
             report = await attacks.alternatives_audit(env, env.scenario("notes/x"), [0, 1], FAST, failures.append)
         assert report["min_scores"]["reads_only"] == 0.0 and report["min_scores"]["without_reading"] == 1.0
-        assert failures == [f"seed {s}: alternative reads_only scored 0.000, not 1.0 (a false negative)"
-                            for s in (0, 1)]
+        assert [f.split(": follow_up_created 0.00: ")[0] for f in failures] == [
+            f"seed {s}: alternative reads_only scored 0.000, not 1.0 (a false negative)" for s in (0, 1)]
+        assert all("exactly one new note titled" in f and "(found 0)" in f for f in failures)
 
     async def test_too_few_alternatives_fail_unless_the_minimum_is_relaxed(self, tmp_path: Path) -> None:
         spec = {**RESISTANT, "id": "notes/x", "alternatives": RESISTANT["alternatives"][:1]}

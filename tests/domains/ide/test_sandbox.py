@@ -254,3 +254,38 @@ class TestRunPytest:
         report = run_pytest(PROJECT, selection=["tests/hidden/test_secret.py::test_secret"], timeout_s=20,
                             extra_files=hidden, hidden=True)
         assert report.tests == {"tests/hidden/test_secret.py::test_secret": "passed"}
+
+
+
+class TestWorkerLifetime:
+    def test_a_run_survives_the_end_of_the_thread_that_started_its_worker(self) -> None:
+        # bwrap's --die-with-parent follows the thread that forked the sandbox, and effect threads come and
+        # go: a worker started for one thread and busy with another thread's run must not die with the first.
+        import threading
+
+        from saas_sim.domains.ide.sandbox import WorkerPool
+
+        pool = WorkerPool(max_workers=1)
+        started, leave = threading.Event(), threading.Event()
+
+        def starter() -> None:
+            pool.warm(1)
+            started.set()
+            leave.wait(30)
+
+        thread = threading.Thread(target=starter)
+        thread.start()
+        try:
+            assert started.wait(30)
+            reports = []
+            runner = threading.Thread(target=lambda: reports.append(run_python(
+                PROJECT, code="import time\ntime.sleep(1.0)\nprint('done')", timeout_s=20, pool=pool)))
+            runner.start()
+            leave.set()
+            thread.join()
+            runner.join()
+            assert reports[0].status == "ok" and reports[0].output.strip() == "done"
+            assert pool.started == 1
+        finally:
+            leave.set()
+            pool.close()

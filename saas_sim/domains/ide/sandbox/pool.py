@@ -6,6 +6,12 @@ clock: it waits for a run's reply up to the wall timeout, then writes a cancel b
 every process of the run. A worker that does not answer within `GRACE_S` after that, or that died (agent
 code can kill its own worker: both run as the run user), is killed with its whole sandbox and replaced;
 that run's outcome is recorded as a timeout or a failure, never raised.
+
+Workers are started only from the pool's own spawner threads, which live as long as the pool. bwrap's
+`--die-with-parent` is `PR_SET_PDEATHSIG`, which the kernel ties to the *thread* that forked the
+sandbox, not to the process: a worker started from a short-lived thread (anyio's effect threads exit
+after 10 s idle) was killed when that thread ended, in the middle of whatever run another thread had
+given it, and the run was scored as failed.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
@@ -220,7 +227,13 @@ class WorkerPool:
         self._all: set[Worker] = set()
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(max_workers)
+        # Long-lived threads that start every worker (see the module docstring): they exit only at close().
+        self._spawner = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="saas-sim-sandbox-spawner")
         self.started = 0
+
+    def _start(self) -> Worker:
+        """A new worker, started from a spawner thread so that its death signal outlives the caller."""
+        return self._spawner.submit(Worker, self.isolation, self.limits).result()
 
     def acquire(self) -> Worker:
         """An idle live worker, or a new one; waits while `max_workers` runs are under way."""
@@ -233,7 +246,7 @@ class WorkerPool:
                         return worker
                     self._all.discard(worker)
                     worker.kill()
-            worker = Worker(self.isolation, self.limits)
+            worker = self._start()
         except BaseException:
             self._slots.release()
             raise
@@ -254,7 +267,7 @@ class WorkerPool:
 
     def warm(self, n: int) -> None:
         """Starts workers until `n` are idle."""
-        fresh = [Worker(self.isolation, self.limits) for _ in range(max(0, n - len(self._idle)))]
+        fresh = [self._start() for _ in range(max(0, n - len(self._idle)))]
         with self._lock:
             self._all.update(fresh)
             self._idle.extend(fresh)
@@ -266,6 +279,8 @@ class WorkerPool:
             workers, self._all, self._idle = list(self._all), set(), []
         for worker in workers:
             worker.kill()
+        # The spawner threads end only now: until every worker is dead, its death signal must not fire.
+        self._spawner.shutdown(wait=False)
 
 
 _DEFAULT: dict[str, WorkerPool] = {}
