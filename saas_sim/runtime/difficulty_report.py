@@ -32,6 +32,7 @@ from typing import Any
 from saas_sim.core.tools import ToolKind
 from saas_sim.errors import SaasSimError
 from saas_sim.runtime.agents import make_agent
+from saas_sim.runtime.attack_audits import shortfall
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.records import RUNTIME_PROJECTION
@@ -146,6 +147,9 @@ async def _oracle_seed(env: Environment, sc: Scenario, seed: int, level: Any) ->
         except SaasSimError as exc:
             error = f"seed {seed}: {exc}"
         grade = await episode.grade()
+        if error is None and (grade.score is None or grade.score < 1.0 - _EPS):
+            # Say why, so that a level that misses 1.0 can be told from a flake without a rerun.
+            error = f"seed {seed}: the oracle scored {grade.score} ({grade.attribution}): {shortfall(grade)}"
         kit = episode.toolkit
         read: list[str] = []
         written: list[str] = []

@@ -81,6 +81,14 @@ class TestHostileRuns:
         assert report.status == "timeout"
         assert py("print('after')").output == "after\n"
 
+    def test_a_timeout_is_returned_but_never_cached(self) -> None:
+        # A wall timeout can come from the host's load: the same request later must run again.
+        first = py("while True:\n    pass\n", timeout_s=1.5)
+        again = py("while True:\n    pass\n", timeout_s=1.5)
+        assert first.status == again.status == "timeout" and again is not first
+        done = py("print('cached')")
+        assert py("print('cached')") is done
+
     def test_fork_bomb_is_contained_and_the_next_run_is_clean(self) -> None:
         report = py("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
                     timeout_s=2)

@@ -83,6 +83,17 @@ CACHE = ReportCache()
 """The process's report cache."""
 
 
+def _remember(key: str, report: RunReport, reply: dict[str, Any] | None, timed_out: bool) -> None:
+    """Caches a report only when the run ended by itself: its outcome is then a function of the request.
+
+    A wall timeout or a worker that died under the run can come from the host (load, a killed
+    sandbox) as well as from the code; cached, one such accident would answer every later identical
+    request, a regrade or a replay's audit included. Those runs are returned, never remembered.
+    """
+    if reply is not None and not timed_out:
+        CACHE.put(key, report)
+
+
 def files_key(files: Mapping[str, str]) -> str:
     """A content key of a file map (callers that know their tree hash pass it instead: this costs O(tree))."""
     return stable_hash(sorted((path, sha256_hex(text.encode("utf-8", "surrogatepass"))) for path, text in
@@ -276,7 +287,7 @@ def run_pytest(
         output_truncated=dropped, limit=limit, tamper=sorted(set(tamper)), complete=complete,
         sandbox=pool_.isolation, profile=profile_hash(pool_.isolation, pool_.limits), wall_ms=wall_ms,
     )
-    CACHE.put(key, report)
+    _remember(key, report, reply, timed_out)
     return report
 
 
@@ -325,7 +336,7 @@ def run_python(
         output_truncated=dropped, limit=limit, tamper=sorted(set(tamper)), complete=reply is not None,
         sandbox=pool_.isolation, profile=profile_hash(pool_.isolation, pool_.limits), wall_ms=wall_ms,
     )
-    CACHE.put(key, report)
+    _remember(key, report, reply, timed_out)
     return report
 
 
@@ -387,5 +398,5 @@ def call_function(
         complete=len(by_index) == len(inputs), sandbox=pool_.isolation,
         profile=profile_hash(pool_.isolation, pool_.limits), wall_ms=wall_ms,
     )
-    CACHE.put(key, report)
+    _remember(key, report, reply, timed_out)
     return report
