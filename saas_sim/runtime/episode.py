@@ -346,14 +346,18 @@ class Episode:
                     failed_on_fault=last is not None and last.fault is not None and not last.ok,
                 )
             if footer:
-                self.trajectory.footer = {
-                    "grade": grade.model_dump(mode="json"), "state_hash": self._head,
-                    "content_hash": self._state.content_hash(), "steps": self._step,
+                record: dict[str, Any] = {
+                    "grade": grade.model_dump(mode="json"), "state_hash": self._head, "steps": self._step,
                     "sim_time": normalize(self._clock.now()),
                 }
                 graded = self._graded.footer()
                 if graded:
-                    self.trajectory.footer["grade_effects"] = graded
+                    record["grade_effects"] = graded
+                self.trajectory.footer = record
+                # The final state's content hash is read only with the trajectory: a served episode
+                # that is graded and deleted never pays for it. The state is immutable, so later
+                # calls cannot change what it hashes to.
+                self.trajectory.defer("content_hash", self._state.content_hash)
             return grade
 
     async def _grade_effects(self) -> tuple[dict[str, EffectOutcome], str | None]:

@@ -20,6 +20,7 @@ splits on every Unicode line break (`str.splitlines`) would cut them apart.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,15 +104,57 @@ class ModelTurn:
         return {"kind": "model", **normalize(asdict(self))}
 
 
-@dataclass
 class Trajectory:
-    """A header, steps, an LLM agent's model turns and summary, and (once graded) a footer."""
+    """A header, steps, an LLM agent's model turns and summary, and (once graded) a footer.
 
-    header: dict[str, Any]
-    steps: list[StepRecord] = field(default_factory=list)
-    footer: dict[str, Any] | None = None
-    model_turns: list[ModelTurn] = field(default_factory=list)
-    agent: dict[str, Any] | None = None
+    A footer value that costs work to compute (the final state's content hash, O(what changed)) can be
+    left to `defer`: it is computed the first time anyone reads `footer`, so an episode whose trajectory
+    nobody asks for never pays for it. Readers see the same dict either way.
+    """
+
+    __slots__ = ("_deferred", "_footer", "agent", "header", "model_turns", "steps")
+
+    def __init__(self, header: dict[str, Any], steps: list[StepRecord] | None = None,
+                 footer: dict[str, Any] | None = None, model_turns: list[ModelTurn] | None = None,
+                 agent: dict[str, Any] | None = None) -> None:
+        self.header = header
+        self.steps: list[StepRecord] = [] if steps is None else steps
+        self._footer = footer
+        self._deferred: dict[str, Callable[[], Any]] = {}
+        self.model_turns: list[ModelTurn] = [] if model_turns is None else model_turns
+        self.agent = agent
+
+    @property
+    def footer(self) -> dict[str, Any] | None:
+        """The footer (None before the episode is graded), with every deferred value computed."""
+        if self._deferred and self._footer is not None:
+            for key, compute in sorted(self._deferred.items()):
+                self._footer[key] = compute()
+            self._deferred.clear()
+        return self._footer
+
+    @footer.setter
+    def footer(self, value: dict[str, Any] | None) -> None:
+        self._footer = value
+        self._deferred.clear()
+
+    def defer(self, key: str, compute: Callable[[], Any]) -> None:
+        """Sets the footer's `key` to `compute()` when the footer is first read (after `footer` is set)."""
+        if self._footer is None:
+            raise UsageError("a footer value can be deferred only once the footer is set")
+        self._deferred[key] = compute
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Trajectory):
+            return NotImplemented
+        return (self.header, self.steps, self.footer, self.model_turns, self.agent) == (
+            other.header, other.steps, other.footer, other.model_turns, other.agent)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return (f"Trajectory(header={self.header!r}, steps={len(self.steps)}, footer={self.footer!r}, "
+                f"model_turns={len(self.model_turns)}, agent={self.agent!r})")
 
     def lines(self) -> list[dict[str, Any]]:
         """Returns every JSONL line as a dict (a model turn comes before the first step it caused)."""

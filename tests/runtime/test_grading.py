@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from saas_sim.core.state import State
 from saas_sim.errors import ScenarioFileError
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
@@ -116,6 +117,22 @@ async def test_grade_json_lists_kinds_caps_and_violations(genv: Environment) -> 
     assert by_name["scope"]["kind"] == "constraint" and by_name["scope"]["cap"] == 0.5
     footer = ep.trajectory.footer
     assert footer is not None and footer["grade"]["violations"] == data["violations"]
+
+
+async def test_the_footer_hashes_the_graded_state_only_when_the_trajectory_is_read(
+        genv: Environment, monkeypatch: pytest.MonkeyPatch) -> None:
+    ep, b = await _start(genv)
+    await _oracle(ep, b)
+    graded_hash = ep.state.content_hash()
+    hashed: list[str] = []
+    real = State.content_hash
+    monkeypatch.setattr(State, "content_hash", lambda self: hashed.append("x") or real(self))
+    await ep.grade()
+    assert hashed == []  # grading alone never hashes the whole state
+    await _do(ep, "notes.create_note", title="after the grade")
+    footer = ep.trajectory.footer
+    assert footer is not None and footer["content_hash"] == graded_hash != ep.state.content_hash()
+    assert json.loads(ep.trajectory.dumps().splitlines()[-1])["content_hash"] == graded_hash
 
 
 async def test_unbound_scope_template_is_a_verifier_error_not_a_reward(tmp_path: Path) -> None:
