@@ -315,8 +315,9 @@ class Episode:
         and `score=None`: an invalid episode carries no reward.
 
         Args:
-            footer: Whether to write the trajectory's footer. Its full content hash
-                costs O(world), so the self-audit's throw-away forks pass False.
+            footer: Whether to write the trajectory's footer (the self-audit's throw-away forks
+                pass False). Its content hash of the graded state is deferred to the first read
+                of the footer.
         """
         async with self._lock:
             spec = self.task.scenario.spec
