@@ -79,6 +79,9 @@ class Effect(Generic[R]):
         timeout_s: The wall-clock budget of `run`; past it the outcome is `timeout`.
         cost_s: How far the simulated clock moves for the work, beyond the tool's own
             cost, whatever the wall time was.
+        wait_s: How long the runtime waits for `run` before it abandons it as a timeout (default
+            `timeout_s`). A runner that keeps its own clock, and may take longer in wall time on a
+            busy host (the IDE's sandbox), says how long here. Not part of the request.
     """
 
     kind: str
@@ -87,6 +90,7 @@ class Effect(Generic[R]):
     complete: Callable[[ToolContext, EffectOutcome], R] = field(compare=False)
     timeout_s: float = 30.0
     cost_s: float = 60.0
+    wait_s: float | None = field(default=None, compare=False)
 
     def request(self) -> dict[str, Any]:
         """The serializable description of the work (no code): kind, inputs, timeout and cost."""

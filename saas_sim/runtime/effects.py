@@ -69,7 +69,7 @@ async def run_effect(effect: Effect[Any]) -> EffectOutcome:
     inputs = dict(effect.inputs)
     # The wall timeout starts once a thread is ours: waiting in the queue is never a timeout.
     async with _limiter():
-        with anyio.move_on_after(effect.timeout_s + GRACE_S):
+        with anyio.move_on_after((effect.timeout_s if effect.wait_s is None else effect.wait_s) + GRACE_S):
             # Abandoned on timeout: a thread cannot be interrupted, and the loop must not wait for it.
             outcome = await anyio.to_thread.run_sync(effect.run, inputs, effect.timeout_s, abandon_on_cancel=True,
                                                      limiter=anyio.CapacityLimiter(1))

@@ -160,6 +160,29 @@ class TestTimeout:
         assert len(runs) == 1  # the replay folded the recorded timeout
 
 
+    async def test_a_runner_that_keeps_its_own_clock_is_waited_for_up_to_its_wait_budget(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # The IDE sandbox stretches a starved run's wall time; the runtime must not abandon it first.
+        import threading
+
+        from saas_sim.core.effects import Effect
+        from saas_sim.runtime import effects as runtime_effects
+
+        monkeypatch.setattr(runtime_effects, "GRACE_S", 0.0)
+
+        def slow(inputs: Mapping[str, Any], timeout_s: float) -> EffectOutcome:
+            threading.Event().wait(0.5)  # the work itself: longer than timeout_s, within wait_s
+            return EffectOutcome(status="ok", value={"done": True})
+
+        def effect(wait_s: float | None) -> Effect[None]:
+            return Effect("test.slow", {}, run=slow, complete=lambda ctx, outcome: None, timeout_s=0.1, wait_s=wait_s)
+
+        assert (await runtime_effects.run_effect(effect(30.0))).status == "ok"
+        assert (await runtime_effects.run_effect(effect(None))).status == "timeout"
+        assert effect(30.0).key() == effect(None).key()  # the budget is not part of the request
+
+
 class TestNeverReRun:
     async def test_replay_resume_fork_and_rebuild_fold_the_recorded_outcome(
         self, env: Environment, runs: list[Mapping[str, Any]]

@@ -126,7 +126,7 @@ def _mutant_runs(task: IdeTask, files: dict[str, str], base: Mapping[str, str]) 
 
     budget = len(variants) * (MUTANT_TIMEOUT_S + _RUNTIME_SLACK_S)
     return {MUTANT_RUNS: Effect("ide.mutant_runs", inputs, run=run, complete=_no_complete, timeout_s=budget,
-                                cost_s=GRADE_COST_S)}
+                                cost_s=GRADE_COST_S, wait_s=len(variants) * sandbox.wait_budget_s(MUTANT_TIMEOUT_S))}
 
 
 def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect[Any]]:
@@ -150,7 +150,8 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
                                                         tree_key=tree_key))
 
         return {HIDDEN_RUN: Effect("ide.hidden_calls", inputs, run=run_call, complete=_no_complete,
-                                   timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S)}
+                                   timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S,
+                                   wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))}
     selection = sorted(set(task.fail_to_pass) | set(task.pass_to_pass))
     if not selection:
         return {}
@@ -163,4 +164,5 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
                                                  timeout_s=GRADE_TIMEOUT_S, tree_key=tree_key))
 
     return {HIDDEN_RUN: Effect("ide.hidden_tests", inputs, run=run_tests, complete=_no_complete,
-                               timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S)}
+                               timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S,
+                                   wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))}

@@ -171,7 +171,8 @@ def run_tests(ctx: ToolContext, args: RunTestsArgs) -> Effect[TestRunView]:
         return _test_view(record, report)
 
     return Effect("ide.run_tests", {"tree": tree, "targets": targets, "keyword": keyword}, run=run,
-                  complete=complete, timeout_s=RUN_TIMEOUT_S + 10, cost_s=TESTS_COST_S)
+                  complete=complete, timeout_s=RUN_TIMEOUT_S + 10,
+                  wait_s=sandbox.wait_budget_s(RUN_TIMEOUT_S), cost_s=TESTS_COST_S)
 
 
 @kit.tool(WRITE, cost_s=5)
@@ -213,6 +214,7 @@ def run_python(ctx: ToolContext, args: RunPythonArgs) -> Effect[PythonRunView]:
 
     inputs = {"tree": tree, "code": code, "module": module, "args": argv, "stdin": stdin}
     return Effect("ide.run_python", inputs, run=run, complete=complete, timeout_s=RUN_TIMEOUT_S + 10,
+                  wait_s=sandbox.wait_budget_s(RUN_TIMEOUT_S),
                   cost_s=PYTHON_COST_S)
 
 

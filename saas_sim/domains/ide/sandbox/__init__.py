@@ -9,7 +9,7 @@ worker_src.py for the code that runs inside the sandbox (it is sent to the worke
 from __future__ import annotations
 
 from saas_sim.domains.ide.sandbox.compare import plain_value, strict_equal
-from saas_sim.domains.ide.sandbox.pool import WorkerPool, default_pool
+from saas_sim.domains.ide.sandbox.pool import WorkerPool, default_pool, wait_budget_s
 from saas_sim.domains.ide.sandbox.profile import Limits, detect_isolation, profile_hash, run_user
 from saas_sim.domains.ide.sandbox.report import RunReport, RunStatus, TestOutcome
 from saas_sim.domains.ide.sandbox.runner import CACHE, call_function, run_pytest, run_python
@@ -17,4 +17,5 @@ from saas_sim.domains.ide.sandbox.runner import CACHE, call_function, run_pytest
 __all__ = [
     "CACHE", "Limits", "RunReport", "RunStatus", "TestOutcome", "WorkerPool", "call_function", "default_pool",
     "detect_isolation", "plain_value", "profile_hash", "run_pytest", "run_python", "run_user", "strict_equal",
+    "wait_budget_s",
 ]

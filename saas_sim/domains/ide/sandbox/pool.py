@@ -43,10 +43,24 @@ from saas_sim.domains.ide.sandbox.profile import (
 from saas_sim.domains.ide.sandbox.report import Isolation
 from saas_sim.errors import HarnessError
 
-__all__ = ["GRACE_S", "MAX_WORKERS", "Reply", "Worker", "WorkerPool", "default_pool"]
+__all__ = ["GRACE_S", "MAX_WORKERS", "STARVATION_ALLOWANCE", "Reply", "Worker", "WorkerPool", "default_pool",
+           "wait_budget_s"]
 
 GRACE_S = 5.0
 """How long a worker may take to answer after a cancel before it is killed with its sandbox."""
+
+STARVATION_ALLOWANCE = 4.0
+"""The host's backstop, as a multiple of a run's wall timeout. The worker times a run out itself on the
+run's own clock (wall time less the time it waited for a CPU), so a run on a busy host may take longer
+than its timeout in wall time; past this multiple the host cancels it anyway."""
+
+
+def wait_budget_s(timeout_s: float) -> float:
+    """The longest a run with wall timeout `timeout_s` can hold its caller: a worker's start, the host's
+    backstop and the cancel's grace. A caller that waits on a run (the runtime, for an effect) waits at
+    least this long, so the sandbox's own verdict always comes first."""
+    return START_TIMEOUT_S + timeout_s * STARVATION_ALLOWANCE + GRACE_S
+
 
 MAX_WORKERS = min(8, 2 * (os.cpu_count() or 1))
 """How many workers (runs at once) a pool keeps at most: as many as the runtime's effect threads."""
@@ -161,6 +175,9 @@ class Worker:
     def run(self, request: dict[str, Any], timeout_s: float) -> tuple[Reply | None, bool]:
         """Sends one request and waits for its reply.
 
+        The worker times the run out itself, on the run's own clock (see worker_src); the host waits up to
+        `timeout_s * STARVATION_ALLOWANCE` before it cancels the run as a backstop.
+
         Returns:
             (reply, timed_out): the reply (None when the worker died or hung and was killed) and whether the
             wall timeout hit.
@@ -168,10 +185,10 @@ class Worker:
         tree = os.path.join(self.scratch, "tree")
         env = {**request["env"], "TMPDIR": self.tmp, "HOME": self.tmp}
         try:
-            self._send_frame({**request, "env": env, "tree": tree, "wipe": [self.tmp]})
-            reply = self._read_frame(timeout_s)
+            self._send_frame({**request, "env": env, "tree": tree, "wipe": [self.tmp], "wall_s": timeout_s})
+            reply = self._read_frame(timeout_s * STARVATION_ALLOWANCE)
             if reply is not None:
-                return {**reply, "tree": tree}, False
+                return {**reply, "tree": tree}, bool(reply.get("timed_out"))
             if not self.alive():
                 return None, False
             self._send(b"C")

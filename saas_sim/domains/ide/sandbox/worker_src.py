@@ -10,9 +10,13 @@ frame per run. The worker imports pytest once and forks one child per run:
   exit code);
 * the worker drains both pipes (the output capped, the rest only counted),
   polls the sandbox's memory and scratch-disk use, and kills every process of
-  the sandbox but itself when the run ends, overruns a limit or the host
-  cancels it (the host owns the clock: a cancel frame on stdin is the wall
-  timeout);
+  the sandbox but itself when the run ends, overruns a limit, overruns its
+  wall timeout on the run's own clock, or the host cancels it (a cancel frame
+  on stdin: the host's backstop);
+* the run's own clock is wall time less the time the run waited for a CPU
+  (`run_delay` in /proc/PID/schedstat: the worker's own until the fork, the
+  child's after): a host busy with other work slows a run down but never
+  times it out. Sleeping, blocking and computing all count;
 * site (.pth, sitecustomize) ran once at worker start-up, before any tree
   existed, so a tree's sitecustomize.py or .pth file is never processed, and a
   tree module cannot shadow pytest or the pre-imported standard modules.
@@ -48,6 +52,7 @@ import statistics
 import string
 import sys
 import textwrap
+import time
 import typing
 import unittest
 import unittest.mock
@@ -76,7 +81,16 @@ for _name in (*essential_plugins, *default_plugins):
 _WRITE = os.write
 _DUMPS = json.dumps
 POLL_S = 0.02
-"""How often the worker checks memory and scratch-disk use while a child runs."""
+"""How often the worker checks memory, scratch-disk use and the run's clock while a child runs."""
+
+
+def _run_delay_s(pid: int | str) -> float:
+    """Seconds the process has waited on a run queue for a CPU (0.0 when the kernel does not say)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _read_exact(fd: int, n: int) -> bytes:
@@ -663,6 +677,8 @@ def _materialize(tree: str, files: dict[str, list[Any]]) -> None:
 
 def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
     """Runs one request in a forked child and returns what happened."""
+    started, waited_before = time.monotonic(), _run_delay_s("self")
+    wall_s = req.get("wall_s")
     tree = req["tree"]
     scratch = os.path.dirname(tree)
     _wipe(scratch)
@@ -686,6 +702,9 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
         os.setpgid(pid, pid)  # also here, so that no kill can come before the child's own setpgid
     os.close(out_w)
     os.close(res_w)
+    # Time the worker waited for a CPU while it prepared the run; the child's own waits are read as it runs.
+    starved_before = _run_delay_s("self") - waited_before
+    timed_out = False
     cap, res_cap = int(req["output_cap"]), int(req["results_cap"])
     out, res = bytearray(), bytearray()
     out_total = res_total = 0
@@ -731,7 +750,9 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
                 limit = "disk"
             elif res_total > res_cap:
                 limit = "results"
-        if (cancelled or limit) and status is None:
+        if wall_s is not None and not timed_out and status is None and (not ready or wakes % 16 == 0):
+            timed_out = time.monotonic() - started - starved_before - _run_delay_s(pid) > float(wall_s)
+        if (cancelled or limit or timed_out) and status is None:
             _kill_run(pid)
             _, status = os.waitpid(pid, 0)
         if status is not None and open_fds:
@@ -744,7 +765,7 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
     signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     return {
-        "ok": True, "exit": code, "signal": signum, "cancelled": cancelled, "limit": limit,
+        "ok": True, "exit": code, "signal": signum, "cancelled": cancelled, "timed_out": timed_out, "limit": limit,
         "output": out.decode("utf-8", "replace"), "output_bytes": out_total,
         "results": res.decode("utf-8", "replace"), "results_bytes": res_total, "swept": swept,
     }
