@@ -164,19 +164,17 @@ class TestTimeout:
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         # The IDE sandbox stretches a starved run's wall time; the runtime must not abandon it first.
-        import threading
-
         from saas_sim.core.effects import Effect
         from saas_sim.runtime import effects as runtime_effects
 
         monkeypatch.setattr(runtime_effects, "GRACE_S", 0.0)
 
-        def slow(inputs: Mapping[str, Any], timeout_s: float) -> EffectOutcome:
-            threading.Event().wait(0.5)  # the work itself: longer than timeout_s, within wait_s
+        def done(inputs: Mapping[str, Any], timeout_s: float) -> EffectOutcome:
             return EffectOutcome(status="ok", value={"done": True})
 
         def effect(wait_s: float | None) -> Effect[None]:
-            return Effect("test.slow", {}, run=slow, complete=lambda ctx, outcome: None, timeout_s=0.1, wait_s=wait_s)
+            # A zero timeout has passed before any thread can answer: only a wait budget lets the answer in.
+            return Effect("test.done", {}, run=done, complete=lambda ctx, outcome: None, timeout_s=0.0, wait_s=wait_s)
 
         assert (await runtime_effects.run_effect(effect(30.0))).status == "ok"
         assert (await runtime_effects.run_effect(effect(None))).status == "timeout"

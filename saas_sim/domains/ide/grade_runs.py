@@ -151,7 +151,7 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
 
         return {HIDDEN_RUN: Effect("ide.hidden_calls", inputs, run=run_call, complete=_no_complete,
                                    timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S,
-                                   wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))}
+                               wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))}
     selection = sorted(set(task.fail_to_pass) | set(task.pass_to_pass))
     if not selection:
         return {}
@@ -165,4 +165,4 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
 
     return {HIDDEN_RUN: Effect("ide.hidden_tests", inputs, run=run_tests, complete=_no_complete,
                                timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S,
-                                   wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))}
+                               wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))}
