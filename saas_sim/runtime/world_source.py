@@ -18,6 +18,7 @@ seed, and the tests run it with SQLite and PostgreSQL snapshot stores.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
@@ -67,8 +68,35 @@ def first_difference(a: str, b: str) -> str | None:
         if x != y:
             at = next((k for k in range(min(len(x), len(y))) if x[k] != y[k]), min(len(x), len(y)))
             lo = max(at - 40, 0)
-            return f"line {i + 1} differs at column {at + 1}: {x[lo:at + 40]!r} vs {y[lo:at + 40]!r}"
+            where = f"line {i + 1} differs at column {at + 1}: {x[lo:at + 40]!r} vs {y[lo:at + 40]!r}"
+            leaves = _leaf_differences(x, y)
+            return where + (f"; {leaves}" if leaves else "")
     return f"one trajectory has {len(left)} lines, the other {len(right)}"
+
+
+def _leaf_differences(x: str, y: str, limit: int = 4, width: int = 300) -> str:
+    """The first `limit` JSON paths where two JSON lines hold other values, with both values (cut to
+    `width` characters), or "" when either line is not JSON. A differing grade then names the check."""
+    try:
+        a, b = json.loads(x), json.loads(y)
+    except json.JSONDecodeError:
+        return ""
+    found: list[str] = []
+
+    def walk(u: Any, v: Any, path: str) -> None:
+        if len(found) >= limit or u == v:
+            return
+        if isinstance(u, dict) and isinstance(v, dict):
+            for k in sorted(set(u) | set(v), key=str):
+                walk(u.get(k), v.get(k), f"{path}.{k}")
+        elif isinstance(u, list) and isinstance(v, list) and len(u) == len(v):
+            for k, (p, q) in enumerate(zip(u, v, strict=True)):
+                walk(p, q, f"{path}[{k}]")
+        else:
+            found.append(f"{path or '.'}: {json.dumps(u)[:width]} vs {json.dumps(v)[:width]}")
+
+    walk(a, b, "")
+    return "; ".join(found)
 
 
 @dataclass

@@ -109,3 +109,12 @@ async def test_the_self_audit_fails_a_snapshot_encoding_that_changes_what_agents
         await _world_sources(env, [scenario], [0], [result])
     assert result.world_source_ok is False
     assert any("22950" in f and "snapshot" in f for f in result.failures), result.failures
+
+
+def test_first_difference_names_the_differing_json_leaves() -> None:
+    a = '{"grade": {"attribution": "agent_failure", "checks": [{"name": "x", "detail": "0 of 3"}]}, "same": 1}'
+    b = '{"grade": {"attribution": "success", "checks": [{"name": "x", "detail": "3 of 3"}]}, "same": 1}'
+    diff = first_difference(a, b) or ""
+    assert '.grade.attribution: "agent_failure" vs "success"' in diff
+    assert '.grade.checks[0].detail: "0 of 3" vs "3 of 3"' in diff
+    assert "same" not in diff.split(";", 1)[1]

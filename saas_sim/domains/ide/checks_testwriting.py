@@ -189,7 +189,20 @@ def mutants_killed(ctx: CheckContext) -> CheckOutcome:
     if problem:
         return CheckOutcome(0.0, f"0 of {total} mutants killed: {problem}")
     killed = [n for n in runs.mutants if runs.killed(n)]
-    return CheckOutcome(len(killed) / total, f"{len(killed)} of {total} mutants killed")
+    detail = f"{len(killed)} of {total} mutants killed"
+    survivors = [_survival(runs, n) for n in runs.mutants if n not in killed]
+    return CheckOutcome(len(killed) / total, detail + (f"; not killed: {', '.join(survivors)}" if survivors else ""))
+
+
+def _survival(runs: VariantRuns, name: str) -> str:
+    """Why a mutant was not killed: every test passed on it, or its run did not count (and why)."""
+    run = runs.runs.get(name)
+    if run is None:
+        return f"{name} (not run)"
+    if runs.sound(name):
+        return f"{name} (every test passed)"
+    why = run.get("tamper") or run.get("limit") or run.get("status")
+    return f"{name} (its run did not count: {why}{'' if run.get('complete') else ', incomplete'})"
 
 
 def _plain_text(text: str) -> str:

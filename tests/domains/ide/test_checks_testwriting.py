@@ -75,8 +75,10 @@ def test_a_case_that_catches_some_mutants_earns_their_share(task_state: Any) -> 
     weakest = min((c for c in cases if kills(c) > 0), key=kills)
     assert kills(weakest) < len(mutants)
     text = render_tests(module, fn, [weakest, weakest, weakest])
-    score = mutants_killed(_grade(task_state, text)).score
-    assert score == kills(weakest) / len(mutants)
+    outcome = mutants_killed(_grade(task_state, text))
+    assert outcome.score == kills(weakest) / len(mutants)
+    survivors = len(mutants) - kills(weakest)
+    assert outcome.detail.count("(every test passed)") == survivors
 
 
 @pytest.mark.parametrize("binding", ["assert_nothing_text", "visible_only_text", "ids_from_values_text",

@@ -336,6 +336,86 @@ class TestWorkerLifetime:
             os.sched_setaffinity(0, saved)
             pool.close()
 
+    def test_a_worker_keeps_its_descriptors_across_runs(self) -> None:
+        # Every run used to leak the two pipes' read ends in the worker: some 500 runs in, its select() met a
+        # descriptor past 1024 and the worker died under a run, scored as a failed or timed-out grading run.
+        import os
+
+        from saas_sim.domains.ide.sandbox import WorkerPool
+
+        pool = WorkerPool(max_workers=1)
+        try:
+            pool.warm(1)
+
+            def open_fds() -> dict[int, int]:
+                return {p: len(os.listdir(f"/proc/{p}/fd")) for p in _descendants(pool._idle[0].proc.pid)}
+
+            before = open_fds()
+            for k in range(12):
+                assert run_python(PROJECT, code=f"print({k})", timeout_s=10, pool=pool).output == f"{k}\n"
+            run_pytest(PROJECT, selection=None, timeout_s=20, pool=pool)
+            assert open_fds() == before and pool.started == 1
+        finally:
+            pool.close()
+
+    def test_a_host_with_descriptors_past_1024_still_reads_its_workers(self) -> None:
+        # A busy server or audit holds many stores, sockets and workers: select() cannot wait on a descriptor
+        # numbered 1024 or more, and every reply read that way failed as a timeout.
+        import os
+        import resource
+
+        from saas_sim.domains.ide.sandbox import WorkerPool
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 1200
+        if hard != resource.RLIM_INFINITY and hard < wanted:
+            pytest.skip(f"the hard descriptor limit ({hard}) is below {wanted}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, wanted), hard))
+        filler: list[int] = []
+        pool = WorkerPool(max_workers=1)
+        try:
+            while not filler or filler[-1] < 1030:
+                filler.append(os.open(os.devnull, os.O_RDONLY))
+            pool.warm(1)
+            worker = pool._idle[0]
+            assert worker.proc.stdout is not None and worker.proc.stdout.fileno() >= 1024
+            report = run_python(PROJECT, code="print('read')", timeout_s=10, pool=pool)
+            assert (report.status, report.output) == ("ok", "read\n")
+        finally:
+            pool.close()
+            for fd in filler:
+                os.close(fd)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    def test_a_worker_that_died_idle_hands_the_request_to_a_fresh_one(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        # The request never reached the dead worker, so it never ran: it is run, not scored as failed.
+        import os
+        import signal
+
+        from saas_sim.domains.ide.sandbox import WorkerPool
+
+        pool = WorkerPool(max_workers=1)
+        try:
+            pool.warm(1)
+            dead = pool._idle.pop()
+            os.killpg(dead.proc.pid, signal.SIGKILL)  # its pipes stay open on this side, as after a real death
+            dead.proc.wait()
+            fresh = pool.acquire
+            handed: list[object] = []
+
+            def acquire():  # type: ignore[no-untyped-def]
+                if handed:
+                    return fresh()
+                handed.append(dead)
+                pool._slots.acquire()
+                return dead  # as if it died between the pool's liveness check and the send
+
+            monkeypatch.setattr(pool, "acquire", acquire)
+            report = run_python(PROJECT, code="print('ran')", timeout_s=10, pool=pool)
+            assert (report.status, report.output, pool.started) == ("ok", "ran\n", 2)
+        finally:
+            pool.close()
+
 
 def _descendants(pid: int) -> list[int]:
     """`pid` and every process below it (from /proc's children lists)."""

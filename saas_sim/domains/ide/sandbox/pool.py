@@ -43,8 +43,8 @@ from saas_sim.domains.ide.sandbox.profile import (
 from saas_sim.domains.ide.sandbox.report import Isolation
 from saas_sim.errors import HarnessError
 
-__all__ = ["GRACE_S", "MAX_WORKERS", "STARVATION_ALLOWANCE", "Reply", "Worker", "WorkerPool", "default_pool",
-           "wait_budget_s"]
+__all__ = ["GRACE_S", "MAX_WORKERS", "STARVATION_ALLOWANCE", "Reply", "Worker", "WorkerGoneError", "WorkerPool",
+           "default_pool", "wait_budget_s"]
 
 GRACE_S = 5.0
 """How long a worker may take to answer after a cancel before it is killed with its sandbox."""
@@ -88,6 +88,10 @@ _BOOT = (
 Reply = dict[str, Any]
 
 
+class WorkerGoneError(HarnessError):
+    """A worker died before a request reached it: the run never started, so it may go to another worker."""
+
+
 class Worker:
     """One sandboxed warm worker; used by one thread at a time.
 
@@ -114,6 +118,11 @@ class Worker:
         cmd = [*launch_command(isolation, limits), sys.executable, "-B", "-s", "-P", "-c", _BOOT]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
                                      env=ENV, cwd="/", start_new_session=True, close_fds=True)
+        assert self.proc.stdout is not None
+        # poll(2), not select(2): select cannot wait on a descriptor numbered 1024 or more, and a busy host
+        # process (many stores, sockets, workers) opens that many; every read then failed as a timeout.
+        self._replies = select.poll()
+        self._replies.register(self.proc.stdout.fileno(), select.POLLIN)
         src = _SOURCE.encode()
         user = run_user()
         self._send(b"%010d" % len(src) + src)
@@ -144,11 +153,10 @@ class Worker:
         fd = self.proc.stdout.fileno()
         chunks: list[bytes] = []
         while n > 0:
-            left = (deadline - perf_ns()) / 1e9
-            if left <= 0:
+            left_ns = deadline - perf_ns()
+            if left_ns <= 0:
                 return None
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+            if not self._replies.poll(max(1, left_ns // 1_000_000)):
                 return None
             chunk = os.read(fd, min(n, 1 << 20))
             if not chunk:
@@ -186,6 +194,10 @@ class Worker:
         env = {**request["env"], "TMPDIR": self.tmp, "HOME": self.tmp}
         try:
             self._send_frame({**request, "env": env, "tree": tree, "wipe": [self.tmp], "wall_s": timeout_s})
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            self.kill()
+            raise WorkerGoneError("the sandbox worker died before the request reached it") from exc
+        try:
             reply = self._read_frame(timeout_s * STARVATION_ALLOWANCE)
             if reply is not None:
                 return {**reply, "tree": tree}, bool(reply.get("timed_out"))
@@ -193,8 +205,12 @@ class Worker:
                 return None, False
             self._send(b"C")
             reply = self._read_frame(GRACE_S)
-        except (BrokenPipeError, ConnectionResetError, ValueError, json.JSONDecodeError):
-            reply = None
+        except (BrokenPipeError, ConnectionResetError):
+            reply = None  # it died under the cancel
+        except (ValueError, json.JSONDecodeError) as exc:
+            # Only the worker writes this pipe (the child's descriptors are others): a harness bug, never a score.
+            self.kill()
+            raise HarnessError(f"the sandbox worker sent a malformed reply: {exc}") from exc
         if reply is None:
             self.kill()
             return None, True

@@ -28,7 +28,7 @@ from pydantic import JsonValue
 from saas_sim.core.canonical import sha256_hex, stable_hash
 from saas_sim.core.clock import perf_ns
 from saas_sim.core.ids import unique_token
-from saas_sim.domains.ide.sandbox.pool import WorkerPool, default_pool
+from saas_sim.domains.ide.sandbox.pool import WorkerGoneError, WorkerPool, default_pool
 from saas_sim.domains.ide.sandbox.profile import ENV, PYTEST_ARGS, profile_hash
 from saas_sim.domains.ide.sandbox.report import RunReport
 from saas_sim.errors import HarnessError
@@ -129,6 +129,10 @@ def _request(kind: str, files: Mapping[str, str], timeout_s: float, pool: Worker
     }
 
 
+_STARTS = 2
+"""How many workers a request is offered to: one that died idle (a leftover of an earlier run killed it) never
+ran the request, so the next one does; two in a row is a broken host."""
+
 _SIGNAL_LIMITS = {int(signal.SIGXCPU): "cpu", int(signal.SIGXFSZ): "file_size", int(signal.SIGKILL): "killed"}
 
 
@@ -138,11 +142,16 @@ def _execute(kind: str, files: Mapping[str, str], timeout_s: float, pool: Worker
     pool = pool or default_pool()
     request = _request(kind, files, timeout_s, pool, **extra)
     start = perf_ns()
-    worker = pool.acquire()
-    try:
-        reply, timed_out = worker.run(request, timeout_s)
-    finally:
-        pool.release(worker)
+    for attempt in range(_STARTS):
+        worker = pool.acquire()
+        try:
+            reply, timed_out = worker.run(request, timeout_s)
+            break
+        except WorkerGoneError:
+            if attempt == _STARTS - 1:
+                raise
+        finally:
+            pool.release(worker)
     wall_ms = (perf_ns() - start) / 1e6
     records: list[dict[str, Any]] = []
     tamper: list[str] = []

@@ -759,6 +759,10 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
             # The child is gone; whatever it left behind (a background process holding a pipe) goes too.
             _kill_run(pid)
     swept = _kill_run(pid)
+    # The read ends are the worker's, not the child's: left open, every run leaked two descriptors until,
+    # some 500 runs in, select() met one numbered past 1024 and the worker died under a run.
+    os.close(out_r)
+    os.close(res_r)
     for path in req["wipe"]:
         _wipe(path)
     _wipe(scratch)
