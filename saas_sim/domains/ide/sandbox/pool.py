@@ -1,11 +1,13 @@
 """Warm workers: sandboxed Pythons with pytest imported that fork one child per run.
 
 A worker is started once (about 0.2 s: the sandbox plus importing pytest) and then serves runs one at a
-time; the pool keeps idle workers for reuse and starts more when every one is busy. The host owns the
-clock: it waits for a run's reply up to the wall timeout, then writes a cancel byte, and the worker kills
-every process of the run. A worker that does not answer within `GRACE_S` after that, or that died (agent
-code can kill its own worker: both run as the run user), is killed with its whole sandbox and replaced;
-that run's outcome is recorded as a timeout or a failure, never raised.
+time; the pool keeps idle workers for reuse and starts more when every one is busy. The worker times a
+run out on the run's own clock (wall time less the time it waited for a CPU) and kills every process of
+it. The host waits for the reply up to `STARVATION_ALLOWANCE` times the timeout as a backstop, then
+writes a cancel byte. A worker that does not answer within `GRACE_S` after that, or that died (agent code
+can kill its own worker: both run as the run user), is killed with its whole sandbox and replaced; that
+run's outcome is recorded as a timeout or a failure, never raised. A worker found dead before a request
+reached it never ran it: the request goes to another worker.
 
 Workers are started only from the pool's own spawner threads, which live as long as the pool. bwrap's
 `--die-with-parent` is `PR_SET_PDEATHSIG`, which the kernel ties to the *thread* that forked the
