@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from saas_sim.domains.ide.sandbox import CACHE, detect_isolation, run_pytest, run_python, run_user
@@ -398,8 +400,11 @@ class TestWorkerLifetime:
         try:
             pool.warm(1)
             dead = pool._idle.pop()
+            sandbox = _descendants(dead.proc.pid)
             os.killpg(dead.proc.pid, signal.SIGKILL)  # its pipes stay open on this side, as after a real death
             dead.proc.wait()
+            # The processes inside the sandbox die with it (their death signal), a moment later.
+            _wait_until(lambda: not any(_running(pid) for pid in sandbox))
             fresh = pool.acquire
             handed: list[object] = []
 
@@ -415,6 +420,27 @@ class TestWorkerLifetime:
             assert (report.status, report.output, pool.started) == ("ok", "ran\n", 2)
         finally:
             pool.close()
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie has let go of everything it held)."""
+    from pathlib import Path
+
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status and "\nState:\tX" not in status
+
+
+def _wait_until(ready: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    """Waits until `ready()` holds (a readiness poll, not a fixed sleep); fails after `timeout_s`."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
 
 
 def _descendants(pid: int) -> list[int]:
