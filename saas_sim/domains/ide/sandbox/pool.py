@@ -67,6 +67,10 @@ def wait_budget_s(timeout_s: float) -> float:
 MAX_WORKERS = min(8, 2 * (os.cpu_count() or 1))
 """How many workers (runs at once) a pool keeps at most: as many as the runtime's effect threads."""
 
+ACK = b"A"
+"""What a worker writes as soon as a request has reached it, before it runs anything: a worker that dies
+before it never ran the request (it goes to another worker); one that dies after it died under the run."""
+
 START_TIMEOUT_S = 30.0
 """How long a worker may take to start (sandbox, interpreter, pytest import)."""
 
@@ -134,7 +138,10 @@ class Worker:
         self._send_frame({"uid": user.uid, "gid": user.gid, "pidns": isolation != "rlimits", "disk_paths": disk,
                           "scratch": self.scratch, "private_mounts": mounts, "expose": interpreter_prefixes(),
                           "tmpfs_bytes": limits.disk_bytes + (16 << 20)})
-        hello = self._read_frame(START_TIMEOUT_S)
+        try:
+            hello = self._read_frame(START_TIMEOUT_S)
+        except EOFError:
+            hello = None
         if hello is None or not hello.get("ready"):
             tail = self.stderr_tail()
             self.kill()
@@ -151,6 +158,11 @@ class Worker:
         self._send(b"%010d" % len(body) + body)
 
     def _read_exact(self, n: int, deadline: int) -> bytes | None:
+        """`n` bytes of the reply pipe, or None at the deadline.
+
+        Raises:
+            EOFError: The worker is gone.
+        """
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         chunks: list[bytes] = []
@@ -162,7 +174,7 @@ class Worker:
                 return None
             chunk = os.read(fd, min(n, 1 << 20))
             if not chunk:
-                return None
+                raise EOFError("the sandbox worker closed its reply pipe")
             chunks.append(chunk)
             n -= len(chunk)
         return b"".join(chunks)
@@ -194,21 +206,28 @@ class Worker:
         """
         tree = os.path.join(self.scratch, "tree")
         env = {**request["env"], "TMPDIR": self.tmp, "HOME": self.tmp}
+        budget = timeout_s * STARVATION_ALLOWANCE
         try:
             self._send_frame({**request, "env": env, "tree": tree, "wipe": [self.tmp], "wall_s": timeout_s})
-        except (BrokenPipeError, ConnectionResetError) as exc:
+            ack = self._read_exact(len(ACK), perf_ns() + int(budget * 1e9))
+        except (BrokenPipeError, ConnectionResetError, EOFError) as exc:
             self.kill()
             raise WorkerGoneError("the sandbox worker died before the request reached it") from exc
         try:
-            reply = self._read_frame(timeout_s * STARVATION_ALLOWANCE)
+            if ack is not None and ack != ACK:
+                raise ValueError(f"{ack!r} where the request's acknowledgement belongs")
+            try:
+                reply = None if ack is None else self._read_frame(budget)
+            except EOFError:
+                self.kill()
+                return None, False  # it died under the run (agent code can kill it): a failed run
             if reply is not None:
                 return {**reply, "tree": tree}, bool(reply.get("timed_out"))
-            if not self.alive():
-                return None, False
-            self._send(b"C")
-            reply = self._read_frame(GRACE_S)
-        except (BrokenPipeError, ConnectionResetError):
-            reply = None  # it died under the cancel
+            try:
+                self._send(b"C")
+                reply = self._read_frame(GRACE_S)
+            except (BrokenPipeError, ConnectionResetError, EOFError):
+                reply = None  # it died under the cancel
         except (ValueError, json.JSONDecodeError) as exc:
             # Only the worker writes this pipe (the child's descriptors are others): a harness bug, never a score.
             self.kill()

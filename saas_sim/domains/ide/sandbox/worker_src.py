@@ -889,6 +889,7 @@ def main() -> None:
             req = read_frame(0)
         except EOFError:
             return
+        write_all(1, b"A")  # the request arrived (pool.ACK): from here on, a death is the run's
         write_frame(1, run(req, 0, list(conf["disk_paths"])))
 
 
