@@ -91,9 +91,19 @@ class VariantRuns:
 
     def sound(self, name: str) -> bool:
         """Whether the variant's run reached its end untampered, without a timeout or a limit."""
+        return not self.unsound_why(name)
+
+    def unsound_why(self, name: str) -> str:
+        """Why a variant's run does not count (what `sound` found), or "" when it counts."""
         run = self.runs.get(name)
-        return (run is not None and not self.void and bool(run.get("complete")) and not run.get("tamper")
-                and run.get("status") in ("ok", "failed"))
+        if run is None:
+            return "it did not run"
+        for why in (self.void, run.get("tamper"), run.get("limit")):
+            if why:
+                return str(why)
+        if run.get("status") not in ("ok", "failed"):
+            return str(run.get("status"))
+        return "" if run.get("complete") else "the session did not reach its end"
 
     def passes(self, name: str) -> bool:
         """Whether the variant's run is sound and ran tests that all passed."""
@@ -148,8 +158,7 @@ def _reference_problem(runs: VariantRuns, min_tests: int) -> str:
         run = runs.runs.get(name, {})
         label = "the module" if name == "clean" else "an equivalent rewrite of the module"
         if not runs.sound(name):
-            why = run.get("tamper") or run.get("limit") or run.get("status") or "it did not run"
-            return f"the run on {label} did not count ({why})"
+            return f"the run on {label} did not count ({runs.unsound_why(name)})"
         if not runs.passes(name):
             bad = sorted(k for k, v in runs.tests(name).items() if v != "passed")
             shown = ", ".join(b.rsplit("::", 1)[-1] for b in bad[:3])
@@ -196,13 +205,9 @@ def mutants_killed(ctx: CheckContext) -> CheckOutcome:
 
 def _survival(runs: VariantRuns, name: str) -> str:
     """Why a mutant was not killed: every test passed on it, or its run did not count (and why)."""
-    run = runs.runs.get(name)
-    if run is None:
-        return f"{name} (not run)"
     if runs.sound(name):
         return f"{name} (every test passed)"
-    why = run.get("tamper") or run.get("limit") or run.get("status")
-    return f"{name} (its run did not count: {why}{'' if run.get('complete') else ', incomplete'})"
+    return f"{name} (its run did not count: {runs.unsound_why(name)})"
 
 
 def _plain_text(text: str) -> str:

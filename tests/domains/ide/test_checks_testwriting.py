@@ -152,6 +152,11 @@ def test_a_mutant_counts_as_killed_only_by_a_failing_test_or_an_import_error() -
     assert not _runs({"mutant_00": {**_report({"tests/t.py::test_a": "failed"}), "tamper": ["x"]}}).killed(
         "mutant_00")
     assert not _runs({}).killed("mutant_00")
+    assert _runs({"mutant_00": {**_report(ids), "status": "timeout"}}).unsound_why("mutant_00") == "timeout"
+    assert _runs({"mutant_00": {**_report(ids), "complete": False}}).unsound_why("mutant_00") == (
+        "the session did not reach its end")
+    assert _runs({}).unsound_why("mutant_00") == "it did not run" and _runs({"mutant_00": _report(ids)}).sound(
+        "mutant_00")
 
 
 def test_a_timed_out_grading_effect_kills_nothing(task_state: Any) -> None:

@@ -415,6 +415,7 @@ class TestWorkerLifetime:
         finally:
             pool.close()
 
+
 def _descendants(pid: int) -> list[int]:
     """`pid` and every process below it (from /proc's children lists)."""
     from pathlib import Path

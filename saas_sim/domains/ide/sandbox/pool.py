@@ -94,6 +94,11 @@ _BOOT = (
 Reply = dict[str, Any]
 
 
+def _deadline(seconds: float) -> int:
+    """The `perf_ns` reading `seconds` from now."""
+    return perf_ns() + int(seconds * 1e9)
+
+
 class WorkerGoneError(HarnessError):
     """A worker died before a request reached it: the run never started, so it may go to another worker."""
 
@@ -139,7 +144,7 @@ class Worker:
                           "scratch": self.scratch, "private_mounts": mounts, "expose": interpreter_prefixes(),
                           "tmpfs_bytes": limits.disk_bytes + (16 << 20)})
         try:
-            hello = self._read_frame(START_TIMEOUT_S)
+            hello = self._read_frame(_deadline(START_TIMEOUT_S))
         except EOFError:
             hello = None
         if hello is None or not hello.get("ready"):
@@ -179,8 +184,12 @@ class Worker:
             n -= len(chunk)
         return b"".join(chunks)
 
-    def _read_frame(self, timeout_s: float) -> Reply | None:
-        deadline = perf_ns() + int(timeout_s * 1e9)
+    def _read_frame(self, deadline: int) -> Reply | None:
+        """One reply frame, or None at `deadline` (a `perf_ns` reading).
+
+        Raises:
+            EOFError: The worker is gone.
+        """
         head = self._read_exact(10, deadline)
         if head is None:
             return None
@@ -206,10 +215,11 @@ class Worker:
         """
         tree = os.path.join(self.scratch, "tree")
         env = {**request["env"], "TMPDIR": self.tmp, "HOME": self.tmp}
-        budget = timeout_s * STARVATION_ALLOWANCE
+        # One deadline for the acknowledgement and the reply: the backstop is what `wait_budget_s` promises.
+        deadline = _deadline(timeout_s * STARVATION_ALLOWANCE)
         try:
             self._send_frame({**request, "env": env, "tree": tree, "wipe": [self.tmp], "wall_s": timeout_s})
-            ack = self._read_exact(len(ACK), perf_ns() + int(budget * 1e9))
+            ack = self._read_exact(len(ACK), deadline)
         except (BrokenPipeError, ConnectionResetError, EOFError) as exc:
             self.kill()
             raise WorkerGoneError("the sandbox worker died before the request reached it") from exc
@@ -217,7 +227,7 @@ class Worker:
             if ack is not None and ack != ACK:
                 raise ValueError(f"{ack!r} where the request's acknowledgement belongs")
             try:
-                reply = None if ack is None else self._read_frame(budget)
+                reply = None if ack is None else self._read_frame(deadline)
             except EOFError:
                 self.kill()
                 return None, False  # it died under the run (agent code can kill it): a failed run
@@ -225,7 +235,7 @@ class Worker:
                 return {**reply, "tree": tree}, bool(reply.get("timed_out"))
             try:
                 self._send(b"C")
-                reply = self._read_frame(GRACE_S)
+                reply = self._read_frame(_deadline(GRACE_S))
             except (BrokenPipeError, ConnectionResetError, EOFError):
                 reply = None  # it died under the cancel
         except (ValueError, json.JSONDecodeError) as exc:

@@ -130,8 +130,8 @@ def _request(kind: str, files: Mapping[str, str], timeout_s: float, pool: Worker
 
 
 _STARTS = 2
-"""How many workers a request is offered to: one that died idle (a leftover of an earlier run killed it) never
-ran the request, so the next one does; two in a row is a broken host."""
+"""How many workers a request is offered to: one that died before it acknowledged the request never ran it,
+so the next one does; two in a row is a broken host."""
 
 _SIGNAL_LIMITS = {int(signal.SIGXCPU): "cpu", int(signal.SIGXFSZ): "file_size", int(signal.SIGKILL): "killed"}
 
