@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fastapi import FastAPI
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
@@ -34,7 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from saas_sim.adapters._registry import ApiError
 from saas_sim.errors import SaasSimError
 
-__all__ = ["FastLane", "FastRoute", "Handler"]
+__all__ = ["FastLane", "FastRoute", "Handler", "LaneFirstApp"]
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,29 @@ class FastLane:
         if isinstance(answer, BaseModel):
             answer = Response(answer.model_dump_json(), status_code=route.status, media_type="application/json")
         await answer(scope, receive, send)
+
+
+class LaneFirstApp(FastAPI):
+    """A FastAPI app whose HTTP requests meet its `front` before FastAPI's own middleware stack.
+
+    Each layer of that stack (error pages, exception handlers, telemetry, body limits) costs a
+    coroutine call per request and one more per message sent; the lane's routes need none of
+    them, so `front` (typically a body limit around a `FastLane`) sees requests first and hands
+    the rest to `stack`, which is FastAPI itself.
+    """
+
+    front: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.front is not None and scope["type"] == "http":
+            scope["app"] = self
+            await self.front(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+    async def stack(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """FastAPI's own handling of a request: its middleware stack and router."""
+        await super().__call__(scope, receive, send)
 
 
 _FALLBACK: Any = object()

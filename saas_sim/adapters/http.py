@@ -50,7 +50,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.datastructures import State
 
 from saas_sim.adapters._body_limit import MAX_BODY_BYTES, BodyLimitMiddleware
-from saas_sim.adapters._fast_lane import FastLane, FastRoute
+from saas_sim.adapters._fast_lane import FastLane, FastRoute, LaneFirstApp
 from saas_sim.adapters._http_models import (
     CallRequest,
     EpisodeCreated,
@@ -156,7 +156,7 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: floa
     Raises:
         ValueError: `max_episodes` is below 1 or `idle_ttl_s` is not positive.
     """
-    app = FastAPI(
+    app = LaneFirstApp(
         title="saas_sim",
         summary="Deterministic simulated SaaS backends for agent RL: episodes, tool calls, grades.",
         version=_version(),
@@ -165,8 +165,8 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: floa
     app.state.env = env
     app.state.episodes = EpisodeRegistry(max_episodes, resume=env.resume, idle_ttl_s=idle_ttl_s)
     app.state.tool_cache = SchemaCache()
-    app.add_middleware(FastLane, routes=_fast_routes())  # inside the body limit: added first
-    app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
+    # Every HTTP request meets the body limit, then the lane, before FastAPI's middleware stack.
+    app.front = BodyLimitMiddleware(FastLane(app.stack, _fast_routes()), max_body_bytes=max_body_bytes)
     app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]  # starlette types it loosely
     app.add_exception_handler(SaasSimError, _harness_error)  # type: ignore[arg-type]
     # uvicorn accepts connections only after the lifespan has opened the environment, so any

@@ -25,6 +25,7 @@ import tokenize
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from saas_sim.core.memo import TextMemo
 from saas_sim.domains.ide.task_model import HIDDEN_DIR
 
 __all__ = ["PATTERNS", "Finding", "added_lines", "computed_name_lines", "scan"]
@@ -85,21 +86,31 @@ class Finding:
         return f"{self.kind} at {self.path}:{self.line} ({self.text})"
 
 
-def _code_of(path: str, text: str) -> dict[int, str]:
-    """Line number -> the line without comments, for the lines of a Python file that hold code.
+def _parse(path: str, text: str) -> ast.Module | None:
+    """The syntax tree of a Python file, or None for another file or one that does not parse."""
+    if not path.endswith(".py"):
+        return None
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
-    A line wholly inside a bare string statement (a docstring) holds none. A file that does
-    not tokenize or parse is taken as it is, every line code (the strict reading).
+
+def _code_of(text: str, tree: ast.Module | None) -> dict[int, str]:
+    """Line number -> the line without comments, for the lines of a file that hold code.
+
+    For a Python file (`tree`, its syntax tree), a line wholly inside a bare string statement
+    (a docstring) holds none. A file that does not tokenize or parse is taken as it is, every
+    line code (the strict reading).
     """
     lines = text.splitlines()
-    if not path.endswith(".py"):
-        return dict(enumerate(lines, start=1))
+    out = dict(enumerate(lines, start=1))
+    if tree is None:
+        return out
     try:
-        tree = ast.parse(text)
         comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
     except (SyntaxError, tokenize.TokenError, ValueError, RecursionError, MemoryError):
-        return dict(enumerate(lines, start=1))
-    out = dict(enumerate(lines, start=1))
+        return out
     for tok in sorted(comments, key=lambda t: t.start, reverse=True):
         row, col = tok.start
         out[row] = out[row][:col]
@@ -118,12 +129,11 @@ def computed_name_lines(path: str, text: str) -> list[int]:
     string-literal name (sorted): a computed name, or the function passed on or renamed
     (`reduce(getattr, names, sys)`, `g = getattr`). A name built at run time hides from every pattern that
     reads the code."""
-    if not path.endswith(".py"):
-        return []
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    tree = _parse(path, text)
+    return [] if tree is None else _computed_names(tree)
+
+
+def _computed_names(tree: ast.Module) -> list[int]:
     plain: set[int] = set()
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _NAME_CALLS
@@ -156,34 +166,50 @@ def scan(base: Mapping[str, str], final: Mapping[str, str], *, config_in_scope: 
     for path in sorted(final):
         text = final[path]
         before = base.get(path)
-        if before == text:
-            continue
-        if _CONFTEST.search(path):
-            found.append(Finding("conftest", path, 0, "a conftest.py changed or created"))
-        if _SITE.search(path):
-            found.append(Finding("site_hook", path, 0, "an interpreter start-up hook changed or created"))
-        if _CONFIG.search(path) and path not in config_in_scope:
-            found.append(Finding("test_runner", path, 0, "test runner configuration changed"))
-        elif _CONFIG.search(path):
-            # The task may edit this file, but not to load plugins or add options to the runner.
-            hooks = [(n, line) for n, line in added_lines(before, text) if _RUNNER_OPTIONS.search(line)]
-            if hooks:
-                found.append(Finding("test_runner", path, hooks[0][0], hooks[0][1].strip()[:80]))
-        seen: set[str] = set()
-        code = _code_of(path, text)
-        added = added_lines(before, text)
-        computed = set(computed_name_lines(path, text)) & {n for n, _ in added}
-        if computed:
-            n = min(computed)
-            seen.add("reflection")
-            found.append(Finding("reflection", path, n, code.get(n, "").strip()[:80] or "a computed attribute name"))
-        for n, _ in added:
-            line = code.get(n, "")
-            for kind, pattern in PATTERNS.items():
-                if kind in seen:
-                    continue
-                m = pattern.search(line)
-                if m:
-                    seen.add(kind)
-                    found.append(Finding(kind, path, n, line.strip()[:80]))
+        if before != text:
+            found.extend(_file_findings(path, before, text, in_scope=path in config_in_scope))
     return sorted(found)
+
+
+_FINDINGS: TextMemo[tuple[Finding, ...]] = TextMemo(4096)
+"""`_scan_file`'s answers: every episode of a task scans the same base files, and many end on the same edits."""
+
+
+def _file_findings(path: str, before: str | None, text: str, *, in_scope: bool) -> tuple[Finding, ...]:
+    parts = (path, "new" if before is None else "changed", before or "", text, "in scope" if in_scope else "")
+    return _FINDINGS.get(parts, lambda: _scan_file(path, before, text, in_scope=in_scope))
+
+
+def _scan_file(path: str, before: str | None, text: str, *, in_scope: bool) -> tuple[Finding, ...]:
+    """The findings of one changed or new file (at most one per class)."""
+    found: list[Finding] = []
+    if _CONFTEST.search(path):
+        found.append(Finding("conftest", path, 0, "a conftest.py changed or created"))
+    if _SITE.search(path):
+        found.append(Finding("site_hook", path, 0, "an interpreter start-up hook changed or created"))
+    if _CONFIG.search(path) and not in_scope:
+        found.append(Finding("test_runner", path, 0, "test runner configuration changed"))
+    elif _CONFIG.search(path):
+        # The task may edit this file, but not to load plugins or add options to the runner.
+        hooks = [(n, line) for n, line in added_lines(before, text) if _RUNNER_OPTIONS.search(line)]
+        if hooks:
+            found.append(Finding("test_runner", path, hooks[0][0], hooks[0][1].strip()[:80]))
+    seen: set[str] = set()
+    tree = _parse(path, text)
+    code = _code_of(text, tree)
+    added = added_lines(before, text)
+    computed = set(() if tree is None else _computed_names(tree)) & {n for n, _ in added}
+    if computed:
+        n = min(computed)
+        seen.add("reflection")
+        found.append(Finding("reflection", path, n, code.get(n, "").strip()[:80] or "a computed attribute name"))
+    for n, _ in added:
+        line = code.get(n, "")
+        for kind, pattern in PATTERNS.items():
+            if kind in seen:
+                continue
+            m = pattern.search(line)
+            if m:
+                seen.add(kind)
+                found.append(Finding(kind, path, n, line.strip()[:80]))
+    return tuple(found)

@@ -13,7 +13,9 @@ import functools
 import re
 import warnings
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+from saas_sim.core.memo import TextMemo
 from saas_sim.core.tool_errors import bad_args, conflict, not_found
 from saas_sim.core.tools import ToolContext
 from saas_sim.domains.ide.models import FileEntry
@@ -104,13 +106,39 @@ def check_python(path: str, text: str, field: str = "content") -> None:
     `return` outside a function. A syntax tree deeper than `MAX_AST_DEPTH` is refused too: every
     recursive reader of agent code downstream (checks, tamper scans) stays within Python's
     recursion limit, so no file an agent writes can turn a grade into a verifier error.
-    Other files are not checked.
+    Other files are not checked. The verdict is a pure function of the path and text, so it is
+    memoized (`_VERDICTS`): every episode of a task compiles the same files.
 
     Raises:
         ToolError: `invalid_argument` naming `field`, with `line` and `error` details.
     """
     if not path.endswith(".py"):
         return
+    problem = _VERDICTS.get((path, text), lambda: _compile_problem(path, text))
+    if problem is None:
+        return
+    if problem.exception is not None:
+        # Nesting deep enough to exhaust the compiler's stack is refused like a syntax error.
+        raise bad_args(f"the new text of {path} cannot be compiled ({problem.exception}); nothing was written",
+                       [field], line=0, error=problem.exception)
+    raise _syntax_error(path, text, field, problem.line, problem.message, problem.offset)
+
+
+@dataclass(frozen=True, slots=True)
+class _CompileProblem:
+    """Why a text does not compile: a syntax error (line, message, column) or an exception's name."""
+
+    line: int = 0
+    message: str = ""
+    offset: int | None = None
+    exception: str | None = None
+
+
+_VERDICTS: TextMemo[_CompileProblem | None] = TextMemo(4096)
+"""`_compile_problem`'s answers by (path, text)."""
+
+
+def _compile_problem(path: str, text: str) -> _CompileProblem | None:
     try:
         with warnings.catch_warnings():
             # Invalid escape sequences and the like warn; they are the code's business, not an error.
@@ -120,14 +148,13 @@ def check_python(path: str, text: str, field: str = "content") -> None:
             if deep is None:
                 compile(tree, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        raise _syntax_error(path, text, field, exc.lineno or 0, exc.msg, exc.offset) from None
+        return _CompileProblem(exc.lineno or 0, exc.msg, exc.offset)
     except (RecursionError, MemoryError, ValueError) as exc:
-        # Nesting deep enough to exhaust the compiler's stack is refused like a syntax error.
-        raise bad_args(f"the new text of {path} cannot be compiled ({type(exc).__name__}); nothing was written",
-                       [field], line=0, error=type(exc).__name__) from None
+        return _CompileProblem(exception=type(exc).__name__)
     if deep is not None:
-        raise _syntax_error(path, text, field, deep, f"the code nests more than {MAX_AST_DEPTH} levels deep; "
-                                                     f"split the expression or statement", None)
+        return _CompileProblem(deep, f"the code nests more than {MAX_AST_DEPTH} levels deep; "
+                                     f"split the expression or statement")
+    return None
 
 
 def check_nesting(path: str, text: str, field: str = "content") -> None:

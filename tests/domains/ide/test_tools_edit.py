@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from saas_sim.core.state import State
 from saas_sim.domains.ide.events import BlobStored, FileWritten, PathDeleted, PathMoved
 from saas_sim.domains.ide.state import EDITS, FILES, PROJECTION
+from saas_sim.domains.ide.tool_helpers import check_python
 from saas_sim.domains.ide.workspace import MAX_FILE_BYTES, MAX_TREE_FILES, file_text, tree_files, tree_hash
 from saas_sim.errors import ToolError
 from tests.domains.ide.tree_fixtures import SMALL_PROJECT, IdeRunner, world
@@ -284,3 +285,15 @@ def test_config_text_nested_deeper_than_parsers_recurse_is_refused() -> None:
                        new_str="markers = " + "[" * 600 + "]" * 600)
     assert err.details["fields"] == ["new_str"]
     runner.call("ide.edit_file", path="pyproject.toml", old_str="markers = []", new_str='markers = ["slow: [x]"]')
+
+
+def test_the_same_broken_text_is_refused_the_same_way_each_time() -> None:
+    # The compile verdict is memoized by text: the second refusal must name the same error and lines.
+    errors = []
+    for _ in range(2):
+        with pytest.raises(ToolError) as exc:
+            check_python("acme/x.py", "def f(:\n    pass\n", "new_text")
+        errors.append((str(exc.value), exc.value.details))
+    assert errors[0] == errors[1]
+    assert "not valid Python" in errors[0][0]
+    check_python("acme/x.py", "def f():\n    pass\n")  # and a good text still passes
