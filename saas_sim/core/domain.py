@@ -136,6 +136,10 @@ class CheckOutcome:
         return cls(1.0 if ok else 0.0, detail)
 
 
+_UNKNOWN: Any = object()
+"""`CheckContext`'s changed keys before the first diff asks for them."""
+
+
 @dataclass
 class CheckContext:
     """What a check reads: the start and final states, their diff, and the task's bindings.
@@ -155,17 +159,32 @@ class CheckContext:
     events: Sequence[Event]
     now: datetime
     effects: Mapping[str, EffectOutcome] = field(default_factory=dict)
+    _diffs: dict[str, tuple[tuple[str, Any, Any], ...]] = field(default_factory=dict, init=False, repr=False,
+                                                                 compare=False)
+    _changed_keys: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._changed_keys = _UNKNOWN
 
     def changed(self, key: TableKey[T]) -> Iterator[tuple[str, T | None, T | None]]:
         """Yields `(id, before, after)` for every entity of `key` that differs, in id order.
 
-        `before` is None for a created entity and `after` is None for a deleted one.
+        `before` is None for a created entity and `after` is None for a deleted one. Both states
+        are immutable, so each table's diff is worked out once per context, however many checks ask.
         """
+        diff = self._diffs.get(key.name)
+        if diff is None:
+            diff = self._diffs[key.name] = tuple(self._diff(key))
+        return iter(diff)
+
+    def _diff(self, key: TableKey[T]) -> Iterator[tuple[str, T | None, T | None]]:
         before = self.initial.table(key)
         after = self.final.table(key)
         if before.same_as(after):
             return
-        changed = self.final.changed_since(self.initial)
+        if self._changed_keys is _UNKNOWN:
+            self._changed_keys = self.final.changed_since(self.initial)
+        changed = self._changed_keys
         if changed is None:  # no shared lineage (a state from raw maps): compare in full
             ids = sorted(set(before.ids()) | set(after.ids()))
         else:

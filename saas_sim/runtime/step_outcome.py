@@ -103,8 +103,8 @@ class StepOutcome:
     def observation(self, *, done: bool, truncated: bool) -> CallResult:
         """What the agent observes: its own copy of the value (decoded from the recorded text) or the error."""
         if self.ok:
-            return CallResult(True, json.loads(self.result_text), None, self.call_id, self.index, self.fault,
-                              done=done, truncated=truncated, value_text=self.result_text)
+            return CallResult.of_text(self.result_text, self.call_id, self.index, self.fault, done=done,
+                                      truncated=truncated)
         error = None if self.error is None else CallError.from_dict(self.error)
         return CallResult(False, None, error, self.call_id, self.index, self.fault, done=done, truncated=truncated)
 

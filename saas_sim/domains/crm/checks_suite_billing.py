@@ -7,6 +7,7 @@ the account record it is linked to: a same-named account of another company is a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from decimal import Decimal
@@ -46,8 +47,9 @@ def _has(words: tuple[str, ...], cues: Sequence[str]) -> bool:
     return any(f" {c} " in text for c in cues)
 
 
-def _offer_claims(text: str) -> list[Claim]:
-    """The deal outcomes `read_claims` leaves out: an accepted offer, a quote said to be sent.
+@functools.lru_cache(maxsize=4096)
+def _offer_claims(text: str) -> tuple[Claim, ...]:
+    """The deal outcomes `read_claims` leaves out: an accepted offer, a quote said to be sent (memoized).
 
     Clauses that plan or condition ("send the quote once approved") claim nothing, as in `read_claims`.
     """
@@ -61,7 +63,7 @@ def _offer_claims(text: str) -> list[Claim]:
                 out.append(Claim("won", None, clause))
             if _has(words, _OFFER_SENT) and _has(words, _OFFERS):
                 out.append(Claim("emailed", None, clause))
-    return out
+    return tuple(out)
 
 
 def _amount(value: str) -> Decimal:
@@ -155,7 +157,7 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
         stated += [x for x in bare_money_figures(t.text)
                    if x not in plain and all(abs(x - k) >= 1 for k in known_here)]
         false += [f"{t.where} states {x}" for x in stated]
-        claims = read_claims(t.text) + ([] if t.is_email else _offer_claims(t.text))
+        claims = read_claims(t.text) + ([] if t.is_email else list(_offer_claims(t.text)))
         false += [f"{t.where} claims {c.kind} ({c.clause!r})" for c in claims
                   if not _claim_holds(ctx, c, t, deal_id)]
     if false:

@@ -50,6 +50,7 @@ The kinds of claim:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -223,6 +224,12 @@ def read_claims(text: str) -> list[Claim]:
     Args:
         text: A next step, a note, a task or an email (subject and body joined by a line break).
     """
+    return list(_read_claims(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_claims(text: str) -> tuple[Claim, ...]:
+    # Memoized: a grade re-reads every text the episode wrote, and a world's own texts on every grade.
     out: list[Claim] = []
     for clause in _clauses(text):
         words = tuple(_WORD.findall(fold(clause).replace("-", " ")))
@@ -244,4 +251,4 @@ def read_claims(text: str) -> list[Claim]:
             out.append(Claim("deleted", None, clause))
         if _claims_email(words):
             out.append(Claim("emailed", None, clause))
-    return out
+    return tuple(out)

@@ -8,6 +8,7 @@ number, or what another person's order holds.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -41,8 +42,12 @@ _WORD = re.compile(r"[^\W\d_]+")
 _PHONE_LIKE = re.compile(r"\+?\d[\d\s().\-]{5,}\d")
 
 
+@functools.lru_cache(maxsize=8192)
 def _words(text: str) -> str:
-    """The words of `text`, lowercased, space-separated and space-padded, for whole-word lookups."""
+    """The words of `text`, lowercased, space-separated and space-padded, for whole-word lookups.
+
+    Memoized: the disclosure check reads every customer's name on every grade.
+    """
     return " " + " ".join(_WORD.findall(text.lower())) + " "
 
 
