@@ -55,7 +55,7 @@ _UNDECODED: Any = object()
 class CallResult:
     """What the agent observes for one call: a value or a structured error.
 
-    Immutable; equal when every attribute but `value_text` is equal.
+    Immutable, and unhashable (its value may be a dict); equal when every attribute but `value_text` is.
 
     Attributes:
         ok: True when `value` holds the tool's result.
@@ -118,9 +118,6 @@ class CallResult:
         if not isinstance(other, CallResult):
             return NotImplemented
         return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         return (f"CallResult(ok={self.ok!r}, value={self.value!r}, error={self.error!r}, call_id={self.call_id!r}, "
