@@ -21,6 +21,7 @@ from rich.table import Table
 
 from saas_sim.errors import SaasSimError
 from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.heap import SERVER_GC_THRESHOLDS, set_gc_thresholds
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Deterministic simulated SaaS for agent RL.")
 bench_app = typer.Typer(add_completion=False, invoke_without_command=True,
@@ -799,6 +800,11 @@ def serve(
         min=1)] = 75.0,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log",
                                              help="Log every request (costs CPU under load).")] = False,
+    gc_thresholds: Annotated[str, typer.Option(
+        "--gc-thresholds", help="The garbage collector's generation thresholds, comma-separated (Python's "
+                                "default: 700,10,10). Larger ones stop many in-flight requests from "
+                                "triggering full collections (see saas_sim.runtime.heap).")] = ",".join(
+                                    map(str, SERVER_GC_THRESHOLDS)),
 ) -> None:
     """Serves episodes over HTTP (JSON API; docs at /docs, schema at /openapi.json; OpenEnv with --openenv)."""
     _server_extra("serve")
@@ -808,6 +814,11 @@ def serve(
     from saas_sim.adapters.http import create_app
 
     _raise_open_files_limit()
+    try:
+        set_gc_thresholds(_gc_thresholds(gc_thresholds))
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] --gc-thresholds: {exc}", highlight=False)
+        raise typer.Exit(2) from None
     env = _env(store, durable_reads=durable_reads)
     try:
         app_ = create_app(env, max_episodes=max_episodes, idle_ttl_s=idle_ttl or None, openenv=openenv)
@@ -819,6 +830,19 @@ def serve(
     # 1 MiB with an error frame, so twice that is enough for it to say so, and bounds what a client costs.
     uvicorn.run(app_, host=host, port=port, log_level="info", loop=loop, http=protocol, backlog=backlog,
                 access_log=access_log, ws_max_size=2 << 20, timeout_keep_alive=int(keep_alive))
+
+
+def _gc_thresholds(text: str) -> tuple[int, int, int]:
+    """Parses `--gc-thresholds` ("700,10,10").
+
+    Raises:
+        ValueError: Not three comma-separated integers.
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"expected three comma-separated integers, got {text!r}")
+    first, second, third = (int(p) for p in parts)
+    return first, second, third
 
 
 def _raise_open_files_limit() -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gc
 
-__all__ = ["retire_long_lived"]
+__all__ = ["SERVER_GC_THRESHOLDS", "retire_long_lived", "set_gc_thresholds"]
 
 
 def retire_long_lived() -> int:
@@ -26,3 +26,27 @@ def retire_long_lived() -> int:
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
+
+
+SERVER_GC_THRESHOLDS = (50_000, 20, 100)
+"""The collector's thresholds a long-running server sets (`saas-sim serve --gc-thresholds`).
+
+Python's default, (700, 10, 10), collects the young generation every 700 allocations. A server
+with many requests in flight keeps each request's objects alive across several such collections,
+so they are promoted to the old generation, and full collections follow: each walks every live
+episode. Measured with `saas-sim bench http` at 2,048 sessions: about 25 % of the server's CPU
+went to the collector (full collections of about 260 ms each, one a second), against about 5 %
+with these thresholds. Reference counting still frees nearly everything at once; the collector
+only finds cycles, a little later.
+"""
+
+
+def set_gc_thresholds(thresholds: tuple[int, int, int]) -> None:
+    """Sets the cyclic collector's three generation thresholds (`gc.set_threshold`).
+
+    Raises:
+        ValueError: A threshold is below 1 (0 would turn collection off).
+    """
+    if len(thresholds) != 3 or any(t < 1 for t in thresholds):
+        raise ValueError(f"three thresholds of at least 1 are needed, got {thresholds}")
+    gc.set_threshold(*thresholds)

@@ -235,3 +235,10 @@ def test_mcp_graded_trajectory_survives_a_sigterm(tmp_path: Path) -> None:
     assert lines[0]["kind"] == "header"
     assert lines[-1]["kind"] == "footer"
     assert "trajectory written" in err
+
+
+def test_serve_refuses_malformed_gc_thresholds_before_binding() -> None:
+    proc = subprocess.run([sys.executable, "-m", "saas_sim.cli", "serve", "--gc-thresholds", "700,10",
+                           "--store", MEMORY], capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 2
+    assert b"three comma-separated integers" in proc.stderr + proc.stdout

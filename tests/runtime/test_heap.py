@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+
+from saas_sim.runtime.heap import SERVER_GC_THRESHOLDS, set_gc_thresholds
 from tests.runtime.conftest import notes_env
 
 SCENARIO = "notes/archive-and-follow-up"
@@ -28,3 +31,15 @@ async def test_freeze_worlds_false_leaves_the_collector_alone() -> None:
     async with notes_env(freeze_worlds=False) as env:
         await env.start(SCENARIO, 0)
         assert gc.get_freeze_count() == 0
+
+
+def test_set_gc_thresholds_sets_all_three_and_refuses_zero() -> None:
+    before = gc.get_threshold()
+    try:
+        set_gc_thresholds(SERVER_GC_THRESHOLDS)
+        assert gc.get_threshold() == SERVER_GC_THRESHOLDS
+        with pytest.raises(ValueError, match="at least 1"):
+            set_gc_thresholds((0, 10, 10))  # 0 would turn the collector off
+        assert gc.get_threshold() == SERVER_GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
