@@ -161,10 +161,7 @@ class CheckContext:
     effects: Mapping[str, EffectOutcome] = field(default_factory=dict)
     _diffs: dict[str, tuple[tuple[str, Any, Any], ...]] = field(default_factory=dict, init=False, repr=False,
                                                                  compare=False)
-    _changed_keys: Any = field(default=None, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self._changed_keys = _UNKNOWN
+    _changed_keys: Any = field(default=_UNKNOWN, init=False, repr=False, compare=False)
 
     def changed(self, key: TableKey[T]) -> Iterator[tuple[str, T | None, T | None]]:
         """Yields `(id, before, after)` for every entity of `key` that differs, in id order.

@@ -15,11 +15,12 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
-__all__ = ["TextMemo", "text_key"]
+__all__ = ["LruCache", "TextMemo", "text_key"]
 
+K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
@@ -36,6 +37,48 @@ def text_key(*parts: str) -> bytes:
     return digest.digest()
 
 
+class LruCache(Generic[K, V]):
+    """A thread-safe map that keeps its `size` most recently used entries.
+
+    Args:
+        size: How many entries it keeps (the least recently used go first).
+
+    Raises:
+        ValueError: `size` is below 1.
+    """
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"size must be at least 1, got {size}")
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: K) -> V | None:
+        """The entry, now the most recently used, or None."""
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        """Stores an entry, dropping the least recently used past the size."""
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forgets every entry."""
+        with self._lock:
+            self._items.clear()
+
+
 class TextMemo(Generic[V]):
     """A thread-safe LRU of a pure function's answers, keyed by `text_key` of its text arguments.
 
@@ -47,14 +90,11 @@ class TextMemo(Generic[V]):
     """
 
     def __init__(self, size: int) -> None:
-        if size < 1:
-            raise ValueError(f"size must be at least 1, got {size}")
+        self._cache: LruCache[bytes, tuple[V]] = LruCache(size)
         self.size = size
-        self._items: OrderedDict[bytes, V] = OrderedDict()
-        self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._cache)
 
     def get(self, parts: tuple[str, ...], compute: Callable[[], V]) -> V:
         """The stored answer for these texts, or `compute()`'s, stored.
@@ -63,19 +103,13 @@ class TextMemo(Generic[V]):
         since it is pure, either may be kept. An exception from `compute` is not stored.
         """
         key = text_key(*parts)
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
+        held = self._cache.get(key)  # boxed, so that None is an answer like any other
+        if held is not None:
+            return held[0]
         value = compute()
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+        self._cache.put(key, (value,))
         return value
 
     def clear(self) -> None:
         """Forgets every answer."""
-        with self._lock:
-            self._items.clear()
+        self._cache.clear()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from saas_sim.core.memo import TextMemo, text_key
+from saas_sim.core.memo import LruCache, TextMemo, text_key
 
 
 def test_an_answer_is_computed_once_per_distinct_texts() -> None:
@@ -58,3 +58,23 @@ def test_different_text_tuples_have_different_keys(a: list[str], b: list[str]) -
 
 def test_lone_surrogates_have_a_key() -> None:
     assert text_key("\ud800") != text_key("\udc00")
+
+
+def test_a_none_answer_is_stored_like_any_other() -> None:
+    memo: TextMemo[None] = TextMemo(2)
+    calls: list[str] = []
+    for _ in range(3):
+        assert memo.get(("x",), lambda: calls.append("x")) is None
+    assert calls == ["x"]
+
+
+def test_an_lru_cache_read_keeps_an_entry_and_the_oldest_unread_goes_first() -> None:
+    cache: LruCache[str, int] = LruCache(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1  # "a" is now the most recently used
+    cache.put("c", 3)
+    assert (cache.get("a"), cache.get("b"), cache.get("c")) == (1, None, 3)
+    assert len(cache) == 2
+    cache.clear()
+    assert len(cache) == 0 and cache.get("a") is None

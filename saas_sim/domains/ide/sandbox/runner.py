@@ -18,8 +18,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +26,7 @@ from pydantic import JsonValue
 from saas_sim.core.canonical import sha256_hex, stable_hash
 from saas_sim.core.clock import perf_ns
 from saas_sim.core.ids import unique_token
+from saas_sim.core.memo import LruCache
 from saas_sim.domains.ide.sandbox.pool import WorkerGoneError, WorkerPool, default_pool
 from saas_sim.domains.ide.sandbox.profile import ENV, PYTEST_ARGS, profile_hash
 from saas_sim.domains.ide.sandbox.report import RunReport
@@ -45,38 +44,11 @@ HIDDEN_PLACEHOLDER = "# Provided by the grader at run time.\n"
 _FILE_MODE = 0o644
 
 
-class ReportCache:
+class ReportCache(LruCache[str, RunReport]):
     """A thread-safe LRU of reports by request key."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
-        self.size = size
-        self._items: OrderedDict[str, RunReport] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = self.misses = 0
-
-    def get(self, key: str) -> RunReport | None:
-        """The cached report, freshly used, or None."""
-        with self._lock:
-            report = self._items.get(key)
-            if report is None:
-                self.misses += 1
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return report
-
-    def put(self, key: str, report: RunReport) -> None:
-        """Stores a report, dropping the least recently used past the size."""
-        with self._lock:
-            self._items[key] = report
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        """Forgets every report."""
-        with self._lock:
-            self._items.clear()
+        super().__init__(size)
 
 
 CACHE = ReportCache()
