@@ -56,6 +56,18 @@ class _App:
 
 
 @asynccontextmanager
+async def _connected(app: _App) -> AsyncIterator[tuple[uvicorn.Server, asyncio.StreamReader, asyncio.StreamWriter]]:
+    """Serves `app` with `serve`'s httptools protocol and opens one client connection to it."""
+    async with _serving(app) as server:
+        port = server.servers[0].sockets[0].getsockname()[1]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            yield server, reader, writer
+        finally:
+            writer.close()
+
+
+@asynccontextmanager
 async def _serving(app: _App) -> AsyncIterator[uvicorn.Server]:
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", http=http_protocol("httptools"))
     server = uvicorn.Server(config)
@@ -81,36 +93,25 @@ async def _read_until(reader: asyncio.StreamReader, marker: bytes) -> bytes:
 
 class TestJoinedWrites:
     async def test_an_answer_leaves_in_one_write_and_each_answer_on_a_connection_in_its_own(self) -> None:
-        app = _App()
-        async with _serving(app) as server:
-            port = server.servers[0].sockets[0].getsockname()[1]
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            try:
-                await until(lambda: bool(server.server_state.connections), "the connection to be accepted")
-                (protocol,) = server.server_state.connections
-                counting = _CountingTransport(protocol.transport)
-                protocol.transport = counting  # type: ignore[assignment]
-                for _ in range(3):
-                    writer.write(b"GET /plain HTTP/1.1\r\nHost: x\r\n\r\n")
-                    answer = await _read_until(reader, BODY)
-                    assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(b"\r\n\r\n" + BODY)
-                assert len(counting.writes) == 3, [len(w) for w in counting.writes]
-                assert all(w.startswith(b"HTTP/1.1 200") and w.endswith(BODY) for w in counting.writes)
-            finally:
-                writer.close()
+        async with _connected(_App()) as (server, reader, writer):
+            await until(lambda: bool(server.server_state.connections), "the connection to be accepted")
+            (protocol,) = server.server_state.connections
+            counting = _CountingTransport(protocol.transport)
+            protocol.transport = counting  # type: ignore[assignment]
+            for _ in range(3):
+                writer.write(b"GET /plain HTTP/1.1\r\nHost: x\r\n\r\n")
+                answer = await _read_until(reader, BODY)
+                assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(b"\r\n\r\n" + BODY)
+            assert len(counting.writes) == 3, [len(w) for w in counting.writes]
+            assert all(w.startswith(b"HTTP/1.1 200") and w.endswith(BODY) for w in counting.writes)
 
     async def test_a_streamed_answer_shows_its_head_before_its_first_chunk(self) -> None:
         app = _App()
-        async with _serving(app) as server:
-            port = server.servers[0].sockets[0].getsockname()[1]
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            try:
-                writer.write(b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
-                head = await _read_until(reader, b"\r\n\r\n")
-                assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"text/event-stream" in head
-                assert b"data:" not in head
-                app.release.set()
-                assert b"data: 1" in await _read_until(reader, b"data: 1")
-            finally:
-                writer.close()
+        async with _connected(app) as (_, reader, writer):
+            writer.write(b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            head = await _read_until(reader, b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"text/event-stream" in head
+            assert b"data:" not in head
+            app.release.set()
+            assert b"data: 1" in await _read_until(reader, b"data: 1")
 
