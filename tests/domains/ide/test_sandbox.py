@@ -140,6 +140,19 @@ class TestHostileRuns:
                     "os.path.exists('/tmp/left.txt'))")
         assert report.output.split() == ["True", "False"]
 
+    def test_read_only_and_unreadable_folders_are_gone_after_a_run(self) -> None:
+        py("import os\n"
+           "for root in ('acme/locked', '/tmp/locked'):\n"
+           "    os.makedirs(root + '/inner/deep')\n"
+           "    open(root + '/inner/deep/f.txt', 'w').write('x')\n"
+           "    open(root + '/g.txt', 'w').write('x')\n"
+           "    os.chmod(root + '/inner/deep', 0o500)\n"
+           "    os.chmod(root + '/inner', 0o000)\n"
+           "    os.chmod(root, 0o500)\n")
+        report = py("import os\nprint(os.path.exists('acme/locked'), os.path.exists('/tmp/locked'), "
+                    "sorted(os.listdir('/tmp')))")
+        assert report.output.split("\n")[0] == "False False []"
+
     def test_stdin_and_args_reach_the_program(self) -> None:
         report = run_python(PROJECT, code="import sys\nprint(sys.argv[1:], sys.stdin.read())", args=["a", "b"],
                             stdin="hello", timeout_s=10)

@@ -648,15 +648,27 @@ def _disk_bytes(paths: list[str]) -> int:
 
 
 def _wipe(path: str) -> None:
-    """Empties a directory, whatever the child left in it (read-only modes included)."""
-    import shutil
+    """Empties a directory, whatever the child left in it (read-only modes included).
 
+    Most runs leave nothing read-only, so the removal is tried first; only what survives it gets its
+    folders made writable and is removed again. (A worker spends most of its own CPU writing and wiping
+    trees: in a profile of the self-audit, 85 % of its samples were in this function.)
+    """
     if not os.path.isdir(path):
+        return
+    _remove_children(path)
+    if not os.listdir(path):
         return
     for root, dirs, _files in os.walk(path):
         for d in dirs:
             with contextlib.suppress(OSError):
                 os.chmod(os.path.join(root, d), 0o700)
+    _remove_children(path)
+
+
+def _remove_children(path: str) -> None:
+    import shutil
+
     for name in os.listdir(path):
         full = os.path.join(path, name)
         if os.path.isdir(full) and not os.path.islink(full):
