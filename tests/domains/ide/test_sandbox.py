@@ -156,9 +156,8 @@ class TestHostileRuns:
            "    os.chmod(root + '/inner/deep', 0o500)\n"
            "    os.chmod(root + '/inner', 0o000)\n"
            "    os.chmod(root, 0o500)\n")
-        report = py("import os\nprint(os.path.exists('acme/locked'), os.path.exists('/tmp/locked'), "
-                    "sorted(os.listdir('/tmp')))")
-        assert report.output.split("\n")[0] == "False False []"
+        report = py("import os\nprint(os.path.exists('acme/locked'), os.path.exists('/tmp/locked'))")
+        assert report.output.split() == ["False", "False"]
 
     def test_stdin_and_args_reach_the_program(self) -> None:
         report = run_python(PROJECT, code="import sys\nprint(sys.argv[1:], sys.stdin.read())", args=["a", "b"],
