@@ -11,7 +11,8 @@ httptools parses 20-30 % cheaper than h11 per request (measured with `saas-sim b
 
 It also writes an answer's head and body to the socket together (`_JoinedWrites`): uvicorn writes them with
 two `transport.write` calls, and each is a `send` system call that, on loopback, also runs the receiver's
-TCP path. They were about 10 % of the server's CPU under `saas-sim bench http`.
+TCP path (uvicorn's `send` was about 10 % of the server's GIL time in a py-spy profile of `saas-sim bench http`;
+one joined write costs the sender about half the CPU of two).
 
 The subclass leans on uvicorn's internals (`pipeline`, `flow`, the parser callbacks), so uvicorn is pinned
 below its next minor release in pyproject.toml, and tests/adapters/test_network_edge.py runs both cases

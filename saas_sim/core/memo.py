@@ -91,7 +91,11 @@ class TextMemo(Generic[V]):
 
     def __init__(self, size: int) -> None:
         self._cache: LruCache[bytes, tuple[V]] = LruCache(size)
-        self.size = size
+
+    @property
+    def size(self) -> int:
+        """How many answers it keeps."""
+        return self._cache.size
 
     def __len__(self) -> int:
         return len(self._cache)

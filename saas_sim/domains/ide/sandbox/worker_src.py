@@ -669,8 +669,13 @@ def _wipe(path: str) -> None:
     _remove_children(path, mounts)
 
 
+@functools.cache
 def _mounts_under(path: str) -> frozenset[str]:
-    """The mount points strictly below `path`, from /proc/self/mountinfo (none if it cannot be read)."""
+    """The mount points strictly below `path`, from /proc/self/mountinfo (none if it cannot be read).
+
+    Read once per folder, at the first run's first wipe, before any run's code: only the sandbox's own
+    mounts are spared, never one a run might have made.
+    """
     prefix = os.path.normpath(path).rstrip("/") + "/"
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as fh:
