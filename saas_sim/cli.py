@@ -805,6 +805,10 @@ def serve(
                                 "default: 700,10,10). Larger ones stop many in-flight requests from "
                                 "triggering full collections (see saas_sim.runtime.heap).")] = ",".join(
                                     map(str, SERVER_GC_THRESHOLDS)),
+    grade_worker: Annotated[bool, typer.Option(
+        "--grade-worker/--no-grade-worker",
+        help="Run grades' checks in a worker process, on another core than the calls (it holds a second "
+             "copy of every task's world; see saas_sim.runtime.grade_worker).")] = False,
 ) -> None:
     """Serves episodes over HTTP (JSON API; docs at /docs, schema at /openapi.json; OpenEnv with --openenv)."""
     _server_extra("serve")
@@ -819,7 +823,7 @@ def serve(
     except ValueError as exc:
         err.print(f"[red]error:[/red] --gc-thresholds: {exc}", highlight=False)
         raise typer.Exit(2) from None
-    env = _env(store, durable_reads=durable_reads)
+    env = _env(store, durable_reads=durable_reads, grade_worker=grade_worker)
     try:
         app_ = create_app(env, max_episodes=max_episodes, idle_ttl_s=idle_ttl or None, openenv=openenv)
         protocol = http_protocol(http)

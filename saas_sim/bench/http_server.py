@@ -57,11 +57,29 @@ class ProcStats:
         self.pid = pid
 
     def cpu_s(self) -> float:
-        """User + system CPU seconds the process has used so far."""
-        raw = Path(f"/proc/{self.pid}/stat").read_text()
-        # The command name (field 2) may hold spaces; the fields after its ')' are fixed.
-        fields = raw[raw.rindex(")") + 2:].split()
-        return (int(fields[11]) + int(fields[12])) / _TICKS
+        """User + system CPU seconds the process and its live descendants have used so far.
+
+        The descendants count: a server's grade worker (`--grade-worker`) or IDE sandbox workers
+        do the server's work on other cores, and leaving them out would flatter its CPU per request.
+        """
+        return sum(_stat_cpu_s(pid) for pid in (self.pid, *self.descendants()))
+
+    def descendants(self) -> list[int]:
+        """The pids of the process's live descendants, from /proc (empty when it has none)."""
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    raw = (entry / "stat").read_text()
+                except OSError:  # exited meanwhile
+                    continue
+                children.setdefault(int(raw[raw.rindex(")") + 2:].split()[1]), []).append(int(entry.name))
+        found, todo = [], [self.pid]
+        while todo:
+            kids = children.get(todo.pop(), [])
+            found.extend(kids)
+            todo.extend(kids)
+        return sorted(found)
 
     def runqueue_wait_s(self) -> float | None:
         """Seconds the main thread (the event loop) has waited runnable for a CPU (None without schedstats).
@@ -75,13 +93,18 @@ class ProcStats:
             return None
 
     def memory_kb(self) -> tuple[int, int]:
-        """(VmRSS, VmHWM) in KiB: resident now, and the peak since the process started."""
+        """(VmRSS, VmHWM) in KiB of the process and its live descendants: resident now, and the sum of peaks."""
         rss = hwm = 0
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                rss = int(line.split()[1])
-            elif line.startswith("VmHWM:"):
-                hwm = int(line.split()[1])
+        for pid in (self.pid, *self.descendants()):
+            try:
+                lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1])
+                elif line.startswith("VmHWM:"):
+                    hwm += int(line.split()[1])
         return rss, hwm
 
     def open_files_limit(self) -> int | None:
@@ -91,6 +114,17 @@ class ProcStats:
                 value = line.split()[3]
                 return None if value == "unlimited" else int(value)
         return None
+
+
+def _stat_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of one process (0 once it has exited)."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    # The command name (field 2) may hold spaces; the fields after its ')' are fixed.
+    fields = raw[raw.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS
 
 
 async def wait_healthy(host: str, port: int, *, timeout_s: float = 120.0,

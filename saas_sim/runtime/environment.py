@@ -33,6 +33,7 @@ from saas_sim.core.snapshots import decode_state, take_snapshot
 from saas_sim.core.store import EventStore, open_store
 from saas_sim.errors import SnapshotError, UsageError
 from saas_sim.runtime.episode import Episode
+from saas_sim.runtime.grade_worker import GradeWorker
 from saas_sim.runtime.heap import retire_long_lived
 from saas_sim.runtime.task import TaskInstance, make_task
 from saas_sim.runtime.toolkit import Toolkit
@@ -124,6 +125,10 @@ class Environment:
         freeze_worlds: After a world is built or loaded, move the heap out of the cyclic garbage
             collector's view (`runtime.heap`), so full collections stop rescanning worlds (the
             pauses that otherwise dominate the call-latency tail). False keeps the default GC.
+        grade_worker: Grade in a worker process of its own (runtime.grade_worker), so a server's
+            checks run on another core than its calls. Started by `open`, stopped by `close`;
+            grades run in-process whenever the worker cannot take them. The worker holds its own
+            copy of every task it grades (worlds included), so it costs that memory a second time.
         world_progress: Called with a short message as a world is loaded or built, part by part
             (possibly from a worker thread); the command line draws a progress bar with it. It is
             also the attribute `world_progress`, which a caller may set or clear later.
@@ -141,6 +146,7 @@ class Environment:
         durable: bool | None = None,
         durable_reads: bool = False,
         freeze_worlds: bool = True,
+        grade_worker: bool = False,
         world_progress: Callable[[str], None] | None = None,
     ) -> None:
         from saas_sim.domains import builtin_domains
@@ -171,6 +177,9 @@ class Environment:
         self._tasks: dict[tuple[str, int, str, str], TaskInstance] = {}
         self._scaled: dict[tuple[int, float], tuple[WorldProfile, WorldProfile]] = {}
         self._toolkits: dict[str, Toolkit] = {}
+        self._grade_worker = grade_worker
+        self.grader: GradeWorker | None = None
+        """The grade worker while the environment is open with `grade_worker=True`."""
 
     @classmethod
     def from_config(cls, config: dict[str, Any], store_url: str = "sqlite+aiosqlite:///:memory:") -> Environment:
@@ -194,10 +203,16 @@ class Environment:
         """Opens the store (idempotent)."""
         if self._store is None:
             self._store = await open_store(self.store_url, registry=self.registry, durable=self.durable)
+            if self._grade_worker:
+                self.grader = GradeWorker(self.config)
+                await self.grader.start()
 
     async def close(self) -> None:
         """Closes the store and drops the caches. Idempotent."""
         store, self._store = self._store, None
+        grader, self.grader = self.grader, None
+        if grader is not None:
+            await grader.aclose()
         self._worlds.clear()
         self._world_keys.clear()
         self._tasks.clear()
@@ -364,8 +379,10 @@ class Environment:
         """
         task = await self.task(scenario, seed, difficulty=difficulty)
         profile = task.difficulty.faults if faults == "scenario" else faults
+        if self.grader is not None:
+            self.grader.prepare(task)
         return Episode(task, self.store, self.toolkit(task.scenario), profile, stream_id=stream_id,
-                       durable_reads=self.durable_reads)
+                       durable_reads=self.durable_reads, grader=self.grader)
 
     async def resume(self, stream_id: str) -> Episode:
         """Rebuilds a live episode from its stream (snapshot plus tail), in any process.

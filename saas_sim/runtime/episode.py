@@ -57,6 +57,7 @@ from saas_sim.runtime.call_result import CallError, CallResult
 from saas_sim.runtime.effects import LiveOutcomes, effect_record, record_view
 from saas_sim.runtime.faults import decide_fault, fault_error
 from saas_sim.runtime.grade_effects import GradeEffects, grade_stream_of
+from saas_sim.runtime.grade_worker import GradeJob, GradeWorker, task_key
 from saas_sim.runtime.grading import Attribution, Grade, assemble_grade, run_checks
 from saas_sim.runtime.recorded_args import copy_json, recordable_args
 from saas_sim.runtime.records import (
@@ -113,9 +114,11 @@ class Episode:
         *,
         stream_id: str | None = None,
         durable_reads: bool = False,
+        grader: GradeWorker | None = None,
     ) -> None:
         self.task = task
         self.durable_reads = durable_reads
+        self.grader = grader
         self.store = store
         self.toolkit = toolkit
         self.faults = faults
@@ -332,7 +335,11 @@ class Episode:
                 # check that changed its params in place would change other episodes' rewards.
                 effects, error = await self._grade_effects()
                 if error is None:
-                    scores, error = run_checks(
+                    # On the grade worker's core when it can take it; here otherwise (same checks, same inputs).
+                    remote = None
+                    if self.grader is not None:
+                        remote = await self.grader.grade(self.task, self._grade_job(effects))
+                    scores, error = remote if remote is not None else run_checks(
                         spec.checks, self.task.scenario.check_fns, initial=self.task.initial,
                         final=self._state, bindings=copy.deepcopy(self.task.bindings),
                         events=[e for evs in self._step_events for e in evs], now=self._clock.now(),
@@ -384,6 +391,15 @@ class Episode:
         self._version = result.last_version
         self._head = result.head_hash
 
+    def _grade_job(self, effects: dict[str, EffectOutcome]) -> GradeJob:
+        """What the grade worker needs to run this episode's checks (see runtime.grade_worker)."""
+        return GradeJob(
+            task_key(self.task), self.task.start_head,
+            tuple((rec.index, rec.tool, self.toolkit.spec(rec.tool).kind is ToolKind.WRITE, tuple(events))
+                  for rec, events in zip(self.trajectory.steps, self._step_events, strict=True)),
+            self._clock.now(), effects,
+        )
+
     def _write_steps(self) -> list[WriteStep]:
         """The WRITE steps that emitted events, for the scope guard. Reads never count."""
         return [
@@ -408,7 +424,7 @@ class Episode:
             if not 0 <= k <= self._step:
                 raise UsageError(f"cannot fork at step {k}: the episode has {self._step} steps")
             child = Episode(self.task, self.store, self.toolkit, self.faults, stream_id=stream_id,
-                            durable_reads=self.durable_reads)
+                            durable_reads=self.durable_reads, grader=self.grader)
             version = self._step_versions[k - 1] if k else self._base_version
             if k == self._step:
                 child._state = self._state

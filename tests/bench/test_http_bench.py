@@ -164,3 +164,35 @@ def test_proc_stats_read_this_process() -> None:
     stats = ProcStats(os.getpid())
     rss, hwm = stats.memory_kb()
     assert 0 < rss <= hwm and stats.cpu_s() > 0
+
+
+def test_proc_stats_count_the_cpu_and_memory_of_live_descendants() -> None:
+    import os
+    import subprocess
+    import sys
+
+    # The child burns CPU until it has used 0.3 s of it, then waits for its stdin to close.
+    code = ("import sys, time\nwhile time.process_time() < 0.3: pass\n"
+            "print('ready', flush=True)\nsys.stdin.read()")
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+        stats = ProcStats(os.getpid())
+        own = ProcStats(child.pid)
+
+        assert child.pid in stats.descendants()
+        assert own.cpu_s() >= 0.2
+        assert stats.memory_kb()[0] > own.memory_kb()[0] > 0
+        # /proc counts in clock ticks: the child's share alone is 0.3 s give or take a tick.
+        assert stats.cpu_s() >= own.cpu_s() + _own_cpu_s() - 0.05
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait()
+
+
+def _own_cpu_s() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime

@@ -1,0 +1,358 @@
+"""Grading on the second core: a worker process that runs an episode's checks from its task and step events.
+
+A server is one process, and under the GIL its request handling uses one core.
+Grading is the biggest single block of that work (about a fifth of a served
+episode's CPU, measured with py-spy under `saas-sim bench http`), and it is a
+pure function of the task and the events the agent's calls emitted: the final
+state is the fold of those events over the task's initial state, exactly as a
+resumed episode rebuilds it. So a `GradeWorker` hands the checks to a process
+of its own, and the server's core is left to the calls.
+
+How it stays exact and never in the way:
+
+* The worker sets up tasks itself, from the environment's config, with the
+  same code: before it grades a task it compares the task's start hash (the
+  chain hash over its first events, which commits to the world and the setup)
+  with the episode's. A task it has not set up yet, or one that differs, is
+  graded in the episode's own process, as it always was.
+* `prepare` asks the worker to set a task up ahead of its first grade (an
+  episode's start calls it), on a thread of its own, so a world build in the
+  worker never delays the grades queued behind it.
+* At most `max_in_flight` grades wait on the worker. Beyond that, a grade runs
+  in-process: when the worker falls behind, the two cores share the grading.
+* A worker that dies, or a grade that fails in it outside the checks (a check's
+  own failure is part of its result), turns into an in-process grade and a
+  logged error, never into a wrong or missing grade.
+
+Grade effects (the IDE's test runs) still run in the episode's process, which
+records them in its log; their outcomes travel to the worker with the job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import copy
+import dataclasses
+import itertools
+import logging
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
+
+from saas_sim.core.canonical import stable_hash
+from saas_sim.core.effects import EffectOutcome
+from saas_sim.core.events import Event
+from saas_sim.runtime.scope import WriteStep
+
+if TYPE_CHECKING:
+    from saas_sim.runtime.grading import CheckScore
+    from saas_sim.runtime.task import TaskInstance
+
+__all__ = ["DEFAULT_MAX_IN_FLIGHT", "GradeJob", "GradeWorker", "task_key"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_IN_FLIGHT = 64
+"""Grades that may wait on the worker at once; more run in-process (about 1 ms of checks each)."""
+
+Outcome = tuple[list["CheckScore"], str | None]
+"""What `run_checks` returns: the scores, or the traceback of the check that broke."""
+
+
+def task_key(task: TaskInstance) -> str:
+    """Names a task across processes: its scenario, seed and difficulty (the start hash then confirms it)."""
+    return f"{task.scenario.ref}|{task.seed}|{stable_hash(dict(task.difficulty.changed))}"
+
+
+@dataclass(frozen=True, slots=True)
+class GradeJob:
+    """One grade for the worker: what `run_checks` needs beyond the task.
+
+    Attributes:
+        key: `task_key` of the episode's task.
+        start_head: The task's chain hash after its first events; the worker's task must match it.
+        steps: Per recorded step, its index, whether its tool is a WRITE, and the domain events it emitted.
+        now: The simulated instant of the grade.
+        effects: The grade effects' outcomes, by name: run and recorded by the episode's own process.
+    """
+
+    key: str
+    start_head: str
+    steps: tuple[tuple[int, str, bool, tuple[Event, ...]], ...]
+    now: datetime
+    effects: Mapping[str, EffectOutcome] = dataclasses.field(default_factory=dict)
+
+
+class GradeWorker:
+    """A worker process that grades episodes of the tasks it has set up.
+
+    It talks to the worker from the event loop that started it, through two pipes (length-prefixed
+    pickles): no thread of this process takes part, so no answer waits for a thread to get the GIL
+    from a busy loop. Requests from another loop are declined (graded in-process).
+
+    Args:
+        config: The environment's `config` (its scenario and seed folders and extra domains).
+        max_in_flight: Grades that may wait on the worker at once.
+    """
+
+    def __init__(self, config: dict[str, Any], *, max_in_flight: int = DEFAULT_MAX_IN_FLIGHT) -> None:
+        self.config = config
+        self.max_in_flight = max_in_flight
+        self._process: subprocess.Popen[bytes] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._writer: asyncio.WriteTransport | None = None
+        self._reader: asyncio.ReadTransport | None = None
+        self._pending: dict[int, asyncio.Future[tuple[str, Any]]] = {}
+        self._announced: set[str] = set()
+        self._ids = itertools.count()
+        self._alive = False
+        self.answers: collections.Counter[str] = collections.Counter()
+        """How grades went, by kind: `ok` (the worker graded it), `busy` (`max_in_flight` were waiting),
+        `not_ready`, `mismatch`, `error` or `stopped` (graded in-process)."""
+
+    @property
+    def alive(self) -> bool:
+        """Whether the worker process is running and answering."""
+        return self._alive
+
+    async def start(self) -> None:
+        """Starts the worker process, talking to it from the running loop. Idempotent."""
+        if self._process is not None:
+            return
+        loop = asyncio.get_running_loop()
+        # A fresh interpreter, not multiprocessing: a fork would copy this process's threads' locks
+        # mid-use (the store's writer thread), and spawn would re-import the caller's main script.
+        to_worker, from_here = os.pipe()
+        to_here, from_worker = os.pipe()
+        code = f"from saas_sim.runtime.grade_worker import serve; serve({to_worker}, {from_worker})"
+        try:
+            self._process = await asyncio.to_thread(
+                subprocess.Popen, [sys.executable, "-c", code], pass_fds=(to_worker, from_worker),
+                stdin=subprocess.DEVNULL)
+        finally:
+            os.close(to_worker)
+            os.close(from_worker)
+        self._loop = loop
+        writer, _ = await loop.connect_write_pipe(lambda: _Closing(self), os.fdopen(from_here, "wb", buffering=0))
+        reader, _ = await loop.connect_read_pipe(lambda: _Answers(self), os.fdopen(to_here, "rb", buffering=0))
+        self._writer, self._reader = writer, reader
+        self._alive = True
+        self._send(("config", -1, self.config))
+
+    async def aclose(self) -> None:
+        """Stops the worker; grades still waiting on it run in-process. Idempotent."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        self._alive = False
+        if self._writer is not None:
+            self._writer.close()  # the worker reads the end of its input and exits
+        try:
+            await asyncio.to_thread(process.wait, 5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            await asyncio.to_thread(process.wait)
+        if self._reader is not None:
+            self._reader.close()
+        self._stopped()
+        log.info("grade worker stopped; answers: %s", dict(self.answers))
+
+    def prepare(self, task: TaskInstance) -> None:
+        """Asks the worker to set `task` up (once per task), so its episodes' grades can run there."""
+        if not self._serving():
+            return
+        key = task_key(task)
+        if key not in self._announced:
+            self._announced.add(key)
+            self._send(("prepare", -1, (key, task.scenario.ref, task.seed, task.difficulty)))
+
+    async def grade(self, task: TaskInstance, job: GradeJob) -> Outcome | None:
+        """The checks' outcome from the worker, or None when the episode's process must grade it."""
+        answer = await self._ask("grade", job, limit=self.max_in_flight)
+        kind, value = (("busy" if self._alive else "stopped"), None) if answer is None else answer
+        self.answers[kind] += 1
+        if kind == "ok":
+            return cast("Outcome", value)
+        if kind == "error":
+            log.error("the grade worker failed on %s; grading in-process:\n%s", job.key, value)
+        return None  # "busy", "not_ready", "mismatch" (the worker logs it) or "stopped"
+
+    async def ready(self, task: TaskInstance) -> bool:
+        """Whether the worker has set `task` up, so that its episodes' next grades run there."""
+        return await self._ask("ready", task_key(task)) == ("ok", True)
+
+    async def _ask(self, kind: str, payload: Any, *, limit: int | None = None) -> tuple[str, Any] | None:
+        """Sends one request and waits for its answer; None when the worker cannot take it now."""
+        if not self._serving() or (limit is not None and len(self._pending) >= limit):
+            return None
+        request_id = next(self._ids)
+        future: asyncio.Future[tuple[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self._send((kind, request_id, payload))
+        return await future
+
+    def _serving(self) -> bool:
+        try:
+            return self._alive and asyncio.get_running_loop() is self._loop
+        except RuntimeError:  # no running loop
+            return False
+
+    def _send(self, message: tuple[str, int, Any]) -> None:
+        assert self._writer is not None
+        self._writer.write(_frame(message))  # buffered by the transport: never blocks the loop
+
+    def _answer(self, message: tuple[int, str, Any]) -> None:
+        request_id, kind, value = message
+        future = self._pending.pop(request_id, None)
+        if future is not None and not future.done():
+            future.set_result((kind, value))
+
+    def _stopped(self) -> None:
+        if self._alive:
+            log.error("the grade worker stopped; grading in-process from now on")
+        self._alive = False
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_result(("stopped", None))
+
+
+class _Answers(asyncio.Protocol):
+    """Reads the worker's answers off its pipe, frame by frame."""
+
+    def __init__(self, owner: GradeWorker) -> None:
+        self.owner = owner
+        self.buffer = bytearray()
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while len(self.buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self.buffer)
+            if len(self.buffer) < _HEADER.size + size:
+                return
+            message = pickle.loads(self.buffer[_HEADER.size:_HEADER.size + size])
+            del self.buffer[:_HEADER.size + size]
+            self.owner._answer(message)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.owner._stopped()
+
+
+class _Closing(asyncio.Protocol):
+    """The request pipe's protocol: a worker that stops reading stops the worker's use."""
+
+    def __init__(self, owner: GradeWorker) -> None:
+        self.owner = owner
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.owner._stopped()
+
+
+_HEADER = struct.Struct(">I")
+"""Each message on the pipes: its length, then its pickle."""
+
+
+def _frame(message: Any) -> bytes:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(data)) + data
+
+
+def _read_frame(stream: BinaryIO) -> Any:
+    """The next message on a blocking stream. Raises EOFError at its end."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError
+    (size,) = _HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+# the worker process -----------------------------------------------------------------------------
+def serve(read_fd: int, write_fd: int) -> None:
+    """The worker process's main: grades on this thread, task set-up on another.
+
+    Args:
+        read_fd: The pipe requests arrive on: first the config, then prepares, grades and readiness questions.
+        write_fd: The pipe answers leave on: `(request id, kind, value)`.
+    """
+    from saas_sim.runtime.environment import Environment
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s grade worker %(levelname)s %(message)s")
+    requests, answers = os.fdopen(read_fd, "rb"), os.fdopen(write_fd, "wb")
+    try:
+        _, _, config = _read_frame(requests)
+    except EOFError:
+        return
+    env = Environment.from_config(config)  # an in-memory store: the worker writes nothing anyone reads
+    ready: dict[str, TaskInstance] = {}
+    setups: queue.SimpleQueue[tuple[str, str, int, Any] | None] = queue.SimpleQueue()
+
+    def set_up() -> None:
+        loop = asyncio.new_event_loop()
+        loop.run_until_complete(env.open())
+        while (item := setups.get()) is not None:
+            key, ref, seed, difficulty = item
+            try:
+                task = loop.run_until_complete(env.task(ref, seed, difficulty=difficulty))
+            except Exception:
+                log.exception("the grade worker could not set up %s", key)
+                continue
+            # One grade of the untouched task first, here: a task's first grade builds what its checks
+            # look up on the initial state (indexes, a language model), up to a second of work that
+            # would otherwise stall every grade queued behind it.
+            _grade(task, GradeJob(key, task.start_head, (), task.start_time))
+            ready[key] = task
+
+    threading.Thread(target=set_up, name="saas-sim grade worker set-up", daemon=True).start()
+    try:
+        while True:
+            kind, request_id, payload = _read_frame(requests)
+            if kind == "prepare":
+                setups.put(payload)
+                continue
+            answer = ("ok", payload in ready) if kind == "ready" else _grade(ready.get(payload.key), payload)
+            answers.write(_frame((request_id, *answer)))
+            answers.flush()
+    except (EOFError, OSError, KeyboardInterrupt):
+        pass
+    finally:
+        setups.put(None)
+
+
+def _grade(task: TaskInstance | None, job: GradeJob) -> tuple[str, Any]:
+    from saas_sim.runtime.grading import run_checks
+
+    if task is None:
+        return "not_ready", None
+    if task.start_head != job.start_head:
+        log.error("the grade worker's task %s starts at %s, the episode's at %s", job.key, task.start_head,
+                  job.start_head)
+        return "mismatch", None
+    try:
+        events = [e for _, _, _, evs in job.steps for e in evs]
+        spec = task.scenario.spec
+        outcome: Outcome = run_checks(
+            spec.checks, task.scenario.check_fns, initial=task.initial,
+            final=task.world.projection.fold(task.initial, events),
+            bindings=copy.deepcopy(task.bindings), events=events, now=job.now, scope=spec.scope,
+            writes=_writes(job.steps), effects=job.effects,
+        )
+    except Exception:
+        return "error", traceback.format_exc()
+    return "ok", outcome
+
+
+def _writes(steps: Sequence[tuple[int, str, bool, tuple[Event, ...]]]) -> list[WriteStep]:
+    return [WriteStep(index, tool, list(events)) for index, tool, write, events in steps if write and events]
