@@ -92,6 +92,37 @@ def test_serve_binds_loopback_and_answers_health(tmp_path: Path) -> None:
     assert "Traceback" not in log_text(log)
 
 
+def test_serve_with_a_grade_worker_grades_and_stops_it_at_shutdown(tmp_path: Path) -> None:
+    from saas_sim.bench.http_server import ProcStats
+
+    port = free_loopback_port()
+    log = (tmp_path / "serve.log").open("w+b")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "saas_sim.cli", "serve", "--port", str(port), "--store", MEMORY, "--grade-worker"],
+        cwd=tmp_path, env={**os.environ, **plugin_env()}, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=10.0) as client:
+            deadline = time.monotonic() + STARTUP_S
+            while time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    client.get("/health")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            workers = ProcStats(proc.pid).descendants()
+            assert workers, f"no grade worker: {log_text(log)}"
+            episode = client.post("/episodes", json={"scenario": SCENARIO, "seed": 0}).json()["episode_id"]
+            client.post(f"/episodes/{episode}/calls", json={"tool": "notes.list_notes", "arguments": {}})
+            grade = client.post(f"/episodes/{episode}/grade")
+            assert grade.status_code == 200 and grade.json()["valid"] is True, grade.text
+    finally:
+        stop_server(proc)
+    assert proc.returncode in (0, -signal.SIGTERM), log_text(log)
+    assert "Traceback" not in log_text(log)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers), "the grade worker outlived the server"
+
+
 def log_text(log: object) -> str:
     assert hasattr(log, "seek") and hasattr(log, "read")
     log.seek(0)
