@@ -263,6 +263,10 @@ class Domain:
     built, off the event loop, so a grade only carries them forward over the episode's changes."""
     mess_params: tuple[str, ...] = ()
     """The world-profile params that are mess rates (0..1): the `mess` difficulty knob scales them."""
+    warm: tuple[Callable[[], object], ...] = ()
+    """Fill the process-wide caches its checks or tools would otherwise fill on first use (a language
+    model that takes a second or two to load). Called with every world's prewarm, off the event loop,
+    so they must be idempotent and cheap once done (`functools.cache`)."""
     module: str = ""
     """The module whose `DOMAIN` attribute is this domain, so another process can import it.
 

@@ -130,6 +130,7 @@ class DomainKit:
         views: Sequence[Derived[Any]] = (),
         mess_params: tuple[str, ...] = (),
         ports: Sequence[Port] = (),
+        warm: Sequence[Callable[[], object]] = (),
     ) -> Domain:
         """Builds the `Domain` from everything the listed modules declared.
 
@@ -152,6 +153,7 @@ class DomainKit:
             views: The per-state views its checks read, computed on each world when it is built.
             ports: The views of its state it offers other domains' generators (`saas_sim.core.links`).
             mess_params: The profile params that are mess rates, which the `mess` difficulty knob scales.
+            warm: Fill process-wide caches (a language model) off the event loop, with each world's prewarm.
 
         Raises:
             HarnessError: A declaring module is missing from `modules`, or a listed one declares nothing.
@@ -188,5 +190,6 @@ class DomainKit:
             views=tuple(views),
             mess_params=mess_params,
             ports=tuple(ports),
+            warm=tuple(warm),
             module=module,
         )

@@ -178,6 +178,9 @@ def build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain],
 def prewarm_world(state: State, domains: Sequence[Domain]) -> None:
     """Builds the domains' secondary indexes, list orders and check views on a world (O(size); off the event loop).
 
+    It also runs the domains' `warm` functions (process-wide caches such as a language model), once
+    a process, so that no agent's call or grade loads them on the event loop.
+
     Every episode's state derives from the world's, so it reads these through its own
     changes and never builds them again (`saas_sim.core.table`). Call it on a world
     decoded from a snapshot too; without it, the first search of each table builds it.
@@ -186,3 +189,5 @@ def prewarm_world(state: State, domains: Sequence[Domain]) -> None:
     for domain in domains:
         for view in domain.views:
             view.of(state)
+        for fill in domain.warm:
+            fill()

@@ -54,3 +54,36 @@ def test_resolve_refuses_a_missing_requirement() -> None:
     known["support"] = dataclasses.replace(known["support"], requires=("crm",))
     with pytest.raises(ScenarioNotFoundError, match="requires"):
         resolve_domains(_profile("support"), known)
+
+
+async def test_a_worlds_prewarm_runs_its_domains_warm_functions() -> None:
+    from saas_sim.runtime.world import prewarm_world
+    from tests.runtime.conftest import notes_env
+    from tests.runtime.notes_domain import DOMAIN
+
+    calls: list[str] = []
+    warmed = dataclasses.replace(DOMAIN, warm=(lambda: calls.append("warm"),))
+    async with notes_env() as env:
+        task = await env.task("notes/archive-and-follow-up", 0)
+
+    prewarm_world(task.world.state, [warmed])
+
+    assert calls == ["warm"]
+
+
+def test_the_domains_that_read_languages_load_the_language_models_with_their_worlds() -> None:
+    from saas_sim.core.text_facts import warm_text_readers
+    from saas_sim.domains.crm.email_substance import warm_detector
+
+    domains = builtin_domains()
+    assert set(domains["crm"].warm) == {warm_text_readers, warm_detector}
+    assert set(domains["support"].warm) == {warm_text_readers}
+
+
+def test_warming_the_text_readers_builds_the_detector_and_the_month_tables() -> None:
+    from saas_sim.core import text_facts
+
+    text_facts.warm_text_readers()
+
+    assert text_facts._detector.cache_info().currsize == 1
+    assert text_facts._date_patterns.cache_info().currsize >= 1 + len(text_facts.LANGUAGES)

@@ -18,6 +18,7 @@ Modules:
 
 from __future__ import annotations
 
+from saas_sim.core.text_facts import warm_text_readers
 from saas_sim.domains.crm import (
     checks_champion,
     checks_claims,
@@ -63,6 +64,7 @@ from saas_sim.domains.crm import (
     tools_sales,
 )
 from saas_sim.domains.crm.data_report import data_report
+from saas_sim.domains.crm.email_substance import warm_detector
 from saas_sim.domains.crm.generate import generate
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.people_identity import CHECK_VIEWS
@@ -127,6 +129,7 @@ DOMAIN = kit.domain(
     data_report=data_report,
     indexes=INDEXES,
     views=CHECK_VIEWS,
+    warm=(warm_text_readers, warm_detector),  # the lingua models, loaded off the event loop
     mess_params=("near_duplicate_rate", "false_friend_rate", "missing_optional_rate", "messy_company_rate",
                  "stale_rate", "lead_conflict_rate"),
     ports=PORTS,

@@ -34,7 +34,7 @@ from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 from saas_sim.core.text_facts import LANGUAGES
 from saas_sim.domains.crm.matching import fold
 
-__all__ = ["ECHO_RUN", "MIN_CONFIDENCE", "MIN_DISTINCT", "PASTE_SHARE", "message_flaw"]
+__all__ = ["ECHO_RUN", "MIN_CONFIDENCE", "MIN_DISTINCT", "PASTE_SHARE", "message_flaw", "warm_detector"]
 
 MIN_DISTINCT = 6
 """Fewest distinct non-name words of a real message (a greeting and a sign-off alone are about four)."""
@@ -55,9 +55,17 @@ are what a short Swedish text is confused with."""
 
 @functools.cache
 def _detector() -> LanguageDetector:
-    """Returns the detector over the worlds' languages plus the sink (built once per process; pure)."""
+    """Returns the detector over the worlds' languages plus the sink (built once per process; pure).
+
+    Its models are loaded when it is built, so `warm_detector` pays for them off the event loop.
+    """
     real = [lang for lang in Language.all() if lang.iso_code_639_1.name.lower() in LANGUAGES]
-    return LanguageDetectorBuilder.from_languages(*real, *_NORDIC, *_SINK).build()
+    return LanguageDetectorBuilder.from_languages(*real, *_NORDIC, *_SINK).with_preloaded_language_models().build()
+
+
+def warm_detector() -> None:
+    """Builds the detector and loads its models now (the CRM domain's `warm`: off the event loop)."""
+    _detector()
 
 
 def _words(text: str) -> list[str]:

@@ -25,6 +25,7 @@ Modules (each small, one reason to change):
 
 from __future__ import annotations
 
+from saas_sim.core.text_facts import warm_text_readers
 from saas_sim.domains.support import (
     checks_billing,
     checks_escalation,
@@ -114,6 +115,7 @@ DOMAIN = kit.domain(
     data_report=data_report,
     indexes=INDEXES,
     views=CHECK_VIEWS,
+    warm=(warm_text_readers,),  # the lingua models, loaded off the event loop
     mess_params=("html_rate", "signature_rate", "quoted_rate", "typo_rate", "missing_order_rate", "alt_email_rate",
                  "duplicate_rate", "vague_subject_rate"),
     id_kinds={
