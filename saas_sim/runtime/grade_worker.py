@@ -38,11 +38,9 @@ import itertools
 import logging
 import os
 import pickle
-import queue
 import struct
 import subprocess
 import sys
-import threading
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -58,7 +56,7 @@ if TYPE_CHECKING:
     from saas_sim.runtime.grading import CheckScore
     from saas_sim.runtime.task import TaskInstance
 
-__all__ = ["DEFAULT_MAX_IN_FLIGHT", "GradeJob", "GradeWorker", "task_key"]
+__all__ = ["DEFAULT_MAX_IN_FLIGHT", "GradeJob", "GradeWorker", "frame", "grade_in_worker", "read_frame", "task_key"]
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +132,7 @@ class GradeWorker:
         # mid-use (the store's writer thread), and spawn would re-import the caller's main script.
         to_worker, from_here = os.pipe()
         to_here, from_worker = os.pipe()
-        code = f"from saas_sim.runtime.grade_worker import serve; serve({to_worker}, {from_worker})"
+        code = f"from saas_sim.runtime.grade_worker_process import serve; serve({to_worker}, {from_worker})"
         try:
             self._process = await asyncio.to_thread(
                 subprocess.Popen, [sys.executable, "-c", code], pass_fds=(to_worker, from_worker),
@@ -209,7 +207,7 @@ class GradeWorker:
 
     def _send(self, message: tuple[str, int, Any]) -> None:
         assert self._writer is not None
-        self._writer.write(_frame(message))  # buffered by the transport: never blocks the loop
+        self._writer.write(frame(message))  # buffered by the transport: never blocks the loop
 
     def _answer(self, message: tuple[int, str, Any]) -> None:
         request_id, kind, value = message
@@ -262,12 +260,13 @@ _HEADER = struct.Struct(">I")
 """Each message on the pipes: its length, then its pickle."""
 
 
-def _frame(message: Any) -> bytes:
+def frame(message: Any) -> bytes:
+    """One message as it goes on a pipe: its length, then its pickle."""
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     return _HEADER.pack(len(data)) + data
 
 
-def _read_frame(stream: BinaryIO) -> Any:
+def read_frame(stream: BinaryIO) -> Any:
     """The next message on a blocking stream. Raises EOFError at its end."""
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
@@ -279,59 +278,9 @@ def _read_frame(stream: BinaryIO) -> Any:
     return pickle.loads(data)
 
 
-# the worker process -----------------------------------------------------------------------------
-def serve(read_fd: int, write_fd: int) -> None:
-    """The worker process's main: grades on this thread, task set-up on another.
-
-    Args:
-        read_fd: The pipe requests arrive on: first the config, then prepares, grades and readiness questions.
-        write_fd: The pipe answers leave on: `(request id, kind, value)`.
-    """
-    from saas_sim.runtime.environment import Environment
-
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s grade worker %(levelname)s %(message)s")
-    requests, answers = os.fdopen(read_fd, "rb"), os.fdopen(write_fd, "wb")
-    try:
-        _, _, config = _read_frame(requests)
-    except EOFError:
-        return
-    env = Environment.from_config(config)  # an in-memory store: the worker writes nothing anyone reads
-    ready: dict[str, TaskInstance] = {}
-    setups: queue.SimpleQueue[tuple[str, str, int, Any] | None] = queue.SimpleQueue()
-
-    def set_up() -> None:
-        loop = asyncio.new_event_loop()
-        loop.run_until_complete(env.open())
-        while (item := setups.get()) is not None:
-            key, ref, seed, difficulty = item
-            try:
-                task = loop.run_until_complete(env.task(ref, seed, difficulty=difficulty))
-            except Exception:
-                log.exception("the grade worker could not set up %s", key)
-                continue
-            # One grade of the untouched task first, here: a task's first grade builds what its checks
-            # look up on the initial state (indexes, a language model), up to a second of work that
-            # would otherwise stall every grade queued behind it.
-            _grade(task, GradeJob(key, task.start_head, (), task.start_time))
-            ready[key] = task
-
-    threading.Thread(target=set_up, name="saas-sim grade worker set-up", daemon=True).start()
-    try:
-        while True:
-            kind, request_id, payload = _read_frame(requests)
-            if kind == "prepare":
-                setups.put(payload)
-                continue
-            answer = ("ok", payload in ready) if kind == "ready" else _grade(ready.get(payload.key), payload)
-            answers.write(_frame((request_id, *answer)))
-            answers.flush()
-    except (EOFError, OSError, KeyboardInterrupt):
-        pass
-    finally:
-        setups.put(None)
-
-
-def _grade(task: TaskInstance | None, job: GradeJob) -> tuple[str, Any]:
+# what the worker process runs (its main is saas_sim.runtime.grade_worker_process) -----------------
+def grade_in_worker(task: TaskInstance | None, job: GradeJob) -> tuple[str, Any]:
+    """The worker's answer to one grade: `(\"ok\", outcome)`, or why the episode's process must grade it."""
     from saas_sim.runtime.grading import run_checks
 
     if task is None:
