@@ -65,7 +65,7 @@ DEFAULT_MAX_IN_FLIGHT = 64
 
 A grade's checks take about 1 ms, but its answer is read on the server loop's next turn, and a loaded
 loop's turn takes tens of ms: with 8, half the grades of 512 busy sessions overflowed to the server
-(measured with `bench http`); with 64, about 3 %."""
+(measured with `bench http`); with 64, 3-9 %."""
 
 Outcome = tuple[list["CheckScore"], str | None]
 """What `run_checks` returns: the scores, or the traceback of the check that broke."""
