@@ -116,8 +116,11 @@ class GradeWorker:
         self._reader: asyncio.ReadTransport | None = None
         self._pending: dict[int, asyncio.Future[tuple[str, Any]]] = {}
         self._announced: set[str] = set()
+        self._ready: dict[str, asyncio.Event] = {}
         self._ids = itertools.count()
         self._alive = False
+        self.stopped = asyncio.Event()
+        """Set once the worker has stopped answering (closed, or died): every grade is in-process from then."""
         self.answers: collections.Counter[str] = collections.Counter()
         """How grades went, by kind: `ok` (the worker graded it), `busy` (`max_in_flight` were waiting),
         `not_ready`, `mismatch`, `error` or `stopped` (graded in-process)."""
@@ -180,7 +183,10 @@ class GradeWorker:
 
     async def grade(self, task: TaskInstance, job: GradeJob) -> Outcome | None:
         """The checks' outcome from the worker, or None when the episode's process must grade it."""
-        answer = await self._ask("grade", job, limit=self.max_in_flight)
+        if not self._readiness(job.key).is_set():  # the worker says when it has set a task up
+            answer: tuple[str, Any] | None = ("not_ready", None)
+        else:
+            answer = await self._ask("grade", job, limit=self.max_in_flight)
         kind, value = (("busy" if self._alive else "stopped"), None) if answer is None else answer
         self.answers[kind] += 1
         if kind == "ok":
@@ -189,9 +195,15 @@ class GradeWorker:
             log.error("the grade worker failed on %s; grading in-process:\n%s", job.key, value)
         return None  # "busy", "not_ready", "mismatch" (the worker logs it) or "stopped"
 
-    async def ready(self, task: TaskInstance) -> bool:
-        """Whether the worker has set `task` up, so that its episodes' next grades run there."""
-        return await self._ask("ready", task_key(task)) == ("ok", True)
+    async def until_ready(self, task: TaskInstance) -> None:
+        """Returns once the worker has set `task` up, so that its episodes' grades run there."""
+        await self._readiness(task_key(task)).wait()
+
+    def _readiness(self, key: str) -> asyncio.Event:
+        event = self._ready.get(key)
+        if event is None:
+            event = self._ready[key] = asyncio.Event()
+        return event
 
     async def _ask(self, kind: str, payload: Any, *, limit: int | None = None) -> tuple[str, Any] | None:
         """Sends one request and waits for its answer; None when the worker cannot take it now."""
@@ -215,6 +227,9 @@ class GradeWorker:
 
     def _answer(self, message: tuple[int, str, Any]) -> None:
         request_id, kind, value = message
+        if kind == "ready":  # unasked: the worker has set the task `value` up
+            self._readiness(value).set()
+            return
         future = self._pending.pop(request_id, None)
         if future is not None and not future.done():
             future.set_result((kind, value))
@@ -223,6 +238,7 @@ class GradeWorker:
         if self._alive:
             log.error("the grade worker stopped; grading in-process from now on")
         self._alive = False
+        self.stopped.set()
         pending, self._pending = self._pending, {}
         for future in pending.values():
             if not future.done():

@@ -26,8 +26,9 @@ def serve(read_fd: int, write_fd: int) -> None:
     """The worker process's main: grades on this thread, task set-up on another.
 
     Args:
-        read_fd: The pipe requests arrive on: first the config, then prepares, grades and readiness questions.
-        write_fd: The pipe answers leave on: `(request id, kind, value)`.
+        read_fd: The pipe requests arrive on: first the config, then prepares and grades.
+        write_fd: The pipe answers leave on: `(request id, kind, value)` per grade, and `(-1, "ready", key)`
+            once a task is set up.
     """
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s grade worker %(levelname)s %(message)s")
     requests, answers = os.fdopen(read_fd, "rb"), os.fdopen(write_fd, "wb")
@@ -38,6 +39,12 @@ def serve(read_fd: int, write_fd: int) -> None:
     env = Environment.from_config(config)  # an in-memory store: the worker writes nothing anyone reads
     ready: dict[str, TaskInstance] = {}
     setups: queue.SimpleQueue[tuple[str, str, int, Any] | None] = queue.SimpleQueue()
+    writing = threading.Lock()  # both threads answer: grades here, "ready" from the set-up thread
+
+    def answer(message: tuple[int, str, Any]) -> None:
+        with writing:
+            answers.write(frame(message))
+            answers.flush()
 
     def set_up() -> None:
         loop = asyncio.new_event_loop()
@@ -54,6 +61,7 @@ def serve(read_fd: int, write_fd: int) -> None:
             # would otherwise stall every grade queued behind it.
             grade_in_worker(task, GradeJob(key, task.start_head, (), task.start_time))
             ready[key] = task
+            answer((-1, "ready", key))
 
     threading.Thread(target=set_up, name="saas-sim grade worker set-up", daemon=True).start()
     try:
@@ -62,9 +70,7 @@ def serve(read_fd: int, write_fd: int) -> None:
             if kind == "prepare":
                 setups.put(payload)
                 continue
-            answer = ("ok", payload in ready) if kind == "ready" else grade_in_worker(ready.get(payload.key), payload)
-            answers.write(frame((request_id, *answer)))
-            answers.flush()
+            answer((request_id, *grade_in_worker(ready.get(payload.key), payload)))
     except (EOFError, OSError, KeyboardInterrupt):
         pass
     finally:

@@ -41,13 +41,9 @@ def _grader(env: Environment) -> GradeWorker:
 
 
 async def _wait_ready(env: Environment, seed: int) -> None:
-    """Waits until the worker has set the task up (a world build in another process)."""
+    """Waits until the worker says it has set the task up (a world build in another process)."""
     task = await env.task(SCENARIO, seed)
-    for _ in range(6000):  # bounded: the worker builds a tiny world
-        if await _grader(env).ready(task):
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the grade worker never set the task up")
+    await asyncio.wait_for(_grader(env).until_ready(task), timeout=120)
 
 
 async def _played(env: Environment, seed: int, calls: list[tuple[str, dict[str, Any]]]) -> Episode:
@@ -85,6 +81,7 @@ async def test_a_task_the_worker_has_not_set_up_is_graded_in_process(env: Enviro
     job = dataclasses.replace(episode._grade_job({}), key="notes/never@1|1|none")
 
     assert await _grader(env).grade(episode.task, job) is None
+    assert _grader(env).answers["not_ready"] == 1
     assert await episode.grade() == await _in_process(episode)
 
 
@@ -122,10 +119,7 @@ async def test_a_killed_worker_leaves_every_grade_to_the_episodes_process(env: E
 
     assert grades == [await _in_process(e) for e in episodes]
     assert all(g.valid and g.score is not None for g in grades)
-    for _ in range(6000):  # the receiver notices the closed pipe
-        if not _grader(env).alive:
-            break
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(_grader(env).stopped.wait(), timeout=60)  # the closed pipe reaches the loop
     assert not _grader(env).alive
     assert await episodes[0].grade() == await _in_process(episodes[0])
 
