@@ -379,8 +379,6 @@ class Environment:
         """
         task = await self.task(scenario, seed, difficulty=difficulty)
         profile = task.difficulty.faults if faults == "scenario" else faults
-        if self.grader is not None:
-            self.grader.prepare(task)
         return Episode(task, self.store, self.toolkit(task.scenario), profile, stream_id=stream_id,
                        durable_reads=self.durable_reads, grader=self.grader)
 

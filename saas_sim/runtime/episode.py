@@ -119,6 +119,8 @@ class Episode:
         self.task = task
         self.durable_reads = durable_reads
         self.grader = grader
+        if grader is not None:
+            grader.prepare(task)  # once per task: the worker sets it up while the agent works
         self.store = store
         self.toolkit = toolkit
         self.faults = faults
@@ -335,15 +337,17 @@ class Episode:
                 # check that changed its params in place would change other episodes' rewards.
                 effects, error = await self._grade_effects()
                 if error is None:
+                    events = tuple(e for evs in self._step_events for e in evs)
+                    writes, now = tuple(self._write_steps()), self._clock.now()
                     # On the grade worker's core when it can take it; here otherwise (same checks, same inputs).
                     remote = None
                     if self.grader is not None:
-                        remote = await self.grader.grade(self.task, self._grade_job(effects))
+                        job = GradeJob(task_key(self.task), self.task.start_head, events, writes, now, effects)
+                        remote = await self.grader.grade(self.task, job)
                     scores, error = remote if remote is not None else run_checks(
                         spec.checks, self.task.scenario.check_fns, initial=self.task.initial,
                         final=self._state, bindings=copy.deepcopy(self.task.bindings),
-                        events=[e for evs in self._step_events for e in evs], now=self._clock.now(),
-                        scope=spec.scope, writes=self._write_steps(), effects=effects,
+                        events=events, now=now, scope=spec.scope, writes=writes, effects=effects,
                     )
                 else:
                     scores = []
@@ -390,15 +394,6 @@ class Episode:
         ))
         self._version = result.last_version
         self._head = result.head_hash
-
-    def _grade_job(self, effects: dict[str, EffectOutcome]) -> GradeJob:
-        """What the grade worker needs to run this episode's checks (see runtime.grade_worker)."""
-        return GradeJob(
-            task_key(self.task), self.task.start_head,
-            tuple((rec.index, rec.tool, self.toolkit.spec(rec.tool).kind is ToolKind.WRITE, tuple(events))
-                  for rec, events in zip(self.trajectory.steps, self._step_events, strict=True)),
-            self._clock.now(), effects,
-        )
 
     def _write_steps(self) -> list[WriteStep]:
         """The WRITE steps that emitted events, for the scope guard. Reads never count."""

@@ -42,7 +42,7 @@ import struct
 import subprocess
 import sys
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
@@ -83,14 +83,16 @@ class GradeJob:
     Attributes:
         key: `task_key` of the episode's task.
         start_head: The task's chain hash after its first events; the worker's task must match it.
-        steps: Per recorded step, its index, whether its tool is a WRITE, and the domain events it emitted.
+        events: The domain events the agent's calls emitted, in order.
+        writes: The WRITE steps that emitted events, for the scope guard (`Episode._write_steps`).
         now: The simulated instant of the grade.
         effects: The grade effects' outcomes, by name: run and recorded by the episode's own process.
     """
 
     key: str
     start_head: str
-    steps: tuple[tuple[int, str, bool, tuple[Event, ...]], ...]
+    events: tuple[Event, ...]
+    writes: tuple[WriteStep, ...]
     now: datetime
     effects: Mapping[str, EffectOutcome] = dataclasses.field(default_factory=dict)
 
@@ -310,18 +312,13 @@ def grade_in_worker(task: TaskInstance | None, job: GradeJob) -> tuple[str, Any]
                   job.start_head)
         return "mismatch", None
     try:
-        events = [e for _, _, _, evs in job.steps for e in evs]
         spec = task.scenario.spec
         outcome: Outcome = run_checks(
             spec.checks, task.scenario.check_fns, initial=task.initial,
-            final=task.world.projection.fold(task.initial, events),
-            bindings=copy.deepcopy(task.bindings), events=events, now=job.now, scope=spec.scope,
-            writes=_writes(job.steps), effects=job.effects,
+            final=task.world.projection.fold(task.initial, job.events),
+            bindings=copy.deepcopy(task.bindings), events=job.events, now=job.now, scope=spec.scope,
+            writes=job.writes, effects=job.effects,
         )
     except Exception:
         return "error", traceback.format_exc()
     return "ok", outcome
-
-
-def _writes(steps: Sequence[tuple[int, str, bool, tuple[Event, ...]]]) -> list[WriteStep]:
-    return [WriteStep(index, tool, list(events)) for index, tool, write, events in steps if write and events]

@@ -59,7 +59,7 @@ def serve(read_fd: int, write_fd: int) -> None:
             # One grade of the untouched task first, here: a task's first grade builds what its checks
             # look up on the initial state (indexes, a language model), up to a second of work that
             # would otherwise stall every grade queued behind it.
-            grade_in_worker(task, GradeJob(key, task.start_head, (), task.start_time))
+            grade_in_worker(task, GradeJob(key, task.start_head, (), (), task.start_time))
             ready[key] = task
             answer((-1, "ready", key))
 

@@ -92,8 +92,6 @@ async def resume_episode(env: Environment, stream_id: str) -> Episode:
         raise UsageError(f"episode stream {stream_id!r} was ended; it cannot be resumed")
     episode = Episode(task, env.store, env.toolkit(task.scenario), faults, stream_id=stream_id,
                       durable_reads=env.durable_reads, grader=env.grader)
-    if env.grader is not None:
-        env.grader.prepare(task)
     episode.restore(rows)
     await episode.restore_grades()
     return episode

@@ -11,7 +11,7 @@ import pytest
 
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
-from saas_sim.runtime.grade_worker import GradeWorker
+from saas_sim.runtime.grade_worker import GradeJob, GradeWorker, task_key
 from saas_sim.runtime.grading import Grade
 from tests.runtime.conftest import notes_env
 
@@ -53,6 +53,13 @@ async def _played(env: Environment, seed: int, calls: list[tuple[str, dict[str, 
     return episode
 
 
+def _job(episode: Episode) -> GradeJob:
+    """The job the episode's grade would send the worker now."""
+    events = tuple(e for evs in episode._step_events for e in evs)
+    return GradeJob(task_key(episode.task), episode.task.start_head, events, tuple(episode._write_steps()),
+                    episode.now, {})
+
+
 async def _in_process(episode: Episode) -> Grade:
     grader, episode.grader = episode.grader, None
     try:
@@ -78,7 +85,7 @@ async def test_the_worker_grades_exactly_as_the_episodes_own_process(env: Enviro
 
 async def test_a_task_the_worker_has_not_set_up_is_graded_in_process(env: Environment) -> None:
     episode = await _played(env, 1, PLAYS["a note"])
-    job = dataclasses.replace(episode._grade_job({}), key="notes/never@1|1|none")
+    job = dataclasses.replace(_job(episode), key="notes/never@1|1|none")
 
     assert await _grader(env).grade(episode.task, job) is None
     assert _grader(env).answers["not_ready"] == 1
@@ -89,7 +96,7 @@ async def test_a_worker_task_that_starts_elsewhere_is_graded_in_process(env: Env
     await env.start(SCENARIO, 0)
     await _wait_ready(env, 0)
     episode = await _played(env, 0, PLAYS["a note"])
-    job = dataclasses.replace(episode._grade_job({}), start_head="0" * 64)
+    job = dataclasses.replace(_job(episode), start_head="0" * 64)
 
     assert await _grader(env).grade(episode.task, job) is None
 
