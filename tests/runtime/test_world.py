@@ -83,6 +83,8 @@ def test_the_domains_that_read_languages_load_the_language_models_with_their_wor
 def test_warming_the_text_readers_builds_the_detector_and_the_month_tables() -> None:
     from saas_sim.core import text_facts
 
+    text_facts._detector.cache_clear()  # other tests may have filled them already
+    text_facts._date_patterns.cache_clear()
     text_facts.warm_text_readers()
 
     assert text_facts._detector.cache_info().currsize == 1
