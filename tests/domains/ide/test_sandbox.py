@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from saas_sim.domains.ide.sandbox import CACHE, detect_isolation, run_pytest, run_python, run_user
@@ -73,6 +75,53 @@ class TestIsolation:
         again = run_python({**PROJECT, "x.txt": "other tree"}, code="print(hash('abc'))", timeout_s=10)
         assert report.output.split("\n")[1].split()[0] == again.output.strip()
         assert report.output.split("\n")[1].split()[1] == "UTC"
+
+
+    def test_a_run_holds_no_capabilities(self) -> None:
+        # The worker's own user namespace grants every capability in it; the worker drops them all.
+        report = py("for line in open('/proc/self/status'):\n"
+                    "    if line.startswith(('CapInh', 'CapPrm', 'CapEff', 'CapAmb')):\n"
+                    "        print(line.split()[1])\n")
+        assert report.status == "ok"
+        assert [int(v, 16) for v in report.output.split()] == [0, 0, 0, 0], report.output
+
+    def test_a_run_holding_its_processes_leaves_other_episodes_runs_free_to_fork(self) -> None:
+        # RLIMIT_NPROC counts processes per user namespace and uid. Every run is the same run user, so
+        # without a namespace per worker a run holding its 64 (within its own limits) made the forks of
+        # every other concurrent run fail: another episode's tests then failed, and its grade with them.
+        import threading
+
+        from saas_sim.domains.ide.sandbox import WorkerPool
+
+        pool = WorkerPool(max_workers=2)
+        try:
+            warm = [threading.Thread(target=run_python, args=(PROJECT,),
+                                     kwargs={"code": f"import time\ntime.sleep(0.3)\nprint({i})", "timeout_s": 10,
+                                             "pool": pool}) for i in range(2)]
+            for t in warm:
+                t.start()
+            for t in warm:
+                t.join()
+            assert pool.started == 2
+            hog = ("import subprocess\nheld = []\nwhile True:\n    try:\n"
+                   "        held.append(subprocess.Popen(['sleep', '600']))\n    except OSError:\n        break\n"
+                   "print('held', len(held), flush=True)\nwhile True:\n    pass\n")
+            reports: dict[str, Any] = {}
+            hog_thread = threading.Thread(target=lambda: reports.setdefault(
+                "hog", run_python(PROJECT, code=hog, timeout_s=8, pool=pool)))
+            hog_thread.start()
+            _wait_for_processes_of(run_user().uid, at_least=60, timeout_s=6)
+            victim = run_python(
+                {**PROJECT, "other.txt": "another episode"}, timeout_s=8, pool=pool,
+                code="import subprocess, sys\nprint(subprocess.run([sys.executable, '-c', 'print(42)'], "
+                     "capture_output=True, text=True).stdout.strip())")
+            hog_thread.join()
+            assert (victim.status, victim.output) == ("ok", "42\n"), victim.output
+            assert reports["hog"].status == "timeout"
+            held = int(reports["hog"].output.split()[1])
+            assert held >= 60, reports["hog"].output  # its own limit, less its worker and itself
+        finally:
+            pool.close()
 
 
 class TestHostileRuns:
@@ -446,3 +495,24 @@ def _descendants(pid: int) -> list[int]:
         for task in Path(f"/proc/{current}/task").glob("*/children"):
             todo += [int(c) for c in task.read_text().split()]
     return out
+
+
+def _wait_for_processes_of(uid: int, *, at_least: int, timeout_s: float) -> None:
+    """Waits until `uid` owns at least `at_least` live processes on this host."""
+    import time
+    from pathlib import Path
+
+    def count() -> int:
+        n = 0
+        for status in Path("/proc").glob("[0-9]*/status"):
+            try:
+                uids = next(line for line in status.read_text().splitlines() if line.startswith("Uid:"))
+            except (OSError, StopIteration):
+                continue
+            n += int(uids.split()[1]) == uid
+        return n
+
+    deadline = time.monotonic() + timeout_s
+    while (seen := count()) < at_least:
+        assert time.monotonic() < deadline, f"uid {uid} owns {seen} processes, not {at_least}"
+        time.sleep(0.05)

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
+import logging
 import os
 import select
 import signal
@@ -47,6 +49,8 @@ from saas_sim.errors import HarnessError
 
 __all__ = ["GRACE_S", "MAX_WORKERS", "STARVATION_ALLOWANCE", "Reply", "Worker", "WorkerGoneError", "WorkerPool",
            "default_pool", "wait_budget_s"]
+
+log = logging.getLogger(__name__)
 
 GRACE_S = 5.0
 """How long a worker may take to answer after a cancel before it is killed with its sandbox."""
@@ -97,6 +101,13 @@ Reply = dict[str, Any]
 def _deadline(seconds: float) -> int:
     """The `perf_ns` reading `seconds` from now."""
     return perf_ns() + int(seconds * 1e9)
+
+
+@functools.cache
+def _warn_shared_process_count() -> None:
+    """Says once per process that this host's runs share one process count (no user namespaces here)."""
+    log.warning("the sandbox could not give its workers user namespaces of their own: concurrent runs share "
+                "the run user's process limit, so one run holding its processes can make another's forks fail")
 
 
 class WorkerGoneError(HarnessError):
@@ -152,6 +163,8 @@ class Worker:
             self.kill()
             raise HarnessError(f"the sandbox worker ({isolation}) did not start: {tail}")
         self.info = hello
+        if not hello.get("own_userns"):
+            _warn_shared_process_count()
 
     def _send(self, data: bytes) -> None:
         assert self.proc.stdin is not None

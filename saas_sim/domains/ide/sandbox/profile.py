@@ -14,6 +14,9 @@ Isolation is detected once per process, strongest first, and recorded in every r
 
 Every child runs as an unprivileged user (`saas-sim-run`, created by the set-up script, else `nobody`) when the
 server is root, so RLIMIT_NPROC applies (the kernel ignores it for root); a non-root server runs children as itself.
+Each worker then moves into a user namespace of its own (its ids mapped to themselves), because the kernel counts
+RLIMIT_NPROC per user namespace and uid: otherwise all runs would share the run user's one count, and a run holding
+its limit's worth of processes would make every other episode's concurrent runs fail to fork.
 """
 
 from __future__ import annotations

@@ -897,14 +897,59 @@ def _private_mounts(conf: dict[str, Any]) -> None:
     _mount("tmpfs", conf["scratch"], "tmpfs", 0, f"mode=0777,size={size}")
 
 
-def _drop_privileges(uid: int, gid: int) -> None:
+def _drop_privileges(uid: int, gid: int) -> bool:
+    """Becomes the run user in a user namespace of its own; returns whether that namespace was made."""
     if os.getuid() == 0 and uid != 0:
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
     libc = ctypes.CDLL(None, use_errno=True)
+    own = _own_user_namespace(libc)
+    if os.getuid() != 0:
+        _drop_capabilities(libc)
     libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no setuid binary regains privilege
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: a same-uid child cannot ptrace the worker or read its fds
+    return own
+
+
+_CLONE_NEWUSER = 0x10000000
+_CAP_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _own_user_namespace(libc: Any) -> bool:
+    """Moves the (unprivileged) worker into a user namespace of its own, its uid and gid mapped to themselves.
+
+    The kernel counts RLIMIT_NPROC per user namespace and uid: without this, every worker's runs share
+    the run user's one count, so a run that holds its limit's worth of processes (within its own limits)
+    makes the forks of every other episode's concurrent runs fail. The ids inside stay the same, so a
+    run sees what it saw before; the capabilities the namespace grants are dropped next
+    (`_drop_capabilities`). False when the host forbids user namespaces (the runs then share the count).
+    """
+    uid, gid = os.getuid(), os.getgid()
+    if uid == 0 or libc.unshare(_CLONE_NEWUSER) != 0:
+        return False
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE 1: the setuid left /proc/self root's, and the maps closed to us
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1\n"), ("gid_map", f"{gid} {gid} 1\n")):
+        with open(f"/proc/self/{name}", "w") as fh:
+            fh.write(text)
+    return True
+
+
+def _drop_capabilities(libc: Any) -> None:
+    """Empties every capability set: a new user namespace grants them all in it, and bwrap's --cap-add
+    leaves CAP_SETUID and CAP_SETGID inheritable."""
+    header = _CapHeader(_CAP_VERSION_3, 0)
+    if libc.capset(ctypes.byref(header), (_CapData * 2)()) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
 
 
 def main() -> None:
@@ -914,7 +959,7 @@ def main() -> None:
     PIDNS = bool(conf["pidns"])
     if conf.get("private_mounts") and os.getuid() == 0:
         _private_mounts(conf)
-    _drop_privileges(int(conf["uid"]), int(conf["gid"]))
+    own_userns = _drop_privileges(int(conf["uid"]), int(conf["gid"]))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # A child's exit wakes the worker's select at once (no poll interval at the end of every run).
     _CHLD.extend(os.pipe())
@@ -929,7 +974,8 @@ def main() -> None:
 
     gc.collect()
     gc.freeze()
-    write_frame(1, {"ok": True, "ready": True, "uid": os.getuid(), "python": sys.version.split()[0],
+    write_frame(1, {"ok": True, "ready": True, "uid": os.getuid(), "own_userns": own_userns,
+                    "python": sys.version.split()[0],
                     "pytest": pytest.__version__})
     while True:
         try:
