@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -56,7 +57,10 @@ def _normalize_float(value: float) -> int | float:
     return value
 
 
+@lru_cache(maxsize=1024)
 def _normalize_datetime(value: datetime) -> str:
+    # Cached: a step records its instant on every event, and equal aware datetimes (equal instants,
+    # whatever their offsets) hash alike and have one UTC form. A naive one raises, and is not cached.
     if value.tzinfo is None:
         raise UsageError(f"naive datetime {value.isoformat()} has no timezone; use UTC")
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
@@ -75,6 +79,8 @@ def normalize(value: Any) -> Any:
         return canonical_decimal(value)
     if kind is list or kind is tuple:
         return [normalize(v) for v in value]
+    if kind is datetime:
+        return _normalize_datetime(value)
     return _normalize_general(value)
 
 

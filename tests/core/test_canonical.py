@@ -72,6 +72,23 @@ def test_aware_datetimes_become_utc_with_a_z_suffix() -> None:
     assert normalize(date(2026, 3, 2)) == "2026-03-02"
 
 
+@given(st.datetimes(datetime(1900, 1, 1), datetime(2200, 1, 1), timezones=st.timezones()),
+       st.integers(-14 * 60, 14 * 60))
+def test_a_datetime_normalizes_as_its_utc_instant_whatever_was_normalized_before(moment: datetime,
+                                                                                 minutes: int) -> None:
+    # normalize caches datetimes: the same instant in another offset (equal, and hashing alike) must
+    # read the same, and a naive datetime must be refused every time, never served from the cache.
+    if moment.utcoffset() is None:
+        return
+    expected = moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    shifted = moment.astimezone(timezone(timedelta(minutes=minutes)))
+    assert normalize(moment) == normalize(shifted) == normalize([shifted])[0] == expected
+    naive = moment.replace(tzinfo=None)
+    for _ in range(2):
+        with pytest.raises(UsageError, match="naive"):
+            normalize(naive)
+
+
 def test_key_order_never_changes_the_bytes() -> None:
     a = {"b": 1, "a": {"y": [1, {"d": 1, "c": 2}], "x": None}}
     b = OrderedDict([("a", OrderedDict([("x", None), ("y", [1, {"c": 2, "d": 1}])])), ("b", 1)])
