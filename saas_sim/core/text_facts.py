@@ -24,6 +24,9 @@ The rules that decide what counts, so checks can rely on them:
   `25 Euro`, `five dollars`) or when it has exactly two decimals (`25.00`). A bare
   integer ("3 days", "order 10023") is a number, not an amount. Minor units count
   as hundredths (`50 cents` is 0.50), and "25 dollars and 50 cents" is one amount.
+- **Bounded.** A number above `MAX_FACT` (10^15, far beyond any amount a world holds)
+  reads as `MAX_FACT`: still a stated figure no state can make true, but one that
+  checks can quantize and add without `decimal.InvalidOperation` (28 digits).
 - **Language** is decided by lingua, per sentence, and the language holding more
   than half of the reply's letters wins; see `detect_language`.
 
@@ -51,6 +54,7 @@ from saas_sim.errors import UsageError
 
 __all__ = [
     "LANGUAGES",
+    "MAX_FACT",
     "detect_language",
     "extract_amounts",
     "extract_codes",
@@ -251,6 +255,10 @@ _NUMBER_RUN_FR = re.compile(r"\d+(?:(?:[.,\u00a0\u202f\u2009]| (?=\d{3}(?!\d)))\
 _GROUPING_SPACES = "\u00a0\u202f\u2009 "
 
 
+MAX_FACT = Decimal(10) ** 15
+"""The largest number a text states as far as checks know; larger ones read as this (see the module rules)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Number:
     start: int
@@ -333,6 +341,7 @@ def _numbers(text: str, lang: str | None) -> list[_Number]:
         if parsed is None:
             continue
         value, decimals = parsed
+        value = min(value, MAX_FACT)  # agent text can state any number of digits; checks do arithmetic on it
         reference = bool(_REFERENCE_BEFORE.search(text[max(0, start - 6):start]))
         out.append(_Number(start, end, value, decimals, reference))
     return out

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from saas_sim.core.text_facts import (
+    MAX_FACT,
     LANGUAGES,
     detect_language,
     extract_amounts,
@@ -232,3 +233,16 @@ def test_masking_names_keeps_german_nouns_german_and_short_sentences_whole() -> 
     assert detect_language("Hallo Herr Müller, Ihre Rückerstattung über 25,00 € ist unterwegs.") == "de"
     assert detect_language("Ich habe die Bestellung geprüft und die Erstattung veranlasst.") == "de"
     assert detect_language("Hola Begoña, hemos reembolsado su pedido hoy.") == "es"
+
+
+@given(st.integers(16, 600), st.sampled_from(["$", "USD ", "€", ""]), st.sampled_from(["", ".00", ",50"]))
+@settings(max_examples=60, deadline=None)
+def test_a_number_of_any_length_reads_as_at_most_the_bound_so_checks_can_do_arithmetic_on_it(
+        digits: int, currency: str, cents: str) -> None:
+    # A reply can state a number of any length; a check that quantized a 27-digit one to cents raised
+    # decimal.InvalidOperation, and the episode's grade became a verifier error the agent had caused.
+    text = f"I refunded {currency}{'9' * digits}{cents} to you."
+    stated = extract_amounts(text, "en") + extract_numbers(text, "en")
+    assert stated and all(v == MAX_FACT for v in stated)
+    assert all(v.quantize(Decimal("0.01")) + v * 100 > 0 for v in stated)
+

@@ -42,6 +42,14 @@ async def test_decline_words_that_promise_the_opposite_fail(env: Environment) ->
     assert result["replies_truthful"] == 0.0 and result["score"] == 0.0
 
 
+async def test_a_refund_claim_of_any_size_is_judged_false_never_a_verifier_error(env: Environment) -> None:
+    for digits in (27, 400):
+        body = f"Hello {{customer.first_name}}, I refunded {'9' * digits}.00 USD for the {{line.name}}."
+        grade = await scripted_grade(env, REFUND, 0, [_reply("{ticket.id}", body), SOLVE])
+        assert grade.valid and grade.score == 0.0, grade.error
+        assert {c.name: c.score for c in grade.checks}["replies_truthful"] == 0.0
+
+
 async def test_shotgun_replies_with_different_reasons_fail(env: Environment) -> None:
     steps = [_reply("{ticket.id}", "Sorry, the {line.name} on order {order.number} is a final-sale item."),
              _reply("{ticket.id}", "Sorry, the {line.name} is outside our 30 days return window."), SOLVE]
