@@ -232,11 +232,19 @@ class FrameGuard:
         rel = filename[len(root):]
         return not (rel.startswith(("tests/", "_grader/")) or rel == "conftest.py" or rel.endswith("/conftest.py"))
 
+    def grader_file(self, filename: str) -> bool:
+        """Whether `filename` is a hidden test of the grader's (served from memory under `_grader/`)."""
+        return any(filename.startswith(r) and filename[len(r):].startswith("_grader/") for r in self.roots)
+
     def __call__(self, event: str, args: tuple[Any, ...]) -> None:
         if event not in _AUDITED or self.busy:
             return
-        if event == "object.__getattr__" and (len(args) < 2 or args[1] not in _FRAME_ATTRS):
-            return
+        if event == "object.__getattr__":
+            if len(args) >= 2 and args[1] == "__code__":
+                self._code_read(args[0])
+                return
+            if len(args) < 2 or args[1] not in _FRAME_ATTRS:
+                return
         self.busy = True
         try:
             frame = sys._getframe(1)
@@ -248,6 +256,25 @@ class FrameGuard:
                     frame = frame.f_back  # type: ignore[assignment]
                 if frame is not None and self.agent_file(frame.f_code.co_filename):
                     self.hits.append(f"{event} from {os.path.basename(frame.f_code.co_filename)}")
+        finally:
+            self.busy = False
+
+
+    def _code_read(self, function: Any) -> None:
+        """Notes a read of a hidden test function's code (its constants hold the expected values) made while
+        agent code runs: the agent's own frame, or any module it called (pydoc, dis, inspect...), reads it."""
+        self.busy = True
+        try:
+            code = getattr(function, "__code__", None)
+            if code is None or not self.grader_file(getattr(code, "co_filename", "")):
+                return
+            frame: Any = sys._getframe(2)
+            while frame is not None:
+                if self.agent_file(frame.f_code.co_filename):
+                    self.hits.append(f"object.__getattr__ __code__ of {code.co_name} under "
+                                     f"{os.path.basename(frame.f_code.co_filename)}")
+                    return
+                frame = frame.f_back
         finally:
             self.busy = False
 
