@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from saas_sim.core.text_facts import (
-    MAX_FACT,
     LANGUAGES,
+    MAX_FACT,
     detect_language,
     extract_amounts,
     extract_codes,
