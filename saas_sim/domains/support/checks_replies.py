@@ -7,6 +7,7 @@ be true in the final state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -45,6 +46,16 @@ _RUDE = ("stupid", "your fault", "calm down", "not our problem", "deal with it",
          "selber schuld", "ihr problem", "votre faute", "su culpa")
 
 _MIN_TOLD_LETTERS = 20
+# What telling of a merge says, in the customers' languages: the requests were combined into one. A reply
+# without any of it ("thanks for your patience, we will get back to you") tells the customer nothing.
+_COMBINED = re.compile(
+    r"\b(?:merg|combin|consolidat|joined|join(?:ing)? (?:your|the|them|these|those)|"
+    r"linked (?:your|the|them|these|those)|"
+    r"bundled|one ticket|single ticket|same ticket|one request|one thread|single thread|this thread|one conversation|"
+    r"this conversation|one case|single case|duplicate|dupli|both request|both ticket|all your request|"
+    r"all your ticket|all of your request|all of your ticket|(?:now |all )?together in|into one|"
+    r"zusammengeführt|zusammengefasst|zusammengelegt|gebündelt|vereint|ein ticket|einem ticket|fusionn|fusion[aé]|"
+    r"combinad|unific|agrupad|juntad|un solo ticket|un único|regroup|réuni|rassembl|un seul ticket|un même ticket)")
 """A reply after a merge shorter than this ("ok", ".") tells the customer nothing."""
 
 
@@ -114,10 +125,11 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
                language: str | None = None) -> CheckOutcome:
     """After the merge, a reply on the kept ticket tells the customer, in their language.
 
-    The evidence is the state, not the word "merged": a merge event on the ticket comes first, then a
-    non-trivial reply on the kept ticket, wholly in the customer's language (`off_language`). Naming the
-    order or item is not required ("combined", "consolidated" are as good as "merged"); a wrong order
-    is a false fact for `replies_truthful`.
+    The evidence is the state first: a merge event on the ticket, then a non-trivial reply on the kept
+    ticket, wholly in the customer's language (`off_language`), that says the requests were combined
+    (any of many wordings and languages: "merged", "consolidated", "now one ticket", "zusammengeführt",
+    or a merged ticket's id). Naming the order or item is not required; a wrong order is a false fact
+    for `replies_truthful`.
     """
     merged_at = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.TicketsMerged)
                       and e.target_id == ticket_id), None)
@@ -135,6 +147,11 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
     # What is named must be right: another order's number is caught by `replies_truthful`.
     if sum(ch.isalpha() for b in facts.bodies for ch in b) < _MIN_TOLD_LETTERS:
         return CheckOutcome.failed("the reply after the merge says nothing (too short to tell the customer)")
+    merged = ctx.events[merged_at]
+    sources = merged.source_ids if isinstance(merged, ev.TicketsMerged) else ()
+    said = " ".join(facts.bodies).casefold()
+    if not _COMBINED.search(said) and not any(s.casefold() in said for s in sources):
+        return CheckOutcome.failed("the reply after the merge does not say the requests were combined")
     named = facts.states_code(order_number) or facts.states_words(item.split())
     return CheckOutcome.passed("the customer was told on the kept ticket, after the merge"
                                + ("" if named else " (without naming the order)"))

@@ -27,8 +27,22 @@ _REQUEST = re.compile(r"(?:please|could you|can you|would you|kindly|\bsend\b|pr
 # An affirmed change of the details (lowercased clause); "we have not changed anything" affirms none.
 _DONE = re.compile(r"(?:\b(?:have|has|'ve|was|were|is|are)\s+(?:now\s+)?(?:been\s+)?"
                    r"(?:updated|changed|replaced|set|switched|moved)\b|\bis now\b|\bnow (?:uses|reads|shows)\b|"
-                   r"\bupdated (?:your|the)\b|\bchanged (?:your|the)\b)")
-_NEGATED = re.compile(r"\b(?:not|n't|no|never|cannot|can't|unable|until|once|before|after|if|when)\b")
+                   r"\bupdated (?:your|the)\b|\bchanged (?:your|the)\b|"
+                   # Done in other words: "all set", "from today every message goes to ...", "taken care of".
+                   r"\ball set\b|\b(?:is|are|it's|that's) (?:done|complete|completed|sorted|taken care of)\b|"
+                   r"\b(?:from now on|from today|starting (?:now|today)|going forward|henceforth)\b|"
+                   r"\b(?:goes|go|will go|will be sent|are sent|get sent|gets sent|will reach you|now reach you) to\b|"
+                   # The agent's own act ("we swapped the address", "I switched it over") and its result ("will
+                   # now arrive at", "is the address on your account now", "done!"), in the customers' languages.
+                   r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|now\s+|already\s+)?(?:swapped|switched|updated|changed|"
+                   r"set|moved|replaced|pointed|migrated|edited|modified|amended|corrected)\b|"
+                   r"\bdone\b|\bwill now\b|\bnow (?:arrive|arrives|go|goes|come|comes|reach|reaches|land|lands)\b|"
+                   r"\bis (?:now )?(?:the|your) (?:new )?(?:address|e-?mail|login)(?: address)? (?:on|for) "
+                   r"(?:your|the) account\b|\bis your (?:new )?(?:address|e-?mail|login) now\b|"
+                   r"\b(?:geändert|aktualisiert|umgestellt|geupdatet|cambiad[oa]|actualizad[oa]|modifiée?|changée?|"
+                   r"mise? à jour)\b)")
+_NEGATED = re.compile(r"\b(?:not|n't|no|never|nothing|cannot|can't|unable|until|once|before|after|if|when|yet|"
+                      r"nicht|nichts|kein\w*|nada|nunca|rien|pas|jamais)\b")
 _CLAUSE = re.compile(r"[.;!?\n]|,\s|\b(?:but|so)\b")
 # Clauses for reading an address: a full stop ends one only before a space (an address holds dots).
 _ADDRESS_CLAUSE = re.compile(r"[;!?\n]|\.(?:\s|$)|,\s|\b(?:but|so)\b")

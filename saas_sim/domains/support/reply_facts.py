@@ -38,6 +38,7 @@ __all__ = [
     "ORDER_NUMBER",
     "ReplyFacts",
     "Sentence",
+    "claims_money",
     "read_facts",
     "read_replies",
 ]
@@ -52,10 +53,47 @@ _REFUND = ("refund", "reimburs", "money back", "erstatt", "geld zurück", "reemb
            "devolvemos el dinero", "devolución del dinero", "devuelto", "devolvemos", "devolveremos",
            "zurücküberwiesen", "zurückgebucht", "rückzahlung", "restitu", "credited back", "paid back",
            "pay you back", "returned to your", "back to your", "back on your", "back into your")
+# Money moving to the customer in other words: a payout claimed is a refund claim whatever it is called.
+# Claims only: "it does not qualify for compensation" speaks of another order, and denies no refund.
+_PAYOUT = ("transfer the money", "transfer the amount", "transfer the full", "money to you", "money to your",
+           "pay you", "paying you", "paid you", "wire you", "wiring you", "wired you", "credit your", "credit you",
+           "credited to your", "credited on your", "credited back", "reversed the charge", "reverse the charge",
+           "reversing the charge", "reversed the payment", "reverse the payment", "reimbursement",
+           "compensate you", "compensated you", "compensating you", "payout", "gutgeschrieben", "gutschreiben",
+           "überweisen wir", "wir überweisen", "überwiesen", "abonaremos", "abonamos", "le abonamos", "vous verser",
+           "vous versons", "versement", "créditer votre", "crédité sur")
+# A move of money the agent made onto the customer's means of payment or off their charge ("I have sent the
+# purchase price to your card", "we voided the charge", "credited your PayPal"): a money object and a move.
+_MONEY_OBJECT = re.compile(
+    r"\b(?:your|ihre?n?|su|sus|votre|vos)\s+(?:\S+\s+){0,3}(?:card|credit card|debit card|visa|mastercard|amex|paypal|"
+    r"bank|bank account|payment method|original payment|karte|kreditkarte|bankkonto|tarjeta|cuenta bancaria|"
+    r"carte|compte bancaire)\b|"
+    r"\b(?:the|this|that|die|den|el|la|le)\s+(?:\S+\s+){0,3}(?:charge|payment|purchase price|full amount|money|"
+    r"belastung|zahlung|kaufpreis|bestellsumme|cargo|importe|pago|montant|paiement)\b(?!-)")
+_MONEY_MOVE = re.compile(
+    r"\b(?:sent|send|sending|credited|credit|crediting|compensated|voided|void|voiding|waived|waive|waiving|"
+    r"cancell?ed|cancel|cancell?ing|issued|issue|issuing|transferred|transfer|transferring|reversed|reverse|"
+    r"reversing|returned|return|returning|deposited|deposit|refunded|"
+    r"storniert|erstattet|überwiesen|zurückgebucht|gutgeschrieben|erlassen|"
+    r"anulado|anulamos|cancelado|enviado|devuelto|abonado|reembolsado|"
+    r"annulé|annulée|envoyé|remboursé|crédité|versé|viré)\b")
+# Words that are a payout only beside an amount: "I transferred your case to billing" claims no money,
+# "I will transfer 24.99 USD to your card" does.
+_PAYOUT_WITH_AMOUNT = ("transfer", "revers", "credit", "deposit", "compensat", "will pay", "überweis", "storn",
+                       "entschädig", "abon", "transferencia", "virement", "verser", "versé", "crédit")
 # "... back" claims money or goods are coming back ("you will get your 24.99 back", "we will take it
 # back"), unless the phrase is about a conversation ("get back to you", "write back").
 _BACK = re.compile(r"(?<!get )(?<!got )(?<!getting )(?<!come )(?<!write )(?<!hear )(?<!call )(?<!reply )"
                    r"(?<!writing )(?<!coming )(?<!looking )(?<!go )\bback\b(?! to you)(?! with)(?! soon)")
+# The customer receiving an amount ("you will receive 149.70 USD"): a payout claim when the clause states an
+# amount (without one, "you will receive a confirmation" claims nothing about money).
+_RECEIVE = re.compile(r"\byou(?:'ll|\s+will|\s+should|\s+are going to|\s+would|\s+now)?\s+(?:receive|get|see|have)\b|"
+                      r"\b(?:sie erhalten|erhalten sie|bekommen sie|recibir[áa]|recibe usted|vous recevrez|"
+                      r"vous allez recevoir|vous recevez)\b")
+# What stands for an amount without stating it ("you will receive the full purchase price").
+_AMOUNT_NOUN = re.compile(r"\b(?:full amount|the amount|purchase price|full price|the total|your money|the money|"
+                          r"betrag|kaufpreis|bestellsumme|gesamtbetrag|ihr geld|importe|el dinero|precio|"
+                          r"montant|le prix|votre argent)\b")
 _CREDIT = ("store credit", "credit note", "voucher", "gift card", "coupon", "gutschein", "gutschrift",
            "guthaben", "crédito", "cupón", "bon d'achat", "un avoir", "goodwill")
 _REPLACE = ("replac", "resend", "re-send", "reship", "re-ship", "new one", "new ones", "send you new",
@@ -69,6 +107,9 @@ _CONTRAST = re.compile(r"\b(?:but|however|still|instead|nevertheless|as an excep
                        r"trotzdem|stattdessen|pero|sin embargo|mais|cependant|toutefois|néanmoins)\b")
 _CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|und|aber|y|pero|et|mais)\b|"
                      + _CONTRAST.pattern)
+_AGE_WORDS = ("ago", "deliver", "window", "return", "since", "purchase", "bought", "order", "arriv", "received",
+              "vor ", "geliefert", "zugestellt", "rückgabe", "bestell", "gekauft", "hace", "entreg", "devoluci",
+              "compra", "pedido", "il y a", "livr", "retour", "achat", "commande")
 _DAY_WORDS = ("day", "tag", "día", "dia", "jour")
 _CONDITIONAL = ("if ", "whether", "wenn ", "falls ", " si ", "si usted", "si vous", "¿", "?")
 # Refusal cues lingua-independent negation may miss ("unable", "impossible").
@@ -80,7 +121,13 @@ _MIN_SENTENCE_LETTERS = 20
 # "30-day window", "30-Tage-Frist", "30 días": the number glued to a day word, which the number reader
 # treats as a code.
 _WINDOW = re.compile(r"(?<!\d)30\s*-?\s*(?:day|tag|día|dia|jour)", re.IGNORECASE)
-_DAY_COUNT = re.compile(r"(?<![\d.,])(\d{1,4})\s*-?\s*(?:day|tag|día|dia|jour)", re.IGNORECASE)
+# A count of days, but not a rate ("open 7 days a week", "7 Tage die Woche"): that says nothing of the order.
+_DAY_COUNT = re.compile(r"(?<![\d.,])(\d{1,4})\s*-?\s*(?:day|tag|día|dia|jour)(?![a-zäéí]*\s+(?:a|per|each|every|the|"
+                        r"die|pro|por|a la|par|la)\s+(?:week|woche|semana|semaine))", re.IGNORECASE)
+# A reason named only to say it does not apply ("it is not a final-sale item"): no claim of that reason.
+_NOT_A_REASON = re.compile(r"\b(?:not|isn't|wasn't|aren't|weren't|never|nicht|kein\w*|no es|no son|n'est pas|"
+                           r"ne sont pas)\s+(?:(?:a|an|un|une|ein|eine|una|uno)\s+)?"
+                           r"(?:final[- ]sale|clearance|non[- ]returnable|endverkauf|venta final|vente finale)")
 
 
 @dataclass(frozen=True)
@@ -148,11 +195,14 @@ class ReplyFacts:
         # it, but as an exception we will"), or a "no" elsewhere ("at no cost, and I have refunded 25.00").
         # Each clause of a negated sentence is judged on its own. Cached on the (immutable) facts: a grade
         # asks for the claims a dozen times, and `replies_facts` hands every check the same facts.
-        return tuple(c for s in self.sentences for c in (s.parts(_CLAUSE) if s.negated else [s]) if c.affirms)
+        # Likewise a question or condition elsewhere in the sentence ("I have refunded 24.99 USD, is there
+        # anything else?") leaves its other clauses' claims standing.
+        return tuple(c for s in self.sentences for c in (s.parts(_CLAUSE) if s.negated or s.conditional else [s])
+                     if c.affirms)
 
     @functools.cached_property
     def _refund_claims(self) -> tuple[Sentence, ...]:
-        return tuple(s for s in self._claims if s.mentions(_REFUND) or _BACK.search(s.text))
+        return tuple(s for s in self._claims if claims_money(s))
 
     def refund_claims(self) -> list[Sentence]:
         """Sentences (or clauses after a contrast word) that claim or promise money or goods coming back."""
@@ -171,8 +221,9 @@ class ReplyFacts:
         return [s for s in self._claims if s.mentions(_CREDIT)]
 
     def day_counts(self) -> set[int]:
-        """Numbers of days the replies state ("57 days ago", "a 30-day window")."""
-        return {int(n) for s in self.sentences for n in _DAY_COUNT.findall(s.text)}
+        """Numbers of days the replies state about the order's age or the return window ("57 days ago",
+        "a 30-day window"); "we reply within 1-2 days" speaks of something else."""
+        return {int(n) for s in self.sentences if s.mentions(_AGE_WORDS) for n in _DAY_COUNT.findall(s.text)}
 
     def replacement_claims(self) -> list[Sentence]:
         """Sentences (or clauses after a contrast word) that claim or promise a replacement."""
@@ -194,7 +245,7 @@ class ReplyFacts:
         """Policy reasons the replies name: `final_sale` and/or `window` (a 30-day window)."""
         out: set[str] = set()
         for s in self.sentences:
-            if s.mentions(_FINAL_SALE):
+            if any(stem in _NOT_A_REASON.sub(" ", s.text) for stem in _FINAL_SALE):
                 out.add("final_sale")
             if _WINDOW.search(s.text) or (s.mentions(_DAY_WORDS)
                                           and Decimal(_RETURN_WINDOW_DAYS) in extract_numbers(s.text)):
@@ -245,6 +296,17 @@ class ReplyFacts:
         """Whether every word of `words` occurs as a whole word in some reply."""
         text = " ".join(self.bodies)
         return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.IGNORECASE) for w in words)
+
+
+def claims_money(s: Sentence) -> bool:
+    """Whether an affirmed clause claims or promises money (or goods) coming back to the customer."""
+    text = s.text
+    if s.mentions(_REFUND) or s.mentions(_PAYOUT) or _BACK.search(text):
+        return True
+    if _MONEY_MOVE.search(text) and _MONEY_OBJECT.search(text):
+        return True
+    amount_said = bool(_AMOUNT_NOUN.search(text)) or bool(extract_amounts(text, s.lang))
+    return amount_said and bool(_RECEIVE.search(text) or s.mentions(_PAYOUT_WITH_AMOUNT))
 
 
 def _norm_code(code: str) -> str:

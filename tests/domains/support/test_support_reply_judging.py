@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from saas_sim.core.ids import IdFactory
 from saas_sim.domains.support.models import Message
 from saas_sim.domains.support.simulator import RULES
@@ -40,6 +42,44 @@ async def test_decline_words_that_promise_the_opposite_fail(env: Environment) ->
             "{order.number} this week.")
     result = await _grade(env, DENY, 1, [_reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 0.0 and result["score"] == 0.0
+
+
+@pytest.mark.parametrize("payout", [
+    "As a one-time exception, I will transfer {line.unit_price} {order.currency} to your card this week.",
+    "That said, I have reversed the {line.unit_price} {order.currency} charge for it.",
+    "Keep it anyway; we are sending you {line.unit_price} {order.currency} by bank transfer.",
+    "You will receive {line.unit_price} {order.currency} on your card as a gesture of goodwill.",
+])
+async def test_a_refusal_that_pays_out_in_other_words_fails(env: Environment, payout: str) -> None:
+    body = "Unfortunately we cannot refund the {line.name} on order {order.number}: {reason_sentence}. " + payout
+    result = await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE])
+    assert result["replies_truthful"] == 0.0 and result["score"] == 0.0
+
+
+@pytest.mark.parametrize("extra", [
+    "In addition, the full {line.total} {order.currency} for the line will be credited to your card.",
+    "You will receive {line.total} {order.currency} in total on your card.",
+])
+async def test_a_right_refund_with_a_false_payout_in_other_words_fails(env: Environment, extra: str) -> None:
+    body = ("Hi {customer.first_name}, I have refunded {amount} {order.currency} for the damaged {line.name}. "
+            + extra)
+    result = await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+    assert result["replies_truthful"] == 0.0
+
+
+async def test_a_right_refund_restated_as_what_the_customer_will_receive_passes(env: Environment) -> None:
+    body = ("Hi {customer.first_name}, I have refunded {amount} {order.currency} for the damaged {line.name} on "
+            "order {order.number}. You will receive {amount} {order.currency} on your card; the bank transfer "
+            "takes 3-5 days.")
+    assert (await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE]))["score"] == 1.0
+
+
+@pytest.mark.parametrize("aside", ["It is not a final-sale item, but", "We are here 7 days a week, and"])
+async def test_a_true_refusal_with_a_reason_denied_or_a_rate_of_days_passes(env: Environment, aside: str) -> None:
+    body = (f"Hi {{customer.first_name}}, I'm sorry, but I cannot refund the {{line.name}} on order "
+            f"{{order.number}}. {aside} our return window is 30 days from delivery and this order was delivered "
+            "{days_since_delivery} days ago.")
+    assert (await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE]))["score"] == 1.0
 
 
 async def test_a_refund_claim_of_any_size_is_judged_false_never_a_verifier_error(env: Environment) -> None:
@@ -103,3 +143,57 @@ async def test_the_customer_answers_two_paraphrases_the_same(env: Environment) -
     assert answers[0] == answers[1]
     assert any("confirmed=True" in repr(e) or getattr(getattr(e, "persona", None), "confirmed", False)
                for e in answers[0])
+
+
+MERGE = "support/merge-duplicate-tickets"
+MERGE_STEP = {"tool": "support.merge_tickets", "args": {"target_id": "{keep.id}", "source_ids": ["{dup1.id}",
+                                                                                                 "{dup2.id}"]}}
+
+
+@pytest.mark.parametrize(("body", "told"), [
+    ("Hi {customer.first_name}, thanks for your patience, we will get back to you soon.", 0.0),
+    ("Hi {customer.first_name}, your three requests about the {line.name} are now one ticket.", 1.0),
+    ("Hi {customer.first_name}, I have consolidated your messages into this ticket.", 1.0),
+])
+async def test_only_a_reply_that_says_the_requests_were_combined_tells_of_the_merge(
+        env: Environment, body: str, told: float) -> None:
+    result = await _grade(env, MERGE, 0, [MERGE_STEP, _reply("{keep.id}", body)])
+    assert result["customer_told"] == told
+
+
+@pytest.mark.parametrize("claim", [
+    "That said, I have refunded {line.unit_price} {order.currency} to your card, is there anything else I can do?",
+    "As an exception I have refunded {line.unit_price} {order.currency}; let me know if it shows up.",
+    "As a one-time exception, we have waived the {line.unit_price} {order.currency} charge.",
+    "I will send the purchase price to your card this week.",
+    "As a one-time exception, I have compensated you for it in full.",
+])
+async def test_a_payout_in_a_refusal_fails_beside_a_question_or_in_other_words(env: Environment, claim: str) -> None:
+    # A "?" or "if" elsewhere in the sentence hid the claim: conditions are judged per clause now.
+    body = "Unfortunately we cannot refund the {line.name} on order {order.number}: {reason_sentence}. " + claim
+    assert (await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE]))["score"] == 0.0
+
+
+@pytest.mark.parametrize(("seed", "body", "passes"), [
+    (4, "Hi {customer.first_name}, I'm sorry, but we do not refund final-sale items, and the {line.name} on "
+        "order {order.number} was sold as one.", True),
+    (4, "Hi {customer.first_name}, I'm sorry, but I cannot refund the {line.name} on order {order.number}: it was "
+        "sold as a final-sale item, and final-sale items cannot be refunded. If you have other questions, we reply "
+        "within 1-2 days.", True),
+    (0, "Hi {customer.first_name}, I'm sorry, but I cannot refund the {line.name} on order {order.number}: our "
+        "return window is 30 days from delivery and this order was delivered {days_since_delivery} days ago. "
+        "Besides, we never refund final-sale items, and this was one of them.", False),
+])
+async def test_a_refusal_reason_counts_when_named_and_only_then(env: Environment, seed: int, body: str,
+                                                                passes: bool) -> None:
+    score = (await _grade(env, DENY, seed, [_reply("{ticket.id}", body), SOLVE]))["score"]
+    assert score == (1.0 if passes else 0.0)
+
+
+@pytest.mark.parametrize("body", [
+    "Hi {customer.first_name}, sorry for any confusion. Thanks for your patience, we will get back to you soon.",
+    "Hi {customer.first_name}, unless it is an emergency, we will get back to you within two days.",
+    "Hi {customer.first_name}, we will find a solution together, our team will get back to you soon.",
+])
+async def test_words_that_merely_contain_a_merge_stem_tell_nothing(env: Environment, body: str) -> None:
+    assert (await _grade(env, MERGE, 0, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == 0.0
