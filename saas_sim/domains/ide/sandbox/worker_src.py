@@ -27,6 +27,7 @@ replies: {"ok": true, ...}. Every failure of the child is data in the reply.
 
 from __future__ import annotations
 
+import _thread
 import collections
 import contextlib
 import ctypes
@@ -209,6 +210,10 @@ _AUDITED = frozenset({"sys._getframe", "sys._current_frames", "gc.get_objects", 
 """Audit events that reach another frame, another object's memory or the heap: how agent code would read a
 test's expected value, the run's nonce or the grader's plugin at run time."""
 _FRAME_ATTRS = frozenset({"f_back", "tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+_CODE_ATTRS = frozenset({"__code__", "f_code", "gi_code", "cr_code", "ag_code", "tb_frame", "gi_frame", "cr_frame",
+                         "ag_frame"})
+"""Audited attribute reads that reach a code object (`FrameGuard._grader_read`)."""
+_LOGGING = os.path.join("logging", "__init__.py")
 _WALKERS = ("traceback.py", "inspect.py")
 """Standard-library modules whose job is walking frames: agent code calling them counts as walking itself."""
 
@@ -223,6 +228,7 @@ class FrameGuard:
         self.roots = tuple(sorted({os.path.join(tree, ""), os.path.join(os.path.realpath(tree), "")}))
         self.hits: list[str] = []
         self.busy = False
+        self.main_thread = _thread.get_ident()  # pytest collects and runs the tests on this thread
 
     def agent_file(self, filename: str) -> bool:
         """Whether `filename` is a tree file the agent may have written (not a test, hidden test or conftest)."""
@@ -240,9 +246,8 @@ class FrameGuard:
         if event not in _AUDITED or self.busy:
             return
         if event == "object.__getattr__":
-            if len(args) >= 2 and args[1] == "__code__":
-                self._code_read(args[0])
-                return
+            if len(args) >= 2 and args[1] in _CODE_ATTRS:
+                self._grader_read(args[0], args[1])
             if len(args) < 2 or args[1] not in _FRAME_ATTRS:
                 return
         self.busy = True
@@ -260,23 +265,41 @@ class FrameGuard:
             self.busy = False
 
 
-    def _code_read(self, function: Any) -> None:
-        """Notes a read of a hidden test function's code (its constants hold the expected values) made while
-        agent code runs: the agent's own frame, or any module it called (pydoc, dis, inspect...), reads it."""
+    def _grader_read(self, obj: Any, attr: str) -> None:
+        """Notes a read that reaches a hidden test's code (whose constants hold the expected values): a grader
+        function's `__code__`, a grader frame's `f_code`, a traceback's or generator's grader frame. It is the
+        agent's when agent code is running on this thread (its own frame, or any module it called: pydoc,
+        dis, inspect, a replay of the test with stand-in globals), or when the read is on another thread
+        (pytest runs tests on the main one; any other thread is the agent's). logging reading its callers'
+        code to name them (`findCaller`, `stacklevel`) hands out no code and is left alone."""
         self.busy = True
         try:
-            code = getattr(function, "__code__", None)
+            code = _code_of(obj, attr)
             if code is None or not self.grader_file(getattr(code, "co_filename", "")):
                 return
-            frame: Any = sys._getframe(2)
+            reader: Any = sys._getframe(2)
+            if reader.f_code.co_filename.endswith(_LOGGING):
+                return
+            if _thread.get_ident() != self.main_thread:
+                self.hits.append(f"{attr} of {code.co_name} read on another thread")
+                return
+            frame = reader
             while frame is not None:
                 if self.agent_file(frame.f_code.co_filename):
-                    self.hits.append(f"object.__getattr__ __code__ of {code.co_name} under "
-                                     f"{os.path.basename(frame.f_code.co_filename)}")
+                    where = os.path.basename(frame.f_code.co_filename)
+                    self.hits.append(f"{attr} of {code.co_name} read under {where}")
                     return
                 frame = frame.f_back
         finally:
             self.busy = False
+
+
+def _code_of(obj: Any, attr: str) -> Any:
+    """The code object an audited attribute read reaches, or None."""
+    if attr in ("__code__", "f_code", "gi_code", "cr_code", "ag_code"):
+        return getattr(obj, attr, None)
+    frame = getattr(obj, attr, None)  # tb_frame, gi_frame, cr_frame, ag_frame
+    return getattr(frame, "f_code", None)
 
 
 def _threads() -> int:
