@@ -64,19 +64,25 @@ _PAYOUT = ("transfer the money", "transfer the amount", "transfer the full", "mo
            "vous versons", "versement", "créditer votre", "crédité sur")
 # A move of money the agent made onto the customer's means of payment or off their charge ("I have sent the
 # purchase price to your card", "we voided the charge", "credited your PayPal"): a money object and a move.
-_MONEY_OBJECT = re.compile(
-    r"\b(?:your|ihre?n?|su|sus|votre|vos)\s+(?:\S+\s+){0,3}(?:card|credit card|debit card|visa|mastercard|amex|paypal|"
-    r"bank|bank account|payment method|original payment|karte|kreditkarte|bankkonto|tarjeta|cuenta bancaria|"
-    r"carte|compte bancaire)\b|"
-    r"\b(?:the|this|that|die|den|el|la|le)\s+(?:\S+\s+){0,3}(?:charge|payment|purchase price|full amount|money|"
-    r"belastung|zahlung|kaufpreis|bestellsumme|cargo|importe|pago|montant|paiement)\b(?!-)")
-_MONEY_MOVE = re.compile(
-    r"\b(?:sent|send|sending|credited|credit|crediting|compensated|voided|void|voiding|waived|waive|waiving|"
+_MONEY_OBJECT = (
+    r"(?:(?:your|ihre?n?|su|sus|votre|vos)\s+(?:\S+\s+){0,3}?(?:card|credit card|debit card|visa|mastercard|amex|"
+    r"paypal|bank|bank account|payment method|original payment|karte|kreditkarte|bankkonto|tarjeta|"
+    r"cuenta bancaria|carte|compte bancaire)|"
+    r"(?:the|this|that|die|den|el|la|le)\s+(?:\S+\s+){0,3}?(?:charge|payment|purchase price|full amount|money|"
+    r"belastung|zahlung|kaufpreis|bestellsumme|cargo|importe|pago|montant|paiement))\b(?!-)")
+_MONEY_VERB = (
+    r"(?:sent|send|sending|credited|credit|crediting|compensated|voided|void|voiding|waived|waive|waiving|"
     r"cancell?ed|cancel|cancell?ing|issued|issue|issuing|transferred|transfer|transferring|reversed|reverse|"
     r"reversing|returned|return|returning|deposited|deposit|refunded|"
     r"storniert|erstattet|überwiesen|zurückgebucht|gutgeschrieben|erlassen|"
     r"anulado|anulamos|cancelado|enviado|devuelto|abonado|reembolsado|"
-    r"annulé|annulée|envoyé|remboursé|crédité|versé|viré)\b")
+    r"annulé|annulée|envoyé|remboursé|crédité|versé|viré)")
+# The verb must act on the money: "I voided the 24.99 USD charge", "the charge has been cancelled"; not "the
+# second payment belongs to a duplicate we cancelled" (the order was cancelled, not the payment).
+_MONEY_MOVED = re.compile(
+    rf"\b{_MONEY_VERB}\b\s+(?:\S+\s+){{0,4}}?{_MONEY_OBJECT}|"
+    rf"\b{_MONEY_OBJECT}\s+(?:\S+\s+){{0,3}}?(?:has been|have been|was|were|is|are|will be|got|wurde|wird|"
+    rf"ha sido|fue|a été|sera)\s+(?:\S+\s+)?{_MONEY_VERB}\b")
 # Words that are a payout only beside an amount: "I transferred your case to billing" claims no money,
 # "I will transfer 24.99 USD to your card" does.
 _PAYOUT_WITH_AMOUNT = ("transfer", "revers", "credit", "deposit", "compensat", "will pay", "überweis", "storn",
@@ -303,7 +309,7 @@ def claims_money(s: Sentence) -> bool:
     text = s.text
     if s.mentions(_REFUND) or s.mentions(_PAYOUT) or _BACK.search(text):
         return True
-    if _MONEY_MOVE.search(text) and _MONEY_OBJECT.search(text):
+    if _MONEY_MOVED.search(text):
         return True
     amount_said = bool(_AMOUNT_NOUN.search(text)) or bool(extract_amounts(text, s.lang))
     return amount_said and bool(_RECEIVE.search(text) or s.mentions(_PAYOUT_WITH_AMOUNT))
