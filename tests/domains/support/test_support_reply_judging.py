@@ -49,8 +49,15 @@ async def test_decline_words_that_promise_the_opposite_fail(env: Environment) ->
     "That said, I have reversed the {line.unit_price} {order.currency} charge for it.",
     "Keep it anyway; we are sending you {line.unit_price} {order.currency} by bank transfer.",
     "You will receive {line.unit_price} {order.currency} on your card as a gesture of goodwill.",
+    "As a one-time exception, we have waived the {line.unit_price} {order.currency} charge.",
+    "I will send the purchase price to your card this week.",
+    "As a one-time exception, I have compensated you for it in full.",
+    # A "?" or "if" elsewhere in the sentence hid the claim: conditions are judged per clause now.
+    "That said, I have refunded {line.unit_price} {order.currency} to your card, is there anything else I can do?",
+    "As an exception I have refunded {line.unit_price} {order.currency}; let me know if it shows up.",
 ])
-async def test_a_refusal_that_pays_out_in_other_words_fails(env: Environment, payout: str) -> None:
+async def test_a_refusal_that_pays_out_in_other_words_or_beside_a_question_fails(env: Environment,
+                                                                                 payout: str) -> None:
     body = "Unfortunately we cannot refund the {line.name} on order {order.number}: {reason_sentence}. " + payout
     result = await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 0.0 and result["score"] == 0.0
@@ -161,17 +168,6 @@ async def test_only_a_reply_that_says_the_requests_were_combined_tells_of_the_me
     assert result["customer_told"] == told
 
 
-@pytest.mark.parametrize("claim", [
-    "That said, I have refunded {line.unit_price} {order.currency} to your card, is there anything else I can do?",
-    "As an exception I have refunded {line.unit_price} {order.currency}; let me know if it shows up.",
-    "As a one-time exception, we have waived the {line.unit_price} {order.currency} charge.",
-    "I will send the purchase price to your card this week.",
-    "As a one-time exception, I have compensated you for it in full.",
-])
-async def test_a_payout_in_a_refusal_fails_beside_a_question_or_in_other_words(env: Environment, claim: str) -> None:
-    # A "?" or "if" elsewhere in the sentence hid the claim: conditions are judged per clause now.
-    body = "Unfortunately we cannot refund the {line.name} on order {order.number}: {reason_sentence}. " + claim
-    assert (await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE]))["score"] == 0.0
 
 
 @pytest.mark.parametrize(("seed", "body", "passes"), [
