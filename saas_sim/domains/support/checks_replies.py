@@ -51,7 +51,8 @@ _MIN_TOLD_LETTERS = 20
 _COMBINED = re.compile(
     r"\b(?:merg|combin|consolidat|joined|join(?:ing)? (?:your|the|them|these|those)|"
     r"linked (?:your|the|them|these|those)|"
-    r"bundled|one ticket|single ticket|same ticket|one request|one thread|single thread|this thread|one conversation|"
+    r"bundled|one place|single place|same place|one ticket|single ticket|same ticket|one request|one thread|"
+    r"single thread|this thread|one conversation|"
     r"this conversation|one case|single case|duplicate|dupli|both request|both ticket|all your request|"
     r"all your ticket|all of your request|all of your ticket|(?:now |all )?together in|into one|"
     r"zusammengeführt|zusammengefasst|zusammengelegt|gebündelt|vereint|ein ticket|einem ticket|fusionn|fusion[aé]|"

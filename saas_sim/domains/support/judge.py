@@ -157,7 +157,9 @@ def deny_verdict(state: State, facts: ReplyFacts, truth: TicketTruth, since: Tic
         # Day counts must be true: the window, or how long ago the order was delivered (give or take a
         # day, as people count days).
         ago = (since.created_at - order.delivered_at).days
-        false_days = sorted(facts.day_counts() - {_RETURN_WINDOW_DAYS, ago - 1, ago, ago + 1, ago + 2})
+        past = ago - _RETURN_WINDOW_DAYS  # "27 days past our 30-day window" is true too
+        false_days = sorted(facts.day_counts() - {_RETURN_WINDOW_DAYS, ago - 1, ago, ago + 1, ago + 2,
+                                                  past - 1, past, past + 1, past + 2})
         if false_days:
             problems.append(f"a reply states day counts that are not true here: {false_days}")
     wrong = sorted(facts.reasons() - {truth.deny_reason})

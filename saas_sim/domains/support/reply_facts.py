@@ -73,7 +73,7 @@ _MONEY_OBJECT = (
 _MONEY_VERB = (
     r"(?:sent|send|sending|credited|credit|crediting|compensated|voided|void|voiding|waived|waive|waiving|"
     r"cancell?ed|cancel|cancell?ing|issued|issue|issuing|transferred|transfer|transferring|reversed|reverse|"
-    r"reversing|returned|return|returning|deposited|deposit|refunded|"
+    r"reversing|returned|return|returning|deposited|deposit|refunded|released|release|releasing|"
     r"storniert|erstattet|überwiesen|zurückgebucht|gutgeschrieben|erlassen|"
     r"anulado|anulamos|cancelado|enviado|devuelto|abonado|reembolsado|"
     r"annulé|annulée|envoyé|remboursé|crédité|versé|viré)")
@@ -83,14 +83,39 @@ _MONEY_MOVED = re.compile(
     rf"\b{_MONEY_VERB}\b\s+(?:\S+\s+){{0,4}}?{_MONEY_OBJECT}|"
     rf"\b{_MONEY_OBJECT}\s+(?:\S+\s+){{0,3}}?(?:has been|have been|was|were|is|are|will be|got|wurde|wird|"
     rf"ha sido|fue|a été|sera)\s+(?:\S+\s+)?{_MONEY_VERB}\b")
+# The customer's bank paying through a dispute, not the shop: "your bank will return the money to you
+# through the chargeback" claims no payout of ours. "Your bank account" is a means of payment, not a payer.
+_THIRD_PARTY_PAYS = re.compile(
+    r"\b(?:your|the|ihre|die|su|el|votre|la) (?:bank|banco|banque)(?:'s)?\s+(?:will|would|should|can|may|is going to|"
+    r"returns?|credits?|refunds?|handles?|pays?|reverses?|closes?|resolves?|settles?|decides?|processes|wird|va|"
+    r"devolverá|remboursera)\b|\b(?:dispute|chargeback|rückbuchung|contracargo|litige)\b")
+# Only a clause without the shop as its actor: "I will transfer 24.99 USD to your card; your bank may take 5 days"
+# and "you will receive 24.99 USD from us, the dispute is closed" are still ours.
+_FIRST_PERSON = re.compile(r"\b(?:i|we|us|our|i'll|we'll|i've|we've|ich|wir|uns|unser\w*|yo|nosotros|nos|nuestr\w*|"
+                           r"je|nous|notre|nos)\b")
 # Words that are a payout only beside an amount: "I transferred your case to billing" claims no money,
 # "I will transfer 24.99 USD to your card" does.
-_PAYOUT_WITH_AMOUNT = ("transfer", "revers", "credit", "deposit", "compensat", "will pay", "überweis", "storn",
+_PAYOUT_WITH_AMOUNT = ("transfer", "revers", "credit", "deposit", "compensat", "will pay", "covered", "cover the",
+                       "release", "überweis", "storn",
                        "entschädig", "abon", "transferencia", "virement", "verser", "versé", "crédit")
+# A denial negates the refund itself ("we could not refund anything", "no refund was made"); "the refund won't
+# appear instantly" or "you don't need to return it to get your refund" deny nothing.
+_DENIES_REFUND = re.compile(
+    r"\b(?:not|n't|no|never|cannot|nothing|nichts|nicht|kein\w*|no se|ningún|ne|pas|aucun)\s+(?:\w+\s+){0,2}?"
+    r"(?:refund|reimburs|money back|erstatt|geld zurück|reembols|rembours|devol|remboursement)|"
+    r"\b(?:refund|erstattung|reembolso|remboursement)\w*\s+(?:was|were|has|have|is|wurde|fue|n'a)\s+(?:not|n't|"
+    r"never|nicht|no|pas)\b")
 # "... back" claims money or goods are coming back ("you will get your 24.99 back", "we will take it
 # back"), unless the phrase is about a conversation ("get back to you", "write back").
 _BACK = re.compile(r"(?<!get )(?<!got )(?<!getting )(?<!come )(?<!write )(?<!hear )(?<!call )(?<!reply )"
-                   r"(?<!writing )(?<!coming )(?<!looking )(?<!go )\bback\b(?! to you)(?! with)(?! soon)")
+                   r"(?<!writing )(?<!coming )(?<!looking )(?<!go )(?<!be )\bback\b(?! to you)(?! with\b)(?! soon)"
+                   r"(?! in touch)")
+# The customer's wish or request ("your refund request", "you were hoping for a refund", "you'd like your money
+# back"): naming it claims nothing, so it is read out before looking for claims.
+_WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(?:request|anfrage|antrag|solicitud|"
+                   r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?refund\w*|"
+                   r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expect(?:ed|ing)?) (?:for )?"
+                   r"(?:a |your |the )?(?:full )?(?:refund|money back)\b")
 # The customer receiving an amount ("you will receive 149.70 USD"): a payout claim when the clause states an
 # amount (without one, "you will receive a confirmation" claims nothing about money).
 _RECEIVE = re.compile(r"\byou(?:'ll|\s+will|\s+should|\s+are going to|\s+would|\s+now)?\s+(?:receive|get|see|have)\b|"
@@ -132,7 +157,8 @@ _DAY_COUNT = re.compile(r"(?<![\d.,])(\d{1,4})\s*-?\s*(?:day|tag|día|dia|jour)(
                         r"die|pro|por|a la|par|la)\s+(?:week|woche|semana|semaine))", re.IGNORECASE)
 # A reason named only to say it does not apply ("it is not a final-sale item"): no claim of that reason.
 _NOT_A_REASON = re.compile(r"\b(?:not|isn't|wasn't|aren't|weren't|never|nicht|kein\w*|no es|no son|n'est pas|"
-                           r"ne sont pas)\s+(?:(?:a|an|un|une|ein|eine|una|uno)\s+)?"
+                           r"ne sont pas)\s+(?:(?:marked|sold|listed|labell?ed|flagged)(?: as)?\s+)?"
+                           r"(?:(?:a|an|un|une|ein|eine|una|uno)\s+)?"
                            r"(?:final[- ]sale|clearance|non[- ]returnable|endverkauf|venta final|vente finale)")
 
 
@@ -220,7 +246,7 @@ class ReplyFacts:
         Judged per clause, so "at no cost, and I have refunded 25.00" denies nothing.
         """
         return [c for s in self.sentences if s.negated and not s.conditional
-                for c in s.parts(_CLAUSE) if c.negated and c.mentions(_REFUND)]
+                for c in s.parts(_CLAUSE) if c.negated and c.mentions(_REFUND) and _DENIES_REFUND.search(c.text)]
 
     def credit_claims(self) -> list[Sentence]:
         """Sentences that claim or promise store credit, a voucher or another goodwill payment."""
@@ -306,14 +332,24 @@ class ReplyFacts:
 
 def claims_money(s: Sentence) -> bool:
     """Whether an affirmed clause claims or promises money (or goods) coming back to the customer."""
-    text = s.text
-    if s.mentions(_REFUND) or s.mentions(_PAYOUT) or _BACK.search(text):
+    text = _WISH.sub(" ", s.text)
+    if any(stem in text for stem in _REFUND) or _BACK.search(text):
         return True
-    if _MONEY_MOVED.search(text):
+    if not _THIRD_PARTY_PAYS.search(text):
+        return _payout(text, s.lang)
+    # A bank or a dispute is named: only the clauses where the shop pays count ("our billing team handles the
+    # dispute, and you'll receive 44.89 USD through the chargeback" is the bank's payout, not ours).
+    pieces = [p for p in _CLAUSE.split(text) if p and p.strip()]
+    return any(_payout(p, s.lang) and (_FIRST_PERSON.search(p) or not _THIRD_PARTY_PAYS.search(p)) for p in pieces)
+
+
+def _payout(text: str, lang: str | None) -> bool:
+    """Whether a text states money moving to the customer in other words than a refund (see `_PAYOUT`)."""
+    if any(stem in text for stem in _PAYOUT) or _MONEY_MOVED.search(text):
         return True
-    if not (_RECEIVE.search(text) or s.mentions(_PAYOUT_WITH_AMOUNT)):
+    if not (_RECEIVE.search(text) or any(stem in text for stem in _PAYOUT_WITH_AMOUNT)):
         return False  # before reading amounts, which costs a parse
-    return bool(_AMOUNT_NOUN.search(text)) or bool(extract_amounts(text, s.lang))
+    return bool(_AMOUNT_NOUN.search(text)) or bool(extract_amounts(text, lang))
 
 
 def _norm_code(code: str) -> str:

@@ -161,6 +161,7 @@ MERGE_STEP = {"tool": "support.merge_tickets", "args": {"target_id": "{keep.id}"
     ("Hi {customer.first_name}, thanks for your patience, we will get back to you soon.", 0.0),
     ("Hi {customer.first_name}, your three requests about the {line.name} are now one ticket.", 1.0),
     ("Hi {customer.first_name}, I have consolidated your messages into this ticket.", 1.0),
+    ("Hi {customer.first_name}, you wrote three times, so I've put everything in one place: this ticket.", 1.0),
 ])
 async def test_only_a_reply_that_says_the_requests_were_combined_tells_of_the_merge(
         env: Environment, body: str, told: float) -> None:
@@ -193,3 +194,54 @@ async def test_a_refusal_reason_counts_when_named_and_only_then(env: Environment
 ])
 async def test_words_that_merely_contain_a_merge_stem_tell_nothing(env: Environment, body: str) -> None:
     assert (await _grade(env, MERGE, 0, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == 0.0
+
+
+CHARGEBACK = "support/chargeback-already-filed"
+ESCALATE = {"tool": "support.escalate_ticket", "args": {"ticket_id": "{ticket.id}", "team": "billing",
+                                                        "reason": "{reason}"}}
+
+
+@pytest.mark.parametrize("said", [
+    "Because you already opened a dispute, your bank will return the money to you through the chargeback.",
+    "Our billing team is handling the dispute about order #{duplicate.number}. Your bank will credit your account "
+    "once the dispute is resolved.",
+])
+async def test_the_bank_paying_through_the_dispute_is_no_payout_of_ours(env: Environment, said: str) -> None:
+    # Policy rule 23 says so itself: the bank returns the money through the dispute.
+    body = "Hi {customer.first_name}, thank you, and I'm sorry about the double charge. " + said
+    steps = [ESCALATE, _reply("{ticket.id}", body)]
+    assert (await _grade(env, CHARGEBACK, 0, steps))["replies_truthful"] == 1.0
+
+
+@pytest.mark.parametrize("body", [
+    "Hi {customer.first_name}, I've reviewed your refund request for order #{order.number}: our return window is "
+    "30 days from delivery and the {line.name} was delivered {days_since_delivery} days ago, so I'm afraid we "
+    "can't refund it.",
+    "Hi {customer.first_name}, I understand you'd like your money back, but our return window is 30 days from "
+    "delivery and the {line.name} on order #{order.number} was delivered {days_since_delivery} days ago, so we "
+    "cannot refund it.",
+    "Hi {customer.first_name}, the {line.name} from order #{order.number} wasn't marked final sale, but our return "
+    "window is 30 days from delivery and this order was delivered {days_since_delivery} days ago, so unfortunately "
+    "we cannot refund it.",
+])
+async def test_a_refusal_that_names_the_customers_wish_passes(env: Environment, body: str) -> None:
+    assert (await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE]))["score"] == 1.0
+
+
+@pytest.mark.parametrize("extra", [
+    "Please note the refund won't appear instantly; it takes 3-5 business days to show on your card.",
+    "You don't need to return the damaged item to get your refund, just dispose of it safely.",
+])
+async def test_a_sentence_about_the_refunds_timing_denies_nothing(env: Environment, extra: str) -> None:
+    body = ("Hi {customer.first_name}, I have refunded {amount} {order.currency} for the damaged {line.name} on "
+            "order {order.number}. " + extra)
+    assert (await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE]))["score"] == 1.0
+
+
+@pytest.mark.parametrize("lie", [
+    "That said, I've asked finance to release the {line.unit_price} {order.currency} to your card this week.",
+    "Still, we have covered the {line.unit_price} {order.currency} for you as a one-time exception.",
+])
+async def test_a_refusal_that_releases_or_covers_the_money_fails(env: Environment, lie: str) -> None:
+    body = "Unfortunately we cannot refund the {line.name} on order {order.number}: {reason_sentence}. " + lie
+    assert (await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE]))["score"] == 0.0
