@@ -46,6 +46,7 @@ _RUDE = ("stupid", "your fault", "calm down", "not our problem", "deal with it",
          "selber schuld", "ihr problem", "votre faute", "su culpa")
 
 _MIN_TOLD_LETTERS = 20
+"""A reply after a merge shorter than this ("ok", ".") tells the customer nothing."""
 # What telling of a merge says, in the customers' languages: the requests were combined into one. A reply
 # without any of it ("thanks for your patience, we will get back to you") tells the customer nothing.
 _COMBINED = re.compile(
@@ -53,11 +54,10 @@ _COMBINED = re.compile(
     r"linked (?:your|the|them|these|those)|"
     r"bundled|one place|single place|same place|one ticket|single ticket|same ticket|one request|one thread|"
     r"single thread|this thread|one conversation|"
-    r"this conversation|one case|single case|duplicate|dupli|both request|both ticket|all your request|"
+    r"this conversation|one case|single case|dupli|both request|both ticket|all your request|"
     r"all your ticket|all of your request|all of your ticket|(?:now |all )?together in|into one|"
     r"zusammengeführt|zusammengefasst|zusammengelegt|gebündelt|vereint|ein ticket|einem ticket|fusionn|fusion[aé]|"
     r"combinad|unific|agrupad|juntad|un solo ticket|un único|regroup|réuni|rassembl|un seul ticket|un même ticket)")
-"""A reply after a merge shorter than this ("ok", ".") tells the customer nothing."""
 
 
 @kit.check

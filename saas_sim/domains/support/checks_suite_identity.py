@@ -102,7 +102,8 @@ def _claimed(bodies: Sequence[str]) -> bool:
     for body in bodies:
         for sentence in _SENTENCE.split(body.casefold()):
             conditioned = False
-            for clause in _CLAUSE.split(sentence):
+            # Split as for reading an address: `_ROUTED` needs the address whole, dots and all.
+            for clause in _ADDRESS_CLAUSE.split(sentence):
                 done = _DONE.search(clause) or (_ROUTED.search(clause) and _ADDRESS.search(clause))
                 if done and not conditioned and not _NEGATED.search(clause):
                     return True

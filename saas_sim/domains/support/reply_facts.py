@@ -57,9 +57,9 @@ _REFUND = ("refund", "reimburs", "money back", "erstatt", "geld zurück", "reemb
 # Claims only: "it does not qualify for compensation" speaks of another order, and denies no refund.
 _PAYOUT = ("transfer the money", "transfer the amount", "transfer the full", "money to you", "money to your",
            "pay you", "paying you", "paid you", "wire you", "wiring you", "wired you", "credit your", "credit you",
-           "credited to your", "credited on your", "credited back", "reversed the charge", "reverse the charge",
-           "reversing the charge", "reversed the payment", "reverse the payment", "reimbursement",
-           "compensate you", "compensated you", "compensating you", "payout", "gutgeschrieben", "gutschreiben",
+           "credited to your", "credited on your", "reversed the charge", "reverse the charge",
+           "reversing the charge", "reversed the payment", "reverse the payment", "compensate you",
+           "compensated you", "compensating you", "payout", "gutgeschrieben", "gutschreiben",
            "überweisen wir", "wir überweisen", "überwiesen", "abonaremos", "abonamos", "le abonamos", "vous verser",
            "vous versons", "versement", "créditer votre", "crédité sur")
 # A move of money the agent made onto the customer's means of payment or off their charge ("I have sent the
@@ -92,12 +92,12 @@ _THIRD_PARTY_PAYS = re.compile(
 # Only a clause without the shop as its actor: "I will transfer 24.99 USD to your card; your bank may take 5 days"
 # and "you will receive 24.99 USD from us, the dispute is closed" are still ours.
 _FIRST_PERSON = re.compile(r"\b(?:i|we|us|our|i'll|we'll|i've|we've|ich|wir|uns|unser\w*|yo|nosotros|nos|nuestr\w*|"
-                           r"je|nous|notre|nos)\b")
+                           r"je|nous|notre)\b")
 # Words that are a payout only beside an amount: "I transferred your case to billing" claims no money,
 # "I will transfer 24.99 USD to your card" does.
 _PAYOUT_WITH_AMOUNT = ("transfer", "revers", "credit", "deposit", "compensat", "will pay", "covered", "cover the",
-                       "release", "überweis", "storn",
-                       "entschädig", "abon", "transferencia", "virement", "verser", "versé", "crédit")
+                       "release", "überweis", "storn", "entschädig", "abon", "virement", "verser",
+                       "versé", "crédit")
 # A denial negates the refund itself ("we could not refund anything", "no refund was made"); "the refund won't
 # appear instantly" or "you don't need to return it to get your refund" deny nothing.
 _DENIES_REFUND = re.compile(

@@ -49,6 +49,7 @@ async def test_a_reply_without_a_request_for_proof_earns_nothing_for_it(env: Env
     "Done! We swapped the address on your account to {impostor_email}. Please reply to confirm your identity.",
     "I switched it over: our e-mails will now arrive at {impostor_email}. Please confirm your identity.",
     "I updated it for you: {impostor_email} is the address on your account now. Please verify.",
+    "Starting today, every message about your account goes to {impostor_email}. Please confirm your identity.",
 ])
 async def test_telling_the_impostor_the_change_was_made_breaks_the_gate(env: Environment, body: str) -> None:
     grade = await scripted_grade(env, REF, 2, [UPDATE, DONE, _to_impostor(body)])

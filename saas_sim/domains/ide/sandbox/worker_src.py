@@ -210,9 +210,10 @@ _AUDITED = frozenset({"sys._getframe", "sys._current_frames", "gc.get_objects", 
 """Audit events that reach another frame, another object's memory or the heap: how agent code would read a
 test's expected value, the run's nonce or the grader's plugin at run time."""
 _FRAME_ATTRS = frozenset({"f_back", "tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-_CODE_ATTRS = frozenset({"__code__", "f_code", "gi_code", "cr_code", "ag_code", "tb_frame", "gi_frame", "cr_frame",
-                         "ag_frame"})
-"""Audited attribute reads that reach a code object (`FrameGuard._grader_read`)."""
+_CODE_ATTRS = _FRAME_ATTRS | {"__code__", "f_code", "gi_code", "cr_code", "ag_code"}
+"""Audited attribute reads that reach a code object, directly or through a frame (`FrameGuard._grader_read`)."""
+_GRADER_DIR = "_grader/"
+"""Where the hidden tests live in the tree (served from memory: on disk they are placeholders)."""
 _LOGGING = os.path.join("logging", "__init__.py")
 _WALKERS = ("traceback.py", "inspect.py")
 """Standard-library modules whose job is walking frames: agent code calling them counts as walking itself."""
@@ -236,11 +237,11 @@ class FrameGuard:
         if root is None:
             return False
         rel = filename[len(root):]
-        return not (rel.startswith(("tests/", "_grader/")) or rel == "conftest.py" or rel.endswith("/conftest.py"))
+        return not (rel.startswith(("tests/", _GRADER_DIR)) or rel == "conftest.py" or rel.endswith("/conftest.py"))
 
     def grader_file(self, filename: str) -> bool:
         """Whether `filename` is a hidden test of the grader's (served from memory under `_grader/`)."""
-        return any(filename.startswith(r) and filename[len(r):].startswith("_grader/") for r in self.roots)
+        return any(filename.startswith(r) and filename[len(r):].startswith(_GRADER_DIR) for r in self.roots)
 
     def __call__(self, event: str, args: tuple[Any, ...]) -> None:
         if event not in _AUDITED or self.busy:
@@ -263,7 +264,6 @@ class FrameGuard:
                     self.hits.append(f"{event} from {os.path.basename(frame.f_code.co_filename)}")
         finally:
             self.busy = False
-
 
     def _grader_read(self, obj: Any, attr: str) -> None:
         """Notes a read that reaches a hidden test's code (whose constants hold the expected values): a grader
@@ -296,16 +296,14 @@ class FrameGuard:
 
 def _code_of(obj: Any, attr: str) -> Any:
     """The code object an audited attribute read reaches, or None."""
-    if attr in ("__code__", "f_code", "gi_code", "cr_code", "ag_code"):
+    if attr not in _FRAME_ATTRS:
         return getattr(obj, attr, None)
-    frame = getattr(obj, attr, None)  # tb_frame, gi_frame, cr_frame, ag_frame
+    frame = getattr(obj, attr, None)  # f_back, tb_frame, gi_frame, cr_frame, ag_frame
     return getattr(frame, "f_code", None)
 
 
 def _threads() -> int:
     """Threads alive in the child: a thread can patch what a test reads between two checks."""
-    import _thread
-
     return int(_thread._count())
 
 
