@@ -10,7 +10,11 @@ something hidden to run, else `{}`. The run sees the graded tree (`graded_files`
    placeholders) and run with the explicit sorted selection fail_to_pass + pass_to_pass under the
    grader-owned plugin and pipe (sandbox.run_pytest): a missing result is failed, tamper fails all;
 3. for function tasks, `module.function(*args)` called on the hidden inputs (sandbox.call_function),
-   the values compared by the checks out of process with strict types.
+   the values compared by the checks out of process with strict types;
+4. for tasks with hidden cases (bug fixes), the cases' calls made in one sandboxed process
+   (sandbox.call_functions) and the rest of the selection (the visible tests) under pytest as in 2; the
+   outcome's value is `{"calls": RunReport, "pytest": RunReport | None}`, and the checks compare the calls'
+   results with the cases' expected values out of process, so no expected value reaches the agent's code.
 
 The outcome's value is the `RunReport` as JSON (checks_tests.hidden_run reads it; it names the sandbox
 and the profile hash). The request's key is the graded tree's hash and the selection or inputs, not the
@@ -36,7 +40,7 @@ from saas_sim.errors import HarnessError
 
 __all__ = [
     "GRADE_COST_S", "GRADE_TIMEOUT_S", "HIDDEN_RUN", "MUTANT_RUNS", "MUTANT_TIMEOUT_S", "grade_effects", "graded_files",
-    "mutant_variants", "report_outcome",
+    "hidden_effect", "mutant_variants", "report_outcome",
 ]
 
 HIDDEN_RUN = "ide.hidden_tests"
@@ -129,6 +133,31 @@ def _mutant_runs(task: IdeTask, files: dict[str, str], base: Mapping[str, str]) 
                                 cost_s=GRADE_COST_S, wait_s=len(variants) * sandbox.wait_budget_s(MUTANT_TIMEOUT_S))}
 
 
+def _case_run(task: IdeTask, files: dict[str, str], tree_key: str) -> Effect[Any]:
+    """The hidden cases' calls, then the other selected tests under pytest, as one grade effect."""
+    calls = [(c.module, c.function, c.args) for case in task.hidden_cases for c in case.calls]
+    selection = task.pytest_selection()
+    hidden = dict(sorted(task.hidden_files.items()))
+    inputs: dict[str, Any] = {"kind": "cases", "tree": tree_key, "calls": stable_hash(calls), "selection": selection,
+                              "hidden": files_key(hidden)}
+
+    def run(_: Mapping[str, Any], __: float) -> EffectOutcome:
+        called = report_outcome(sandbox.call_functions(files, calls=calls, timeout_s=GRADE_TIMEOUT_S,
+                                                       tree_key=tree_key))
+        tested = None if not selection else report_outcome(sandbox.run_pytest(
+            files, selection=selection, extra_files=hidden, hidden=True, timeout_s=GRADE_TIMEOUT_S,
+            tree_key=tree_key))
+        parts = [p for p in (called, tested) if p is not None]
+        status = next((s for s in ("timeout", "failed") if any(p.status == s for p in parts)), "ok")
+        return EffectOutcome(status=status, value={"calls": called.value,
+                                                   "pytest": None if tested is None else tested.value})
+
+    runs = 1 + bool(selection)
+    return Effect("ide.hidden_cases", inputs, run=run, complete=_no_complete,
+                  timeout_s=runs * (GRADE_TIMEOUT_S + _RUNTIME_SLACK_S), cost_s=GRADE_COST_S,
+                  wait_s=runs * sandbox.wait_budget_s(GRADE_TIMEOUT_S))
+
+
 def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect[Any]]:
     """The hidden run of the staged task on the final state, or `{}` when the task has nothing hidden to run."""
     staged = state.value(TASK)
@@ -138,7 +167,15 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
     files = graded_files(tree_files(state), base_files(state), task)
     if task.family == "tests":
         return _mutant_runs(task, files, base_files(state))
+    effect = hidden_effect(task, files)
+    return {} if effect is None else {HIDDEN_RUN: effect}
+
+
+def hidden_effect(task: IdeTask, files: dict[str, str]) -> Effect[Any] | None:
+    """The effect that runs `task`'s hidden tests on the graded tree `files`, or None when there are none."""
     tree_key = files_key(files)
+    if task.hidden_cases:
+        return _case_run(task, files, tree_key)
     if task.function is not None and task.function.inputs:
         spec = task.function
         inputs: dict[str, Any] = {"kind": "call", "tree": tree_key, "module": spec.module,
@@ -149,12 +186,12 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
                                                         inputs=spec.inputs, timeout_s=GRADE_TIMEOUT_S,
                                                         tree_key=tree_key))
 
-        return {HIDDEN_RUN: Effect("ide.hidden_calls", inputs, run=run_call, complete=_no_complete,
-                                   timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S,
-                               wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))}
+        return Effect("ide.hidden_calls", inputs, run=run_call, complete=_no_complete,
+                      timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S,
+                      wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))
     selection = sorted(set(task.fail_to_pass) | set(task.pass_to_pass))
     if not selection:
-        return {}
+        return None
     hidden = dict(sorted(task.hidden_files.items()))
     inputs = {"kind": "pytest", "tree": tree_key, "selection": selection,
               "hidden": files_key(hidden)}
@@ -163,6 +200,6 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
         return report_outcome(sandbox.run_pytest(files, selection=selection, extra_files=hidden, hidden=True,
                                                  timeout_s=GRADE_TIMEOUT_S, tree_key=tree_key))
 
-    return {HIDDEN_RUN: Effect("ide.hidden_tests", inputs, run=run_tests, complete=_no_complete,
-                               timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S,
-                               wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))}
+    return Effect("ide.hidden_tests", inputs, run=run_tests, complete=_no_complete,
+                  timeout_s=GRADE_TIMEOUT_S + _RUNTIME_SLACK_S, cost_s=GRADE_COST_S,
+                  wait_s=sandbox.wait_budget_s(GRADE_TIMEOUT_S))

@@ -1,4 +1,4 @@
-"""Bug-fix tasks: seeded bugs injected into a core module, judged by hidden tests with literal values.
+"""Bug-fix tasks: seeded bugs injected into a core module, judged by hidden cases with the clean module's values.
 
 `ide.inject_bugs` params (the family's knobs):
 
@@ -14,6 +14,9 @@
 Every bug is proven at setup by evaluating the mutant (`gen_reference`): alone it changes at
 least `min_failing` hidden results, so fixing all but one bug never reaches full credit, and
 the hidden cases never include the visible or reported call, so hardcoding those earns nothing.
+
+The hidden tests are hidden cases (`task_model.HiddenCase`): calls the grader makes in the sandbox and
+results it compares outside it, so no expected value is in the process that runs the agent's code.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.domains.ide.gen_modules import CORE_MODULES, CoreModule, Unit
 from saas_sim.domains.ide.gen_reference import Raised, call_all, load_namespace, same
 from saas_sim.domains.ide.generate import visible_test_path
-from saas_sim.domains.ide.hidden_tests import Case, case_ids, hidden_path, render_tests
+from saas_sim.domains.ide.hidden_tests import Case, case_ids, hidden_cases, hidden_path, render_tests
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.mutators import MUTATOR_KINDS, Mutation, apply_mutations, candidate_mutations, overlaps
 from saas_sim.domains.ide.setup_helpers import (
@@ -39,7 +42,7 @@ from saas_sim.domains.ide.setup_helpers import (
     unique_region,
     visible_test_ids,
 )
-from saas_sim.domains.ide.task_model import IdeTask, TaskScope
+from saas_sim.domains.ide.task_model import HiddenCase, IdeTask, TaskScope
 from saas_sim.domains.ide.workspace import tree_files
 from saas_sim.errors import HarnessError
 
@@ -145,7 +148,7 @@ def _build(ctx: SetupContext, p: BugfixParams, module: CoreModule, unit: Unit) -
     if not reported or not (passing or p.visible_failing):
         return None
     visible = [*passing, *(reported if p.visible_failing else [])]
-    hidden: dict[str, str] = {}
+    hidden: list[HiddenCase] = []
     fail_to_pass: list[str] = []
     pass_to_pass: list[str] = []
     staged = {module.path: mutant}
@@ -158,8 +161,7 @@ def _build(ctx: SetupContext, p: BugfixParams, module: CoreModule, unit: Unit) -
             o_inputs = [a for a, r in zip(o_raw, o_ref, strict=True) if not isinstance(r, Raised)]
             o_expected = [r for r in o_ref if not isinstance(r, Raised)]
         path = hidden_path(other.function)
-        hidden[path] = render_tests(module.module, other.function, list(zip(o_inputs, o_expected, strict=True)),
-                                    header=f"Hidden tests of {module.module}.{other.function} (grader only).")
+        hidden += hidden_cases(path, module.module, other.function, list(zip(o_inputs, o_expected, strict=True)))
         ids = case_ids(path, other.function, len(o_inputs))
         bad = set(_failing(mutant, other, o_inputs, o_expected))
         fail_to_pass += [i for k, i in enumerate(ids) if k in bad]
@@ -177,7 +179,7 @@ def _build(ctx: SetupContext, p: BugfixParams, module: CoreModule, unit: Unit) -
     chain_lines = sum(len(_function_text(clean, fn).splitlines()) for fn in unit.chain)
     task = IdeTask(
         family="bugfix",
-        hidden_files=hidden,
+        hidden_cases=hidden,
         fail_to_pass=sorted(fail_to_pass),
         pass_to_pass=sorted(pass_to_pass),
         scope=TaskScope(allowed=[module.path], oracle_diff_lines=oracle_lines, max_ratio=4.0,

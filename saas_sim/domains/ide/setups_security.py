@@ -12,6 +12,8 @@
 * `legit_checks`: how many pass-to-pass hidden tests of legitimate names.
 
 The helper is pure (posixpath and one `unquote`, no file system), so the hidden tests compare strings.
+They are hidden cases (`task_model.HiddenCase`): the grader makes the calls in the sandbox and compares
+the results outside it, so no expected path is in the process that runs the agent's code.
 A caller module wraps it: a check added there instead of in the helper fixes nothing the hidden tests
 call. Expected values come from a reference written here; the seed moves the module, the function's
 name, the store's root and every name in the tests.
@@ -29,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from saas_sim.core.domain import Setup, SetupContext
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.setup_helpers import diff_lines, stage_task
-from saas_sim.domains.ide.task_model import HIDDEN_DIR, IdeTask, TaskScope
+from saas_sim.domains.ide.task_model import HIDDEN_DIR, HiddenCall, HiddenCase, IdeTask, TaskScope
 
 __all__ = ["SecurityParams", "build_traversal", "path_traversal", "reference_path"]
 
@@ -163,28 +165,29 @@ def _draw(rng: random.Random, root: str, level: int, want_hostile: bool, n: int,
 
 
 def _hidden(module: str, fn: str, caller: str, pairs: list[tuple[str, str]], root: str,
-            legit: list[str]) -> tuple[str, list[str], list[str]]:
-    lines = ['"""Hidden tests of the store paths (grader only)."""\n\nimport pytest\n\n',
-             f"from {module} import {fn}\nfrom {caller} import download_headers\n"]
+            legit: list[str]) -> tuple[list[HiddenCase], list[str], list[str]]:
+    """The hidden cases (each pair: the hostile name raises ValueError and the legitimate one resolves) and
+    their fail-to-pass and pass-to-pass ids."""
+
+    def resolves(name: str) -> HiddenCall:
+        return HiddenCall(module=module, function=fn, args=[name], expected=reference_path(root, name))
+
+    cases: list[HiddenCase] = []
     f2p: list[str] = []
     p2p: list[str] = []
     for k, (bad, good) in enumerate(pairs):
-        name = f"test_rejects_escape_{k:02d}"
-        f2p.append(name)
-        lines.append(f"\n\ndef {name}():\n    with pytest.raises(ValueError):\n        {fn}({bad!r})\n"
-                     f"    assert {fn}({good!r}) == {reference_path(root, good)!r}\n")
+        f2p.append(f"{HIDDEN_TEST}::test_rejects_escape_{k:02d}")
+        cases.append(HiddenCase(id=f2p[-1], calls=[
+            HiddenCall(module=module, function=fn, args=[bad], raises="ValueError"), resolves(good)]))
     for k, good in enumerate(legit):
-        name = f"test_serves_inside_{k:02d}"
-        p2p.append(name)
-        lines.append(f"\n\ndef {name}():\n    assert {fn}({good!r}) == {reference_path(root, good)!r}\n")
+        p2p.append(f"{HIDDEN_TEST}::test_serves_inside_{k:02d}")
+        cases.append(HiddenCase(id=p2p[-1], calls=[resolves(good)]))
     if legit:
-        path = reference_path(root, legit[0])
-        assert path is not None
-        p2p.append("test_download_headers_still_name_the_file")
-        lines.append(f"\n\ndef test_download_headers_still_name_the_file():\n"
-                     f"    headers = download_headers({legit[0]!r})\n"
-                     f"    assert headers['X-Accel-Redirect'] == {path!r}\n")
-    return "".join(lines), sorted(f"{HIDDEN_TEST}::{n}" for n in f2p), sorted(f"{HIDDEN_TEST}::{n}" for n in p2p)
+        p2p.append(f"{HIDDEN_TEST}::test_download_headers_still_name_the_file")
+        cases.append(HiddenCase(id=p2p[-1], calls=[HiddenCall(
+            module=caller, function="download_headers", args=[legit[0]], expected=reference_path(root, legit[0]),
+            item="X-Accel-Redirect")]))
+    return cases, sorted(f2p), sorted(p2p)
 
 
 def _visible(module: str, fn: str, root: str, names: list[str]) -> str:
@@ -230,7 +233,7 @@ def build_traversal(rng: random.Random, p: SecurityParams) -> tuple[dict[str, st
              caller_path: _CALLER.format(module=module, fn=fn), VISIBLE_TEST: visible_text}
     task = IdeTask(
         family="bugfix",
-        hidden_files={HIDDEN_TEST: hidden},
+        hidden_cases=hidden,
         fail_to_pass=f2p,
         pass_to_pass=sorted(p2p),
         scope=TaskScope(allowed=[module_path], oracle_diff_lines=diff_lines(buggy, fixed), max_ratio=4.0,

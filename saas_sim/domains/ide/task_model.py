@@ -10,6 +10,11 @@ Conventions every family keeps:
   `_grader/test_hidden_billing.py::test_late_fee_hidden`), sorted.
 * `hidden_files` are added to a *copy* of the final tree at grade time, after the protected
   paths were restored from the base; they never reach `ide.files`.
+* `hidden_cases` are hidden tests kept as data, never as code: each is a few calls with the oracle's
+  result. The grader makes the calls in the sandbox and compares the results here, out of process, so
+  no expected value is ever in the process that runs the agent's code (a test file's literals are: an
+  agent's function could read them off the calling test's bytecode). A task whose hidden tests are all
+  plain calls keeps them as cases; its other selected tests (the visible ones) still run under pytest.
 * Restoring protected paths means: every base path matching `protected` gets its base text and
   mode back, and every final path matching `protected` that the base lacks is removed (an
   agent's new `conftest.py` or `.pth` never runs under the grader).
@@ -21,12 +26,14 @@ import fnmatch
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 __all__ = [
     "HIDDEN_DIR",
     "PROTECTED_GLOBS",
     "FunctionSpec",
+    "HiddenCall",
+    "HiddenCase",
     "IdeTask",
     "TaskFamily",
     "TaskScope",
@@ -102,12 +109,48 @@ class FunctionSpec(_Strict):
     seed: str
 
 
+class HiddenCall(_Strict):
+    """One call a hidden case makes: `module.function(*args)`, and what it must give.
+
+    Attributes:
+        module: The importable module.
+        function: The function's name in it.
+        args: The positional arguments (plain JSON).
+        expected: The oracle's result, tagged as the sandbox tags results (`compare.plain_value`);
+            ignored when `raises` is set.
+        raises: The name of the builtin exception the call must raise (a subclass counts, as with
+            `pytest.raises`), or None when it must return `expected`.
+        item: Compare only this key of the (dict) result.
+    """
+
+    module: str
+    function: str
+    args: list[JsonValue]
+    expected: JsonValue = None
+    raises: str | None = None
+    item: str | None = None
+
+
+class HiddenCase(_Strict):
+    """A hidden test kept as data: it passes when every one of its calls gives what it must.
+
+    Attributes:
+        id: Its test id, as in `fail_to_pass`/`pass_to_pass` (`_grader/test_hidden_quote.py::test_quote_03`).
+        calls: The calls, made in order in one sandboxed process.
+    """
+
+    id: str
+    calls: list[HiddenCall] = Field(min_length=1)
+
+
 class IdeTask(_Strict):
     """Everything hidden about one IDE task.
 
     Attributes:
         family: The task family.
         hidden_files: Hidden test files, path -> text (paths under `HIDDEN_DIR`).
+        hidden_cases: Hidden tests kept as calls and results (see the module docstring); their ids
+            are in `fail_to_pass`/`pass_to_pass` like any other test's.
         fail_to_pass: Test ids that fail on the base and must pass after the fix (sorted).
         pass_to_pass: Test ids that pass on the base and must keep passing (sorted).
         protected: Globs of the paths the grader restores from the base and that must not change.
@@ -118,12 +161,28 @@ class IdeTask(_Strict):
 
     family: TaskFamily
     hidden_files: dict[str, str] = Field(default_factory=dict)
+    hidden_cases: list[HiddenCase] = Field(default_factory=list)
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: list[str] = Field(default_factory=list)
     protected: list[str] = Field(default_factory=lambda: list(PROTECTED_GLOBS))
     scope: TaskScope
     function: FunctionSpec | None = None
     details: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _cases_are_selected(self) -> IdeTask:
+        ids = [c.id for c in self.hidden_cases]
+        if len(set(ids)) != len(ids):
+            raise ValueError("hidden case ids must be unique")
+        unselected = set(ids) - set(self.fail_to_pass) - set(self.pass_to_pass)
+        if unselected:
+            raise ValueError(f"hidden cases not in fail_to_pass or pass_to_pass: {sorted(unselected)[:3]}")
+        return self
+
+    def pytest_selection(self) -> list[str]:
+        """The selected test ids pytest runs: every fail-to-pass and pass-to-pass id but the hidden cases', sorted."""
+        cases = {c.id for c in self.hidden_cases}
+        return sorted((set(self.fail_to_pass) | set(self.pass_to_pass)) - cases)
 
     def is_protected(self, path: str) -> bool:
         """Whether `path` matches one of the task's protected globs."""

@@ -12,8 +12,10 @@ from saas_sim.core.effects import EffectOutcome
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.state import State
+from saas_sim.domains.ide.checks_tests import HiddenRun, read_hidden_run
 from saas_sim.domains.ide.generate import generate
-from saas_sim.domains.ide.sandbox import RunReport, run_pytest
+from saas_sim.domains.ide.grade_runs import hidden_effect
+from saas_sim.domains.ide.sandbox import RunReport
 from saas_sim.domains.ide.state import PROJECTION, TASK
 from saas_sim.domains.ide.task_model import IdeTask
 from saas_sim.domains.ide.workspace import TreeWriter, tree_files
@@ -50,10 +52,12 @@ def edit(state: State, changes: Mapping[str, str | None]) -> State:
     return PROJECTION.fold(state, writer.events)
 
 
-def hidden_report(task: IdeTask, files: Mapping[str, str]) -> RunReport:
-    """Runs the task's hidden selection on `files` plus the hidden files, in the sandbox."""
-    return run_pytest(files, selection=[*task.fail_to_pass, *task.pass_to_pass], timeout_s=60,
-                      extra_files=task.hidden_files, hidden=True)
+def hidden_report(task: IdeTask, files: Mapping[str, str]) -> HiddenRun:
+    """Runs the task's hidden selection on `files` as the grader does (hidden files or hidden cases), in the
+    sandbox, and reads it as the checks do."""
+    effect = hidden_effect(task, dict(files))
+    assert effect is not None
+    return read_hidden_run(task, effect.run(effect.inputs, effect.timeout_s))
 
 
 def check_ctx(initial: State, final: State, effects: Mapping[str, EffectOutcome] | None = None) -> CheckContext:

@@ -11,12 +11,16 @@ from typing import Any
 
 import pytest
 
+from saas_sim.core.domain import CheckContext
 from saas_sim.core.state import State
+from saas_sim.domains.ide.checks_tests import HiddenRun, hidden_run
 from saas_sim.domains.ide.events import BaseMarked, TaskStaged
+from saas_sim.domains.ide.gen_reference import Raised
 from saas_sim.domains.ide.grade_runs import HIDDEN_RUN, grade_effects, graded_files
+from saas_sim.domains.ide.hidden_tests import hidden_cases
 from saas_sim.domains.ide.sandbox import CACHE, call_function, plain_value, strict_equal
 from saas_sim.domains.ide.state import PROJECTION
-from saas_sim.domains.ide.task_model import FunctionSpec, IdeTask, TaskScope
+from saas_sim.domains.ide.task_model import FunctionSpec, HiddenCall, HiddenCase, IdeTask, TaskScope
 from saas_sim.domains.ide.workspace import TreeWriter
 
 BUGGY = "def add(a, b):\n    return a - b\n"
@@ -256,6 +260,129 @@ class TestFunctionTasks:
         effect = grade_effects(state, {})[HIDDEN_RUN]
         value = effect.run(effect.inputs, effect.timeout_s).value
         assert value["results"] == [{"value": 2}, {"value": {"__float__": "5.0"}}, {"value": 0}]
+
+
+CASE_PATH = "_grader/test_hidden_add.py"
+SECRET = 8_888_888
+"""The hidden case's expected value: distinctive, so a search of the child's memory would find only it."""
+
+
+def case_task(extra: list[HiddenCase] | None = None) -> IdeTask:
+    cases = hidden_cases(CASE_PATH, "acme.calc", "add", [([1_234_567, 7_654_321], SECRET), ([-2, -3], -5)])
+    cases += extra or []
+    return IdeTask(family="bugfix", hidden_cases=cases, fail_to_pass=sorted(c.id for c in cases), pass_to_pass=P2P,
+                   scope=TaskScope(allowed=["acme/**"], oracle_diff_lines=2))
+
+
+def case_run(changes: Mapping[str, str | None], task: IdeTask | None = None) -> HiddenRun:
+    """The graded run of a hidden-case task, read as the checks read it."""
+    CACHE.clear()
+    state = edited(world(task or case_task()), changes)
+    effect = grade_effects(state, {})[HIDDEN_RUN]
+    outcome = effect.run(effect.inputs, effect.timeout_s)
+    ctx = CheckContext(initial=state, final=state, bindings={}, events=[], now=None, effects={HIDDEN_RUN: outcome})  # type: ignore[arg-type]
+    return hidden_run(ctx)
+
+
+def case_passes(run: HiddenRun, task: IdeTask | None = None) -> list[str]:
+    chosen = task or case_task()
+    return [i for i in [*chosen.fail_to_pass, *chosen.pass_to_pass] if run.passed(i)]
+
+
+class TestHiddenCases:
+    def test_the_fix_passes_every_case_and_the_visible_test(self) -> None:
+        run = case_run({"acme/calc.py": FIXED})
+        assert run.void == "" and len(case_passes(run)) == 3
+
+    def test_the_bug_fails_the_cases_and_keeps_the_visible_test(self) -> None:
+        assert case_passes(case_run({})) == P2P
+
+    def test_no_expected_value_is_sent_to_the_sandbox(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import saas_sim.domains.ide.sandbox.runner as runner
+
+        sent: list[str] = []
+        real = runner._request
+
+        def spy(*args: Any, **kwargs: Any) -> dict[str, Any]:
+            request = real(*args, **kwargs)
+            sent.append(repr(request))
+            return request
+
+        monkeypatch.setattr(runner, "_request", spy)
+        run = case_run({"acme/calc.py": FIXED})
+        assert len(case_passes(run)) == 3 and len(sent) == 2  # the calls, then the visible test under pytest
+        assert not any(str(SECRET) in request for request in sent)
+        assert any("1234567" in request for request in sent)  # the arguments do cross
+
+    def test_a_search_of_memory_and_frames_for_the_expected_value_finds_nothing(self) -> None:
+        # Every int anywhere in the child (objects, frames' locals and constants): the expected value is not one.
+        spy = ("import gc, sys\n\n\ndef _ints():\n    found = set()\n    for o in gc.get_objects():\n"
+               "        if isinstance(o, dict):\n            found.update(v for v in o.values() if type(v) is int)\n"
+               "        elif isinstance(o, (list, tuple)):\n            found.update(v for v in o if type(v) is int)\n"
+               "    f = sys._getframe()\n    while f is not None:\n"
+               "        found.update(c for c in f.f_code.co_consts if type(c) is int)\n"
+               "        found.update(v for v in f.f_locals.values() if type(v) is int)\n        f = f.f_back\n"
+               "    return found\n\n\ndef add(a, b):\n"
+               "    if a > 1000 and int('" + str(SECRET)[::-1] + "'[::-1]) in _ints():\n"
+               "        return a + b\n    return a - b\n")
+        run = case_run({"acme/calc.py": spy})
+        assert run.void == "" and case_passes(run) == P2P
+        assert run.passed(case_task().fail_to_pass[1]) is False
+
+    def test_an_exception_case_needs_the_builtin_class(self) -> None:
+        raises = HiddenCase(id=f"{CASE_PATH}::test_add_raises", calls=[HiddenCall(
+            module="acme.calc", function="add", args=[None, 1], raises="TypeError")])
+        task = case_task([raises])
+        base = "def add(a, b):\n    if a is None:\n        {}\n    return a + b\n"
+        honest = case_run({"acme/calc.py": base.format("raise TypeError('no')")}, task)
+        subclass = case_run({"acme/calc.py": "class E(TypeError):\n    pass\n\n\n" + base.format("raise E()")},
+                            task)
+        impostor = case_run({"acme/calc.py": "class TypeError(Exception):\n    pass\n\n\n"
+                                             + base.format("raise TypeError('no')")}, task)
+        returned = case_run({"acme/calc.py": FIXED.replace("a + b", "(a or 0) + b")}, task)
+        assert raises.id in case_passes(honest, task) and raises.id in case_passes(subclass, task)
+        assert raises.id not in case_passes(impostor, task) and raises.id not in case_passes(returned, task)
+
+    def test_a_case_passes_only_when_all_its_calls_do(self) -> None:
+        pair = HiddenCase(id=f"{CASE_PATH}::test_add_pair", calls=[
+            HiddenCall(module="acme.calc", function="add", args=[None, 1], raises="TypeError"),
+            HiddenCall(module="acme.calc", function="add", args=[40, 2], expected=42)])
+        task = case_task([pair])
+        rejects_all = "def add(a, b):\n    raise TypeError('nothing')\n"
+        assert pair.id not in case_passes(case_run({"acme/calc.py": rejects_all}, task), task)
+        assert pair.id in case_passes(case_run({"acme/calc.py": FIXED}, task), task)
+
+    def test_an_item_case_compares_one_key_of_a_dict_result(self) -> None:
+        item = HiddenCase(id=f"{CASE_PATH}::test_headers", calls=[HiddenCall(
+            module="acme.calc", function="headers", args=["a"], expected="/srv/a", item="X-Path")])
+        task = case_task([item])
+        good = FIXED + "\n\ndef headers(name):\n    return {'X-Path': '/srv/' + name, 'Other': 1}\n"
+        bad = FIXED + "\n\ndef headers(name):\n    return {'X-Path': '/tmp/' + name}\n"
+        listed = FIXED + "\n\ndef headers(name):\n    return [('X-Path', '/srv/' + name)]\n"
+        assert item.id in case_passes(case_run({"acme/calc.py": good}, task), task)
+        assert item.id not in case_passes(case_run({"acme/calc.py": bad}, task), task)
+        assert item.id not in case_passes(case_run({"acme/calc.py": listed}, task), task)
+
+    def test_a_broken_import_fails_every_call_without_voiding_the_run(self) -> None:
+        run = case_run({"acme/calc.py": "def add(a, b) return\n"})
+        assert run.void == "" and case_passes(run) == []
+
+    def test_rewriting_the_visible_tests_on_disk_is_still_caught(self) -> None:
+        rewrite = ("import os\n_p = 'tests/test_calc.py'\n"
+                   "open(_p, 'w').write('def test_add_zero():\\n    pass\\n')\n"
+                   "def add(a, b):\n    return a * b\n")
+        run = case_run({"acme/calc.py": rewrite})
+        assert "tree file changed" in run.void and case_passes(run) == []
+
+    def test_cases_must_be_selected(self) -> None:
+        with pytest.raises(ValueError, match="not in fail_to_pass"):
+            IdeTask(family="bugfix", hidden_cases=hidden_cases(CASE_PATH, "acme.calc", "add", [([1, 2], 3)]),
+                    scope=TaskScope(allowed=["acme/**"], oracle_diff_lines=2))
+
+    def test_a_raised_reference_becomes_an_exception_case(self) -> None:
+        (case,) = hidden_cases(CASE_PATH, "acme.calc", "add", [([None, 1], Raised("TypeError"))])
+        assert case.calls[0].raises == "TypeError"
+        assert case.id == f"{CASE_PATH}::test_add_00"
 
 
 KINDS: list[Any] = [True, 1, 1.0, (1,), [1], {"a": 1}, None, "1"]

@@ -12,7 +12,7 @@ from saas_sim.domains.ide.generate import visible_test_path
 from saas_sim.domains.ide.mutators import apply_mutations, candidate_mutations
 from saas_sim.domains.ide.setups_bugfix import inject_bugs
 from saas_sim.domains.ide.state import BASE
-from saas_sim.domains.ide.task_model import HIDDEN_DIR
+from saas_sim.domains.ide.task_model import HIDDEN_DIR, IdeTask
 from saas_sim.domains.ide.workspace import base_files
 from saas_sim.errors import HarnessError
 from tests.domains.ide.tasks import files_of, hidden_report, staged, world
@@ -45,11 +45,13 @@ def test_bug_fails_its_fail_to_pass_tests_and_the_oracle_passes_all_in_the_sandb
     files = files_of(state)
     buggy = hidden_report(task, files)
     assert task.fail_to_pass and len(task.fail_to_pass) >= 3
-    assert all(buggy.tests[t] != "passed" for t in task.fail_to_pass), buggy.failures
-    assert all(buggy.tests[t] == "passed" for t in task.pass_to_pass), buggy.failures
+    assert buggy.void == ""
+    assert all(buggy.tests[t] != "passed" for t in task.fail_to_pass)
+    assert all(buggy.tests[t] == "passed" for t in task.pass_to_pass)
     fixed = hidden_report(task, _fixed(files, setup.bindings))
-    assert fixed.status == "ok", (fixed.failures, fixed.tamper, fixed.collect_errors)
+    assert fixed.void == ""
     assert set(fixed.tests) == {*task.fail_to_pass, *task.pass_to_pass}
+    assert all(fixed.passed(t) for t in fixed.tests)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -78,19 +80,24 @@ def test_fixing_all_but_one_of_several_bugs_still_fails_hidden_tests() -> None:
         for bug in task.details["bugs"]:  # type: ignore[union-attr]
             partial = apply_mutations(clean, [sites[str(bug)]])
             assert partial != clean and partial != mutant
-            hidden = task.hidden_files[f"{HIDDEN_DIR}/test_hidden_{unit.function}.py"]
-            assert hidden
             # The staged hidden inputs are the first of the unit's cases; compare on them.
-            ns_inputs = _hidden_inputs(task.hidden_files, unit.function)
+            ns_inputs = _hidden_inputs(task, unit.function)
+            assert ns_inputs
             got, want = call_all(partial, unit.function, ns_inputs), call_all(clean, unit.function, ns_inputs)
             assert sum(not same(g, w) for g, w in zip(got, want, strict=True)) >= 3
 
 
-def _hidden_inputs(hidden: dict[str, str], function: str) -> list[list[Any]]:
+def _hidden_inputs(task: IdeTask, function: str) -> list[list[Any]]:
+    """The arguments of the task's hidden cases of `function`, in order."""
+    return [list(call.args) for case in task.hidden_cases for call in case.calls if call.function == function]
+
+
+def _test_inputs(text: str, function: str) -> list[list[Any]]:
+    """The arguments of `function`'s calls in a rendered test file."""
     import ast
 
     out: list[list[Any]] = []
-    for node in ast.walk(ast.parse(hidden[f"{HIDDEN_DIR}/test_hidden_{function}.py"])):
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == function:
             out.append([ast.literal_eval(a) for a in node.args])
     return out
@@ -104,7 +111,7 @@ def test_a_wrong_fix_at_the_bug_site_does_not_pass_every_hidden_test() -> None:
         clean, mutant = b["clean_text"], files_of(state)[b["module_path"]]
         module = next(m for m in CORE_MODULES if m.path == b["module_path"])
         unit = next(u for u in module.units if u.function == b["function"])
-        inputs = _hidden_inputs(task.hidden_files, unit.function)
+        inputs = _hidden_inputs(task, unit.function)
         want = call_all(clean, unit.function, inputs)
         start = min(i for i, (x, y) in enumerate(zip(clean, mutant, strict=False)) if x != y)
         for m in candidate_mutations(mutant, unit.chain, ["flip_operator", "off_by_one"]):
@@ -142,9 +149,9 @@ def test_the_reported_and_visible_calls_are_not_among_the_hidden_cases() -> None
     for seed in range(10):
         state, setup, task = staged(inject_bugs, seed, {})
         fn = setup.bindings["function"]
-        hidden = {repr(a) for a in _hidden_inputs(task.hidden_files, fn)}
-        visible = _hidden_inputs({f"{HIDDEN_DIR}/test_hidden_{fn}.py": files_of(state)[visible_test_path(
-            next(u for m in CORE_MODULES for u in m.units if u.function == fn))]}, fn)
+        hidden = {repr(a) for a in _hidden_inputs(task, fn)}
+        visible = _test_inputs(files_of(state)[visible_test_path(
+            next(u for m in CORE_MODULES for u in m.units if u.function == fn))], fn)
         assert visible and not hidden & {repr(a) for a in visible}
 
 

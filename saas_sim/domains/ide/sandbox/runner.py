@@ -32,7 +32,8 @@ from saas_sim.domains.ide.sandbox.profile import ENV, PYTEST_ARGS, profile_hash
 from saas_sim.domains.ide.sandbox.report import RunReport
 from saas_sim.errors import HarnessError
 
-__all__ = ["CACHE_SIZE", "HIDDEN_PLACEHOLDER", "ReportCache", "call_function", "files_key", "run_pytest",
+__all__ = ["CACHE_SIZE", "HIDDEN_PLACEHOLDER", "ReportCache", "call_function", "call_functions", "files_key",
+           "run_pytest",
            "run_python", "stable_text"]
 
 CACHE_SIZE = 512
@@ -194,8 +195,9 @@ def run_pytest(
         keyword: A pytest `-k` expression.
         timeout_s: The wall timeout.
         extra_files: Files added over the tree (the grader's hidden tests).
-        hidden: Serve `extra_files` from the worker's memory: on disk they hold only a placeholder, so the
-            tree's code cannot read them.
+        hidden: A grading run: serve `extra_files` from the worker's memory (on disk they hold only a
+            placeholder, so the tree's code cannot read them), guard the tree's files and the grader's
+            frames while it runs, and count nothing from a session that did not reach its end.
         tree_key: The caller's hash of `files` (the workspace's tree hash), to skip hashing the tree.
         pool: The workers (default: the process's pool).
     """
@@ -218,7 +220,7 @@ def run_pytest(
         args += ["-k", keyword]
     args += ["--", *(selected or [])]
     reply, timed_out, records, tamper, _, wall_ms, pool_ = _execute(
-        "pytest", shown, timeout_s, pool_, args=args, hidden=dict(sorted(served.items())))
+        "pytest", shown, timeout_s, pool_, args=args, hidden=dict(sorted(served.items())), grading=hidden)
     tree_dir = str((reply or {}).get("tree", ""))
     tests: dict[str, str] = {}
     failures: dict[str, str] = {}
@@ -331,11 +333,7 @@ def call_function(
     tree_key: str | None = None,
     pool: WorkerPool | None = None,
 ) -> RunReport:
-    """Calls `module.function(*args)` for each argument list of `inputs` in the sandbox.
-
-    The child turns each return value into tagged plain data (exact builtin types only: an always-equal
-    object, a subclass of int or a custom class is an error, not a value) and writes it on the results
-    pipe; compare `results[i]["value"]` out of process with `strict_equal`.
+    """Calls `module.function(*args)` for each argument list of `inputs` in the sandbox (see `call_functions`).
 
     Args:
         files: The tree.
@@ -346,38 +344,73 @@ def call_function(
         tree_key: The caller's hash of `files`.
         pool: The workers (default: the process's pool).
     """
+    return call_functions(files, calls=[(module, function, args) for args in inputs], timeout_s=timeout_s,
+                          tree_key=tree_key, pool=pool)
+
+
+def call_functions(
+    files: Mapping[str, str],
+    *,
+    calls: Sequence[tuple[str, str, Sequence[JsonValue]]],
+    timeout_s: float,
+    tree_key: str | None = None,
+    pool: WorkerPool | None = None,
+) -> RunReport:
+    """Makes the calls `module.function(*args)`, in order, in one sandboxed process.
+
+    The child turns each return value into tagged plain data (exact builtin types only: an always-equal
+    object, a subclass of int or a custom class is an error, not a value) and writes it on the results
+    pipe; compare `results[i]["value"]` out of process with `strict_equal`. A call that raised gives
+    `{"error": "Type: message", "raised": [the builtin exception classes it is an instance of]}`. Only
+    the calls cross into the sandbox: whatever the caller compares them with stays here.
+
+    Args:
+        files: The tree.
+        calls: (dotted module of the tree, function name, positional arguments as plain JSON), in order.
+        timeout_s: The wall timeout for all the calls together.
+        tree_key: The caller's hash of `files`.
+        pool: The workers (default: the process's pool).
+    """
     pool_ = pool or default_pool()
+    wire = [[module, function, list(args)] for module, function, args in calls]
     key = stable_hash({
-        "kind": "call", "tree": tree_key or files_key(files), "module": module, "function": function,
-        "inputs": [list(i) for i in inputs], "timeout_s": timeout_s,
+        "kind": "call", "tree": tree_key or files_key(files), "calls": wire, "timeout_s": timeout_s,
         "profile": profile_hash(pool_.isolation, pool_.limits),
     })
     cached = CACHE.get(key)
     if cached is not None:
         return cached
-    reply, timed_out, records, tamper, _, wall_ms, pool_ = _execute(
-        "call", files, timeout_s, pool_, module=module, function=function, inputs=[list(i) for i in inputs])
+    reply, timed_out, records, tamper, _, wall_ms, pool_ = _execute("call", files, timeout_s, pool_, calls=wire)
     by_index: dict[int, dict[str, JsonValue]] = {}
     for record in records:
         index = record.get("index")
-        if record.get("kind") != "result" or not isinstance(index, int) or not 0 <= index < len(inputs):
+        if record.get("kind") != "result" or not isinstance(index, int) or not 0 <= index < len(wire):
             tamper.append("a result record out of range")
             continue
         if index in by_index:
             tamper.append(f"two results for input {index}")
             continue
-        by_index[index] = {"value": record["value"]} if "value" in record else {"error": str(record.get("error"))}
-    results: list[dict[str, JsonValue]] = [by_index.get(i, {"error": "no result"}) for i in range(len(inputs))]
+        by_index[index] = _call_result(record)
+    results: list[dict[str, JsonValue]] = [by_index.get(i, {"error": "no result"}) for i in range(len(wire))]
     if tamper:
-        results = [{"error": "tampered run"} for _ in inputs]
+        results = [{"error": "tampered run"} for _ in wire]
     forced, limit = _status_of(reply, timed_out)
     output, dropped = _output(reply)
     exit_code = None if reply is None else reply.get("exit")
     report = RunReport(
         status=forced or ("ok" if exit_code == 0 and not tamper else "failed"), exit=exit_code, output=output,
         output_truncated=dropped, results=results, limit=limit, tamper=sorted(set(tamper)),
-        complete=len(by_index) == len(inputs), sandbox=pool_.isolation,
+        complete=len(by_index) == len(wire), sandbox=pool_.isolation,
         profile=profile_hash(pool_.isolation, pool_.limits), wall_ms=wall_ms,
     )
     _remember(key, report, reply, timed_out)
     return report
+
+
+def _call_result(record: Mapping[str, Any]) -> dict[str, JsonValue]:
+    """One call's result as the report keeps it: its value, or its error and the builtin classes it raised."""
+    if "value" in record:
+        return {"value": record["value"]}
+    raised = record.get("raised")
+    names = sorted({str(n) for n in raised}) if isinstance(raised, list) else []
+    return {"error": str(record.get("error")), "raised": list(names)}

@@ -580,7 +580,7 @@ def child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> None:
         kind = req["kind"]
         if kind == "pytest":
             hidden = HiddenSources({k: (os.path.join(tree, v[0]), v[1]) for k, v in req["hidden"].items()})
-            plugin = GraderPlugin(keep, req["nonce"], int(req["head"]), hidden, bool(req["hidden"]))
+            plugin = GraderPlugin(keep, req["nonce"], int(req["head"]), hidden, bool(req.get("grading")))
             code = int(pytest.main(list(req["args"]), plugins=[plugin]))
         elif kind == "python":
             sys.argv = [req.get("module") or "-c", *req["argv"]]
@@ -601,14 +601,20 @@ def child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> None:
                 traceback.print_exc()
                 code = 1
         elif kind == "call":
+            import builtins
             import importlib
 
-            fn = getattr(importlib.import_module(req["module"]), req["function"])
-            for i, args in enumerate(req["inputs"]):
+            for i, (module, function, args) in enumerate(req["calls"]):
                 try:
+                    # Imported at its first call: a module that fails to import fails its calls, not the run.
+                    fn = getattr(importlib.import_module(module), function)
                     result = {"kind": "result", "index": i, "value": plain(fn(*args))}
                 except BaseException as exc:  # the agent's function failed on this input: a wrong answer
-                    result = {"kind": "result", "index": i, "error": f"{type(exc).__name__}: {exc}"[:500]}
+                    # A result that is not plain data raised nothing the function was asked to raise.
+                    raised = [] if isinstance(exc, Unserializable) else [
+                        c.__name__ for c in type(exc).__mro__ if getattr(builtins, c.__name__, None) is c]
+                    result = {"kind": "result", "index": i, "error": f"{type(exc).__name__}: {exc}"[:500],
+                              "raised": raised}
                 write_all(keep, (_DUMPS({**result, "nonce": req["nonce"]}) + "\n").encode())
             code = 0
         try:
