@@ -11,10 +11,11 @@ something hidden to run, else `{}`. The run sees the graded tree (`graded_files`
    grader-owned plugin and pipe (sandbox.run_pytest): a missing result is failed, tamper fails all;
 3. for function tasks, `module.function(*args)` called on the hidden inputs (sandbox.call_function),
    the values compared by the checks out of process with strict types;
-4. for tasks with hidden cases (bug fixes), the cases' calls made in one sandboxed process
-   (sandbox.call_functions) and the rest of the selection (the visible tests) under pytest as in 2; the
-   outcome's value is `{"calls": RunReport, "pytest": RunReport | None}`, and the checks compare the calls'
-   results with the cases' expected values out of process, so no expected value reaches the agent's code.
+4. for tasks with hidden cases (bug fixes), the cases' calls made in one sandboxed process, in an order
+   drawn from the cases (secret from the agent's code; sandbox.call_functions), and the rest of the
+   selection (the visible tests) under pytest as in 2; the outcome's value is `{"calls": RunReport,
+   "pytest": RunReport | None}` (the calls' results back in the cases' order), and the checks compare
+   them with the cases' expected values out of process, so no expected value reaches the agent's code.
 
 The outcome's value is the `RunReport` as JSON (checks_tests.hidden_run reads it; it names the sandbox
 and the profile hash). The request's key is the graded tree's hash and the selection or inputs, not the
@@ -27,8 +28,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import JsonValue
+
 from saas_sim.core.canonical import stable_hash
 from saas_sim.core.effects import Effect, EffectOutcome
+from saas_sim.core.rng import SeedTree
 from saas_sim.core.state import State
 from saas_sim.core.tools import ToolContext
 from saas_sim.domains.ide import sandbox
@@ -141,9 +145,20 @@ def _case_run(task: IdeTask, files: dict[str, str], tree_key: str) -> Effect[Any
     inputs: dict[str, Any] = {"kind": "cases", "tree": tree_key, "calls": stable_hash(calls), "selection": selection,
                               "hidden": files_key(hidden)}
 
+    # The calls go in an order secret from the agent's code (drawn from the hidden cases themselves), so a
+    # function that counts its calls learns nothing from where it stands ("every other call is a hostile
+    # name" would pass every pair of the path-traversal task in its written order).
+    order = list(range(len(calls)))
+    SeedTree(stable_hash({"cases": [c.model_dump(mode="json") for c in task.hidden_cases], "tree": tree_key})
+             ).random("call-order").shuffle(order)
+
     def run(_: Mapping[str, Any], __: float) -> EffectOutcome:
-        called = report_outcome(sandbox.call_functions(files, calls=calls, timeout_s=GRADE_TIMEOUT_S,
-                                                       tree_key=tree_key))
+        report = sandbox.call_functions(files, calls=[calls[i] for i in order], timeout_s=GRADE_TIMEOUT_S,
+                                        tree_key=tree_key)
+        in_order: list[dict[str, JsonValue]] = [{}] * len(calls)
+        for position, i in enumerate(order):
+            in_order[i] = report.results[position] if position < len(report.results) else {"error": "no result"}
+        called = report_outcome(report.model_copy(update={"results": in_order}))
         tested = None if not selection else report_outcome(sandbox.run_pytest(
             files, selection=selection, extra_files=hidden, hidden=True, timeout_s=GRADE_TIMEOUT_S,
             tree_key=tree_key))

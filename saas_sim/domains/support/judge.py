@@ -10,6 +10,7 @@ verdict.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -109,14 +110,25 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     # Each earlier refund's own amount may be recounted; a running total may not, since "36.00 in total"
     # and "I refunded 36.00" read alike to the parsers and the second would be false.
     history = {r.amount for r in earlier}
-    wrong = sorted({a for a in facts.claimed_amounts() if a not in refunded | history})
+    quantities = {ln.quantity for ln in order.lines} if order is not None else set()
+    # A refunded rate is per unit of the lines the refunds were for (all of them for a refund of the order).
+    lines = {r.line_id for r in every}
+    refunded_quantities = quantities if None in lines or order is None else {
+        ln.quantity for ln in order.lines if ln.id in lines}
+    wrong = sorted({a for a in facts.claimed_amounts() if a not in refunded | history}
+                   | {a for a in facts.claimed_rates()
+                      if not _per_unit_of(a, refunded | history, refunded_quantities)})
     if wrong:
         problems.append(f"a reply says {[str(a) for a in wrong]} was refunded; the records say "
                         f"{sorted(str(a) for a in refunded if a)}")
     if order is not None:
         # What this ticket's refunds add up to is true too, also when the order had refunds before it.
         allowed = true_amounts(state, order) | {a.quantize(Decimal("0.01")) for a in refunded}
-        stray = sorted({a for a in facts.amounts if a.quantize(Decimal("0.01")) not in allowed
+        # A rate ("17.00 per unit") is true when some line's quantity of it is a true amount; every occurrence
+        # of a value stated otherwise is judged as a sum.
+        sums = Counter(facts.amounts) - Counter(facts.per_unit)
+        rates = {a for a in facts.per_unit if not _per_unit_of(a, allowed, quantities)}
+        stray = sorted({a for a in {*sums.elements(), *rates} if a.quantize(Decimal("0.01")) not in allowed
                         and str(a) not in facts.codes})
         if stray:
             problems.append(f"a reply states amounts that are no price, total or refund of the order: "
@@ -131,6 +143,12 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         if other:
             problems.append(f"a reply names other orders: {other}")
     return problems
+
+
+def _per_unit_of(rate: Decimal, sums: Collection[Decimal], quantities: Collection[int]) -> bool:
+    """Whether `rate` times one of `quantities` (the order's line quantities) is one of `sums`, to the cent."""
+    cents = {a.quantize(Decimal("0.01")) for a in sums}
+    return any((rate * q).quantize(Decimal("0.01")) in cents for q in quantities)
 
 
 def _reason_stated(facts: ReplyFacts, reason: str, order: Order) -> bool:

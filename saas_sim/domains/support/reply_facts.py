@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -89,6 +90,17 @@ _THIRD_PARTY_PAYS = re.compile(
     r"\b(?:your|the|ihre|die|su|el|votre|la) (?:bank|banco|banque)(?:'s)?\s+(?:will|would|should|can|may|is going to|"
     r"returns?|credits?|refunds?|handles?|pays?|reverses?|closes?|resolves?|settles?|decides?|processes|wird|va|"
     r"devolverá|remboursera)\b|\b(?:dispute|chargeback|rückbuchung|contracargo|litige)\b")
+# A refund the bank makes: through the dispute, or the bank as the one who refunds ("reimbursement through your
+# bank's dispute", "your bank will refund you"). "Your refund will show once the bank processes it" is ours.
+_BANK_REFUNDS = re.compile(
+    r"\b(?:dispute|chargeback|rückbuchung|contracargo|litige)\b|"
+    r"\b(?:your|the|ihre|die|su|el|votre|la) (?:bank|banco|banque|card issuer|issuer)(?:'s)?\s+(?:will\s+|would\s+|"
+    r"should\s+|can\s+|may\s+|is going to\s+|wird\s+(?:ihnen\s+)?|va\s+)?(?:refund|reimburs|return|credit|pay|"
+    r"rembours|erstatt|devol|zurück)")
+# A part of the order other than the one refunded: "your original order is not refunded, only the duplicate
+# charge" denies nothing beside a refund claim.
+_OTHER_PART = re.compile(r"\b(?:original|other|rest|remaining|remainder|ursprünglich\w*|restlich\w*|übrig\w*|"
+                         r"ander(?:e|en|er|es)|resto|restante\w*|otr[oa]s?|reste|autres?)\b")
 # Only a clause without the shop as its actor: "I will transfer 24.99 USD to your card; your bank may take 5 days"
 # and "you will receive 24.99 USD from us, the dispute is closed" are still ours.
 _FIRST_PERSON = re.compile(r"\b(?:i|we|us|our|i'll|we'll|i've|we've|ich|wir|uns|unser\w*|yo|nosotros|nos|nuestr\w*|"
@@ -146,6 +158,19 @@ _CONDITIONAL = ("if ", "whether", "wenn ", "falls ", " si ", "si usted", "si vou
 # Refusal cues lingua-independent negation may miss ("unable", "impossible").
 _EXTRA_NEGATION = ("unable", "impossible", "not eligible", "ineligible", "no longer", "leider nicht",
                    "nicht möglich", "no es posible", "pas possible", "ne pouvons")
+# An amount stated per unit ("17.00 per unit", "2 x 17.00", "a unit price of 17.00") is a rate, not a sum:
+# the judge checks it times a line's quantity. Amount-shaped text only; the amount readers decide what it is.
+_AMOUNT_TEXT = r"(?:[$€£]\s?)?\d[\d.,\u00a0 ]*\d(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?"
+_PER_UNIT = re.compile(
+    rf"{_AMOUNT_TEXT}\s*(?:per|pro|je|por|par|a|/)\s*(?:unit|item|piece|seat|licen[cs]e|stück|einheit|artikel|"
+    rf"platz|unidad|artículo|articulo|puesto|unité|article|pièce|siège)\b|"
+    rf"{_AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
+    rf"{_AMOUNT_TEXT}\s*(?:for|on|für|je|por|pour)\s+(?:each|every|jede[nsmr]?|cada|chaque)\s+(?:\w+\s+){{0,3}}?"
+    rf"(?:unit|item|piece|seat|licen[cs]e|one|stück|einheit|artikel|unidad|artículo|unité|article|pièce)s?\b|"
+    rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*)\s*{_AMOUNT_TEXT}|"
+    rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
+    rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{_AMOUNT_TEXT}",
+    re.IGNORECASE)
 _RETURN_WINDOW_DAYS = 30
 _MIN_SHARE = 0.8
 _MIN_SENTENCE_LETTERS = 20
@@ -201,6 +226,8 @@ class ReplyFacts:
         languages: The detected language of each reply (None: not confident).
         language: The detected language of all replies together.
         amounts: Every money amount stated.
+        per_unit: The amounts among `amounts` stated per unit ("17.00 per unit", "2 x 17.00"), each
+            occurrence once.
         numbers: Every number stated (digits and number words).
         codes: Every order-number-shaped code stated, normalized.
         dates: Every explicit date stated, as ISO strings.
@@ -215,6 +242,7 @@ class ReplyFacts:
     codes: tuple[str, ...]
     dates: tuple[str, ...]
     sentences: tuple[Sentence, ...]
+    per_unit: tuple[Decimal, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -243,10 +271,16 @@ class ReplyFacts:
     def refund_denials(self) -> list[Sentence]:
         """Clauses that say a refund was not or will not be made ("we could not refund anything").
 
-        Judged per clause, so "at no cost, and I have refunded 25.00" denies nothing.
+        Judged per clause, so "at no cost, and I have refunded 25.00" denies nothing; beside a refund claim,
+        neither does a clause about another part of the order ("your original order is not refunded").
         """
-        return [c for s in self.sentences if s.negated and not s.conditional
-                for c in s.parts(_CLAUSE) if c.negated and c.mentions(_REFUND) and _DENIES_REFUND.search(c.text)]
+        found = [c for s in self.sentences if s.negated and not s.conditional
+                 for c in s.parts(_CLAUSE) if c.negated and c.mentions(_REFUND) and _DENIES_REFUND.search(c.text)]
+        if not self._refund_claims:
+            return found
+        # Beside a refund claimed, a clause about another part of the order ("the original charge was not
+        # refunded") tells what the refund did not cover.
+        return [c for c in found if not _OTHER_PART.search(c.text)]
 
     def credit_claims(self) -> list[Sentence]:
         """Sentences that claim or promise store credit, a voucher or another goodwill payment."""
@@ -262,16 +296,26 @@ class ReplyFacts:
         return [s for s in self._claims if s.mentions(_REPLACE)]
 
     @functools.cached_property
-    def _claimed_amounts(self) -> tuple[Decimal, ...]:
+    def _claimed_amounts(self) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
         # Cached like `_claims`: several checks of a grade ask, and reading amounts costs a parse per sentence.
         out: list[Decimal] = []
+        rates: list[Decimal] = []
         for s in self._refund_claims:
-            out.extend(a for a in extract_amounts(s.text) if str(a) not in self.codes)
-        return tuple(out)
+            stated = [a for a in extract_amounts(s.text, s.lang) if str(a) not in self.codes]
+            per_unit = per_unit_amounts(s.text, s.lang)
+            # "I refunded 34.00, that is 17.00 per unit" claims a sum of 34.00 and a rate of 17.00.
+            out += (Counter(stated) - Counter(per_unit)).elements()
+            rates += [a for a in per_unit if a in stated]
+        return tuple(out), tuple(rates)
 
     def claimed_amounts(self) -> list[Decimal]:
-        """Amounts stated in sentences that claim a refund (what the reply says was refunded)."""
-        return list(self._claimed_amounts)
+        """Amounts stated in sentences that claim a refund (what the reply says was refunded), but for the
+        rates (`claimed_rates`)."""
+        return list(self._claimed_amounts[0])
+
+    def claimed_rates(self) -> list[Decimal]:
+        """Amounts a refund claim states per unit ("I refunded 17.00 per unit", "34.00, that is 17.00 each")."""
+        return list(self._claimed_amounts[1])
 
     def reasons(self) -> set[str]:
         """Policy reasons the replies name: `final_sale` and/or `window` (a 30-day window)."""
@@ -333,14 +377,24 @@ class ReplyFacts:
 def claims_money(s: Sentence) -> bool:
     """Whether an affirmed clause claims or promises money (or goods) coming back to the customer."""
     text = _WISH.sub(" ", s.text)
-    if any(stem in text for stem in _REFUND) or _BACK.search(text):
-        return True
-    if not _THIRD_PARTY_PAYS.search(text):
-        return _payout(text, s.lang)
+    if not _THIRD_PARTY_PAYS.search(text) and not _BANK_REFUNDS.search(text):
+        return _refund_words(text) or _payout(text, s.lang)
     # A bank or a dispute is named: only the clauses where the shop pays count ("our billing team handles the
     # dispute, and you'll receive 44.89 USD through the chargeback" is the bank's payout, not ours).
     pieces = [p for p in _CLAUSE.split(text) if p and p.strip()]
-    return any(_payout(p, s.lang) and (_FIRST_PERSON.search(p) or not _THIRD_PARTY_PAYS.search(p)) for p in pieces)
+    return any(_shop_pays(p, s.lang) for p in pieces)
+
+
+def _refund_words(text: str) -> bool:
+    return any(stem in text for stem in _REFUND) or bool(_BACK.search(text))
+
+
+def _shop_pays(clause: str, lang: str | None) -> bool:
+    """Whether a clause of a sentence naming a bank or a dispute claims money coming back from the shop."""
+    shop = bool(_FIRST_PERSON.search(clause))
+    if _refund_words(clause) and (shop or not _BANK_REFUNDS.search(clause)):
+        return True
+    return _payout(clause, lang) and (shop or not _THIRD_PARTY_PAYS.search(clause))
 
 
 def _payout(text: str, lang: str | None) -> bool:
@@ -350,6 +404,14 @@ def _payout(text: str, lang: str | None) -> bool:
     if not (_RECEIVE.search(text) or any(stem in text for stem in _PAYOUT_WITH_AMOUNT)):
         return False  # before reading amounts, which costs a parse
     return bool(_AMOUNT_NOUN.search(text)) or bool(extract_amounts(text, lang))
+
+
+def per_unit_amounts(text: str, lang: str | None) -> list[Decimal]:
+    """The amounts `text` states per unit ("17.00 per unit", "2 x 17.00", "a unit price of 17.00")."""
+    if not _PER_UNIT.search(text):
+        return []  # before reading amounts, which costs a parse
+    masked = _PER_UNIT.sub(" ; ", text)
+    return list((Counter(extract_amounts(text, lang)) - Counter(extract_amounts(masked, lang))).elements())
 
 
 def _norm_code(code: str) -> str:
@@ -386,14 +448,17 @@ def read_facts(bodies: Iterable[str]) -> ReplyFacts:
     codes: list[str] = []
     dates: list[str] = []
     sents: list[Sentence] = []
+    per_unit: list[Decimal] = []
     for t, lang in zip(texts, languages, strict=True):
         amounts += extract_amounts(t, lang)
+        per_unit += per_unit_amounts(t, lang)
         numbers += extract_numbers(t, lang)
         codes += extract_codes(t, ORDER_NUMBER)
         dates += [d.isoformat() for d in extract_dates(t, lang)]
         sents += [_sentence(s, lang) for s in sentences(t, lang)]
     return ReplyFacts(bodies=texts, languages=languages, language=language, amounts=tuple(amounts),
-                      numbers=tuple(numbers), codes=tuple(codes), dates=tuple(dates), sentences=tuple(sents))
+                      numbers=tuple(numbers), codes=tuple(codes), dates=tuple(dates), sentences=tuple(sents),
+                      per_unit=tuple(per_unit))
 
 
 def read_replies(state: State, ticket: Ticket, extra: Message | None = None) -> ReplyFacts:

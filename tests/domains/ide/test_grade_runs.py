@@ -374,6 +374,38 @@ class TestHiddenCases:
         run = case_run({"acme/calc.py": rewrite})
         assert "tree file changed" in run.void and case_passes(run) == []
 
+    @pytest.mark.parametrize("line", ["b'1' * 5000", "b'[' * 3000", "b'{\"a\": ' * 3000"])
+    def test_garbage_on_the_results_pipe_is_tamper_never_a_grader_error(self, line: str) -> None:
+        # An int past Python's 4300 digits, or nesting past the stack, raised from the record parser.
+        garbage = f"import os\nos.write(3, {line} + b'\\n')\n" + FIXED
+        run = case_run({"acme/calc.py": garbage})
+        assert "unreadable line" in run.void and case_passes(run) == []
+
+    def test_a_forged_record_with_the_nonce_nested_deep_is_tamper(self) -> None:
+        forge = ("import os, sys\n_f = sys._getframe()\nwhile _f is not None and 'req' not in _f.f_locals:\n"
+                 "    _f = _f.f_back\nif _f is not None and _f.f_locals['req'].get('kind') == 'call':\n"
+                 "    _n = _f.f_locals['req']['nonce']\n"
+                 "    os.write(3, ('{\"kind\": \"result\", \"index\": 0, \"nonce\": \"%s\", \"value\": %s}\\n'"
+                 " % (_n, '[' * 400 + ']' * 400)).encode())\n"
+                 "    os.write(3, ('{\"kind\": \"result\", \"index\": 1, \"nonce\": \"%s\", \"value\": "
+                 "{\"__int__\": 5}}\\n' % _n).encode())\n    os._exit(0)\n" + FIXED)
+        run = case_run({"acme/calc.py": forge})
+        assert "tampering" in run.void and case_passes(run) == []
+
+    def test_counting_calls_tells_nothing_about_which_call_is_which(self) -> None:
+        # Pairs whose first call must raise: a function that raises on every other call passes them all in
+        # the written order, and almost none in the secret order.
+        pairs = [HiddenCase(id=f"{CASE_PATH}::test_pair_{k:02d}", calls=[
+            HiddenCall(module="acme.calc", function="add", args=[None, k], raises="TypeError"),
+            HiddenCall(module="acme.calc", function="add", args=[k, k], expected=2 * k)]) for k in range(12)]
+        task = case_task(pairs)
+        counter = ("_n = [0]\n\n\ndef add(a, b):\n    _n[0] += 1\n    if _n[0] % 2 == 1:\n"
+                   "        raise TypeError('odd')\n    return (a or 0) + b\n")
+        passed = [p.id for p in pairs if p.id in case_passes(case_run({"acme/calc.py": counter}, task), task)]
+        assert len(passed) <= 6
+        honest = "def add(a, b):\n    if a is None:\n        raise TypeError('none')\n    return a + b\n"
+        assert all(p.id in case_passes(case_run({"acme/calc.py": honest}, task), task) for p in pairs)
+
     def test_cases_must_be_selected(self) -> None:
         with pytest.raises(ValueError, match="not in fail_to_pass"):
             IdeTask(family="bugfix", hidden_cases=hidden_cases(CASE_PATH, "acme.calc", "add", [([1, 2], 3)]),

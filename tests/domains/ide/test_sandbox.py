@@ -125,6 +125,12 @@ class TestIsolation:
 
 
 class TestHostileRuns:
+    @pytest.mark.parametrize("line", ["b'9' * 5000", "b'[' * 3000"])
+    def test_garbage_on_the_results_pipe_is_recorded_tamper(self, line: str) -> None:
+        # The record parser raised ValueError (an int past 4300 digits) or RecursionError: a harness error.
+        report = py(f"import os\nos.write(3, {line} + b'\\n')\nprint('done')\n")
+        assert report.tamper == ["an unreadable line on the results pipe"] and report.output == "done\n"
+
     def test_infinite_loop_is_a_recorded_timeout(self) -> None:
         report = py("while True:\n    pass\n", timeout_s=1.5)
         assert report.status == "timeout"

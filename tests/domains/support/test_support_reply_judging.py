@@ -245,3 +245,65 @@ async def test_a_sentence_about_the_refunds_timing_denies_nothing(env: Environme
 async def test_a_refusal_that_releases_or_covers_the_money_fails(env: Environment, lie: str) -> None:
     body = "Unfortunately we cannot refund the {line.name} on order {order.number}: {reason_sentence}. " + lie
     assert (await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE]))["score"] == 0.0
+
+
+PRICE_DROP = "support/refund-price-drop"
+PRICE_DROP_REFUND = {"tool": "support.issue_refund", "args": {
+    "order_id": "{order.id}", "line_id": "{line.id}", "amount": "{amount}", "reason": "other",
+    "ticket_id": "{ticket.id}"}}
+
+
+@pytest.mark.parametrize("said", [
+    "I have refunded {amount} {order.currency} in total, that is {diff} {order.currency} per unit.",
+    "I have refunded {qty} x {diff} {order.currency} = {amount} {order.currency}.",
+    "I have refunded {diff} {order.currency} for each of your {qty} units.",
+])
+async def test_a_refund_stated_per_unit_is_true_when_its_quantity_makes_the_sum(env: Environment, said: str) -> None:
+    # Seed 0 drops the price of 2 units: the per-unit difference is no price, total or refund of the order.
+    body = "Hi {customer.first_name}, the price dropped within 14 days of order #{order.number}. " + said
+    result = await _grade(env, PRICE_DROP, 0, [PRICE_DROP_REFUND, _reply("{ticket.id}", body), SOLVE])
+    assert result["replies_truthful"] == 1.0
+
+
+@pytest.mark.parametrize("said", [
+    "I have refunded {line.unit_price} {order.currency} per unit.",
+    "I have refunded {amount} {order.currency} per unit.",
+])
+async def test_a_rate_no_quantity_makes_true_is_a_false_amount(env: Environment, said: str) -> None:
+    body = "Hi {customer.first_name}, about order #{order.number}: " + said
+    result = await _grade(env, PRICE_DROP, 0, [PRICE_DROP_REFUND, _reply("{ticket.id}", body), SOLVE])
+    assert result["replies_truthful"] == 0.0
+
+
+async def test_a_refund_of_the_duplicate_beside_the_original_left_alone_contradicts_nothing(env: Environment) -> None:
+    body = ("Hi {customer.first_name}, you were charged twice. I have refunded the duplicate charge of {amount} "
+            "{order.currency} on order #{duplicate.number}. Your original order #{order.number} is not refunded: "
+            "it ships as planned.")
+    steps = [{"tool": "support.issue_refund", "args": {"order_id": "{duplicate.id}", "amount": "{amount}",
+                                                       "reason": "other", "ticket_id": "{ticket.id}"}},
+             _reply("{ticket.id}", body), SOLVE]
+    assert (await _grade(env, "support/refund-duplicate-charge", 0, steps))["replies_truthful"] == 1.0
+
+
+async def test_a_denial_of_the_whole_refund_still_contradicts_it(env: Environment) -> None:
+    body = ("Hi {customer.first_name}, I have refunded {amount} {order.currency} for the damaged {line.name}. "
+            "Sorry, on second thought nothing was refunded.")
+    result = await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+    assert result["replies_truthful"] == 0.0
+
+
+@pytest.mark.parametrize("said", [
+    "You will get a reimbursement through your bank's dispute once it is resolved.",
+    "Your bank will refund you once the dispute is closed.",
+])
+async def test_the_bank_refunding_through_the_dispute_is_no_refund_of_ours(env: Environment, said: str) -> None:
+    body = "Hi {customer.first_name}, thank you, and I'm sorry about the double charge. " + said
+    steps = [ESCALATE, _reply("{ticket.id}", body)]
+    assert (await _grade(env, CHARGEBACK, 0, steps))["replies_truthful"] == 1.0
+
+
+async def test_our_refund_still_counts_beside_the_bank(env: Environment) -> None:
+    # Nothing was refunded: "your refund will show once the bank processes it" is our refund claimed.
+    body = ("Unfortunately we cannot refund the {line.name} on order {order.number}: {reason_sentence}. "
+            "Your refund of {line.unit_price} {order.currency} will show once your bank processes it.")
+    assert (await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE]))["score"] == 0.0

@@ -15,7 +15,10 @@ from typing import Any
 
 from pydantic import JsonValue
 
-__all__ = ["plain_value", "strict_equal"]
+__all__ = ["MAX_DEPTH", "is_plain", "plain_value", "strict_equal"]
+
+MAX_DEPTH = 50
+"""How deep a tagged value may nest (the sandbox's `plain` refuses deeper values)."""
 
 
 def plain_value(value: Any) -> JsonValue:
@@ -38,6 +41,25 @@ def plain_value(value: Any) -> JsonValue:
     if kind is Decimal:
         return {"__decimal__": str(value)}
     raise TypeError(f"{kind.__qualname__} is not plain data")
+
+
+def is_plain(value: Any, depth: int = 0) -> bool:
+    """Whether `value` is tagged plain data as the sandbox writes it, at most `MAX_DEPTH` deep: what a result
+    record must hold before anything compares or stores it (a forged record may hold anything)."""
+    if depth > MAX_DEPTH:
+        return False
+    if value is None or type(value) in (bool, int, str):
+        return True
+    if type(value) is not dict or len(value) != 1:
+        return False
+    ((tag, inner),) = value.items()
+    if tag in ("__float__", "__decimal__"):
+        return type(inner) is str
+    if tag in ("__list__", "__tuple__"):
+        return type(inner) is list and all(is_plain(v, depth + 1) for v in inner)
+    if tag == "__dict__":
+        return type(inner) is dict and all(type(k) is str and is_plain(v, depth + 1) for k, v in inner.items())
+    return False
 
 
 def strict_equal(got: JsonValue, want: JsonValue, *, rel_tol: float = 1e-9, abs_tol: float = 0.0) -> bool:

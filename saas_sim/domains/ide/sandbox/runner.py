@@ -27,6 +27,7 @@ from saas_sim.core.canonical import sha256_hex, stable_hash
 from saas_sim.core.clock import perf_ns
 from saas_sim.core.ids import unique_token
 from saas_sim.core.memo import LruCache
+from saas_sim.domains.ide.sandbox.compare import MAX_DEPTH, is_plain
 from saas_sim.domains.ide.sandbox.pool import WorkerGoneError, WorkerPool, default_pool
 from saas_sim.domains.ide.sandbox.profile import ENV, PYTEST_ARGS, profile_hash
 from saas_sim.domains.ide.sandbox.report import RunReport
@@ -131,11 +132,14 @@ def _execute(kind: str, files: Mapping[str, str], timeout_s: float, pool: Worker
     for line in (reply or {}).get("results", "").splitlines():
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # malformed, an int past 4300 digits, nesting past the stack
             tamper.append("an unreadable line on the results pipe")
             continue
         if not isinstance(record, dict) or record.get("nonce") != request["nonce"]:
             tamper.append("a record not written by the grader (forged)")
+            continue
+        if _nesting(record) > MAX_DEPTH + 2:
+            tamper.append("a record nested deeper than the grader writes (forged)")
             continue
         records.append(record)
     return reply, timed_out, records, tamper, request["nonce"], wall_ms, pool
@@ -390,7 +394,11 @@ def call_functions(
         if index in by_index:
             tamper.append(f"two results for input {index}")
             continue
-        by_index[index] = _call_result(record)
+        result = _call_result(record)
+        if result is None:
+            tamper.append(f"a malformed result for input {index}")
+            continue
+        by_index[index] = result
     results: list[dict[str, JsonValue]] = [by_index.get(i, {"error": "no result"}) for i in range(len(wire))]
     if tamper:
         results = [{"error": "tampered run"} for _ in wire]
@@ -407,10 +415,25 @@ def call_functions(
     return report
 
 
-def _call_result(record: Mapping[str, Any]) -> dict[str, JsonValue]:
-    """One call's result as the report keeps it: its value, or its error and the builtin classes it raised."""
+def _nesting(value: Any) -> int:
+    """How deep lists and dicts nest in a parsed JSON value (iteratively: a forged record may nest deep)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def _call_result(record: Mapping[str, Any]) -> dict[str, JsonValue] | None:
+    """One call's result as the report keeps it: its value, or its error and the builtin classes it raised;
+    None when the record is not what the grader's child writes (a forged one)."""
     if "value" in record:
-        return {"value": record["value"]}
-    raised = record.get("raised")
-    names = sorted({str(n) for n in raised}) if isinstance(raised, list) else []
-    return {"error": str(record.get("error")), "raised": list(names)}
+        return {"value": record["value"]} if is_plain(record["value"]) else None
+    error, raised = record.get("error"), record.get("raised", [])
+    if not isinstance(error, str) or not isinstance(raised, list) or not all(isinstance(n, str) for n in raised):
+        return None
+    return {"error": error, "raised": sorted(set(raised))}
