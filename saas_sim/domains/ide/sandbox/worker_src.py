@@ -2,7 +2,16 @@
 
 The host sends this file's text on the worker's stdin (it is never on disk
 inside the sandbox, so agent code cannot read the grader), then one request
-frame per run. The worker imports pytest once and forks one child per run:
+frame per run. The worker imports pytest once and starts one child per run:
+
+* every child is forked from the zygote, a process the worker forks once at
+  start-up, before any request: it only ever receives the pipes of a run, never
+  a tree, a hidden file or an output, so a child's memory holds its own request
+  and nothing of any other run (a child forked from the worker itself inherited
+  every earlier run's trees and outputs, which its code could read out of its
+  own heap: another rollout's fix, or a hidden file). The zygote forks through
+  an intermediate that exits at once, so the child is re-parented to the worker
+  (a child subreaper), which waits for it and reads its pipes as before;
 
 * the child gets its own process group, rlimits, a scrubbed environment, the
   tree copy as its working directory, stdout/stderr into a pipe and a second,
@@ -646,7 +655,7 @@ PIDNS = False
 
 def _run_pids(group: int) -> list[int]:
     """The run's processes: all but the worker's line in its own pid namespace, else the child's process group."""
-    keep = {os.getpid(), os.getppid(), 1}
+    keep = {os.getpid(), os.getppid(), 1, *ZYGOTE[:1]}
     pids: list[int] = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) in keep:
@@ -675,6 +684,18 @@ def _kill_run(group: int) -> int:
         except (ProcessLookupError, PermissionError):
             pass
     return hit
+
+
+def _reap_orphans() -> None:
+    """Reaps every exited process the worker adopted: as the subreaper of the zygote's children, it inherits
+    a run's orphans, which would otherwise stay zombies in the pid namespace's process table."""
+    while True:
+        try:
+            done, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done == 0:
+            return
 
 
 def _rss_bytes(group: int) -> int:
@@ -776,12 +797,111 @@ def _materialize(tree: str, files: dict[str, list[Any]]) -> None:
         os.chmod(full, int(mode))
 
 
+# ---- the zygote ----
+
+ZYGOTE: list[Any] = []
+"""In the worker: [the zygote's pid, the socket to it]."""
+
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+
+
+def _start_zygote() -> None:
+    """Forks the zygote (see the module docstring) and makes the worker the subreaper of its children."""
+    import socket
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    worker = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        ours.close()
+        _zygote(theirs, worker, libc)
+    theirs.close()
+    ZYGOTE[:] = [pid, ours]
+
+
+def _zygote(sock: Any, worker: int, libc: Any) -> None:
+    """The zygote's loop: for each run's pipes, a child forked through an intermediate; never returns."""
+    import socket
+
+    try:
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != worker:
+            os._exit(0)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in _CHLD:
+            os.close(fd)
+        # The host's pipes are the worker's alone: the host must see them close when the worker goes.
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1):
+            os.dup2(null, fd)
+        os.close(null)
+        while True:
+            msg, fds, _, _ = socket.recv_fds(sock, 16, 4)
+            if not msg or len(fds) != 4:
+                os._exit(0)
+            middle = os.fork()
+            if middle == 0:
+                me = os.getpid()
+                pid = os.fork()
+                if pid == 0:
+                    sock.close()
+                    _from_zygote(fds, me)
+                with contextlib.suppress(OSError):
+                    os.setpgid(pid, pid)
+                os._exit(0)
+            for fd in fds:
+                os.close(fd)
+            os.waitpid(middle, 0)
+    except BaseException:  # the zygote has no one to report to: the worker sees its socket close
+        os._exit(70)
+
+
+def _from_zygote(fds: list[int], middle: int) -> None:
+    """In a child the zygote forked: waits to be the worker's, tells its pid, reads its request, runs it."""
+    out_w, res_w, req_r, pid_w = fds
+    while os.getppid() == middle:  # the intermediate is exiting; then the subreaper (the worker) adopts us
+        time.sleep(0.0002)
+    write_all(pid_w, str(os.getpid()).encode())
+    os.close(pid_w)
+    req = read_frame(req_r)
+    os.close(req_r)
+    child(req, out_w, res_w, req["stdin_path"])
+
+
+def _spawn_child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> int:
+    """Has the zygote start the run's child; returns its pid (the worker's child by then)."""
+    import socket
+
+    req_r, req_w = os.pipe()
+    pid_r, pid_w = os.pipe()
+    try:
+        socket.send_fds(ZYGOTE[1], [b"R"], [out_w, res_w, req_r, pid_w])
+    finally:
+        os.close(req_r)
+        os.close(pid_w)
+    told = bytearray()
+    while chunk := os.read(pid_r, 32):
+        told += chunk
+    os.close(pid_r)
+    if not told:
+        os.close(req_w)
+        raise RuntimeError("the zygote started no child")
+    write_frame(req_w, {**req, "stdin_path": stdin_path})
+    os.close(req_w)
+    return int(told)
+
+
 def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
-    """Runs one request in a forked child and returns what happened."""
+    """Runs one request in a child from the zygote and returns what happened."""
     started, waited_before = time.monotonic(), _run_delay_s("self")
     wall_s = req.get("wall_s")
     tree = req["tree"]
     scratch = os.path.dirname(tree)
+    _reap_orphans()  # the last run's, killed after its end
     _wipe(scratch)
     for path in req["wipe"]:
         _wipe(path)
@@ -794,15 +914,13 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
     base_disk = _disk_bytes(disk_paths)
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(out_r)
-        os.close(res_r)
-        child(req, out_w, res_w, stdin_path)
+    try:
+        pid = _spawn_child(req, out_w, res_w, stdin_path)
+    finally:
+        os.close(out_w)
+        os.close(res_w)
     with contextlib.suppress(PermissionError, ProcessLookupError):
         os.setpgid(pid, pid)  # also here, so that no kill can come before the child's own setpgid
-    os.close(out_w)
-    os.close(res_w)
     # Time the worker waited for a CPU while it prepared the run; the child's own waits are read as it runs.
     starved_before = _run_delay_s("self") - waited_before
     timed_out = False
@@ -860,6 +978,7 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
             # The child is gone; whatever it left behind (a background process holding a pipe) goes too.
             _kill_run(pid)
     swept = _kill_run(pid)
+    _reap_orphans()
     # The read ends are the worker's, not the child's: left open, every run leaked two descriptors until,
     # some 500 runs in, select() met one numbered past 1024 and the worker died under a run.
     os.close(out_r)
@@ -894,6 +1013,11 @@ def _warm_up(scratch: str) -> None:
         os.chdir(root)
         pytest.main(["-q", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", ".", root])
     finally:
+        # What pytest printed stays in sys.stdout's buffer: flushed here, it goes to /dev/null, never later to
+        # the host's pipe (a worker's exit flushes it).
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
         os.chdir(cwd)
         os.dup2(saved_out, 1)
         os.dup2(saved_err, 2)
@@ -1028,6 +1152,7 @@ def main() -> None:
 
     gc.collect()
     gc.freeze()
+    _start_zygote()
     write_frame(1, {"ok": True, "ready": True, "uid": os.getuid(), "own_userns": own_userns,
                     "python": sys.version.split()[0],
                     "pytest": pytest.__version__})
