@@ -27,7 +27,8 @@ from saas_sim.domains.support.state import (
 from saas_sim.domains.support.threads import related_tickets
 
 __all__ = [
-    "CHECK_VIEWS", "credits_of", "episode_facts", "episode_replies", "money_value", "order_by_number",
+    "CHECK_VIEWS", "credits_of", "customer_texts", "episode_facts", "episode_replies", "money_value",
+    "order_by_number",
     "order_ids_by_number", "paid_to_person", "refunds_on", "replacements_on", "replies_facts", "ticket_since",
 ]
 
@@ -106,6 +107,16 @@ def episode_replies(ctx: CheckContext, ticket_id: str) -> list[Message]:
     related = {t.id for t in related_tickets(ctx.final, ticket)} if ticket else {ticket_id}
     return sorted((m for m in ctx.created(MESSAGES)
                    if m.ticket_id in related and m.public and m.author_kind == "agent"), key=lambda m: m.id)
+
+
+def customer_texts(ctx: CheckContext, ticket_id: str) -> list[str]:
+    """What the customer wrote on the ticket and the tickets merged with it (its thread, not the world)."""
+    ticket = ctx.final.get(TICKETS, ticket_id)
+    if ticket is None:
+        return []
+    messages = ctx.final.table(MESSAGES)
+    return [m.body for t in related_tickets(ctx.final, ticket) for mid in t.message_ids
+            if (m := messages.get(mid)) is not None and m.author_kind == "customer"]
 
 
 def episode_facts(ctx: CheckContext, ticket_id: str) -> ReplyFacts:
