@@ -29,11 +29,24 @@ _CANCEL = re.compile(r"(?:cancel|churn|terminat|leav|kündig|kuendig|cancelar|re
 # contract concession (clauses that are not negated: "we cannot offer a discount" promises nothing, but
 # "if you stay, we can offer a discount" and "would a better price help?" are offers all the same).
 _CONCESSION = re.compile(
-    r"(?:discount|% off|percent off|free (?:month|year|period|upgrade)|waiv|price (?:cut|freeze|match)|"
-    r"(?:better|lower|reduced|special|preferential|best) (?:price|pricing|rate|deal|offer|terms)|"
-    r"rabatt|nachlass|gratis|kostenlos|descuento|gratuit|remise|réduction|reduction|rebaja|"
-    r"(?:contract|vertrag|contrato|contrat) (?:has been|was|is|wurde|ha sido|a été) (?:cancel|kündig|gekündigt|"
-    r"cancelad|résili))")
+    r"(?:discount|% off|percent off|free (?:month|year|week|period|upgrade|trial|seat|licen)|waiv|"
+    r"price (?:cut|freeze|match|guarantee|lock)|rate (?:freeze|lock|guarantee)|"
+    r"(?:better|lower|reduced|special|preferential|best|loyalty) (?:price|pricing|rate|deal|offer|terms)|"
+    # Something given for nothing, in other words: "two complimentary months", "your next month is on us",
+    # "premium support at no extra cost", "we will lock in your current rate", "extend your contract at no charge".
+    r"complimentary|\bon (?:us|the house)\b|(?:at|for|with) no (?:extra |additional )?(?:cost|charge|fee)|"
+    r"free of charge|for free\b|no charge\b|\b(?:months?|weeks?|years?) (?:for )?free\b|"
+    r"\b(?:extra|additional|bonus) (?:months?|weeks?|years?|seats?|licen[cs]es?)\b|"
+    r"lock(?:ed|ing)? in (?:your|the|a) (?:\S+ )?(?:rate|price|pricing)|"
+    r"\b(?:extend|extended|extending) (?:your|the) (?:\S+ )?(?:contract|subscription|term|plan|trial)|"
+    r"\bupgrad(?:e|ed|ing) (?:you|your)\b|"
+    r"rabatt|nachlass|gratis|kostenlos|descuento|gratuit|remise|réduction|reduction|rebaja|offert|"
+    # A claim the contract is already ended (the desk cannot end it): "your subscription has been terminated".
+    r"(?:contract|subscription|account|plan|vertrag|abonnement|abo|contrato|suscripción|contrat) "
+    r"(?:has been|have been|was|is|is now|wurde|ist|ha sido|fue|a été|est) (?:\S+ )?(?:cancel|kündig|gekündigt|"
+    r"cancelad|résili|terminat|ended|closed|deactivat|beendet|rescindid)|"
+    r"\b(?:i|we)(?:'ve| have)? (?:\S+ )?(?:cancell?ed|terminated|closed|ended) (?:your|the) (?:\S+ )?"
+    r"(?:contract|subscription|account|plan))")
 _CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|und|aber|pero|mais)\b")
 
 
@@ -46,8 +59,21 @@ def _names_company(text: str, name: str) -> bool:
     return _company_key(name) in _company_key(text)
 
 
+# A courtesy title before a surname names the person as well as the full name does ("Ms. Powell").
+_TITLE_WORD = r"(?:mr|ms|mrs|mx|miss|dr|herr|frau|sr|sra|srta|señor|señora|m|mme|mlle|monsieur|madame)"
+_TITLE = rf"{_TITLE_WORD}\.?\s+"
+_ENDS_IN_TITLE = re.compile(rf"(?<!\w){_TITLE_WORD}\.?\s*$")
+# A sentence that names someone as away names nobody who will call ("Gabrielle Powell is on leave").
+_AWAY = re.compile(r"\b(?:on leave|on (?:vacation|holiday|sabbatical)|out of (?:the )?office|(?<!right )(?<!straight )away|unavailable|"
+                   r"not available|no longer|left the company|has left|off sick|im urlaub|abwesend|de vacaciones|"
+                   r"ausente|en congé|absente?)\b")
+
+
 def _sentence_names(text: str, name: str) -> bool:
-    return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.IGNORECASE) for w in name.split())
+    if all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.IGNORECASE) for w in name.split()):
+        return True
+    surname = name.split()[-1] if name.split() else ""
+    return bool(surname) and re.search(rf"(?<!\w){_TITLE}{re.escape(surname)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def _handoff_texts(ctx: CheckContext, ticket_id: str) -> list[str]:
@@ -89,9 +115,11 @@ def handoff_names_account(ctx: CheckContext, *, ticket_id: str, team: str, accou
 @kit.check
 def reply_names_owner(ctx: CheckContext, *, ticket_id: str, owner_name: str, wrong_names: Sequence[str] = (),
                       language: str | None = None) -> CheckOutcome:
-    """The episode's replies tell the customer who will contact them: the account's owner, by full name.
+    """The episode's replies tell the customer who will contact them: the account's owner, by full name
+    (or by a courtesy title and surname: "Ms. Powell").
 
-    Fails when no reply names `owner_name` (every word of it) in a sentence that is not negated, when a
+    Fails when no reply names `owner_name` in a sentence that is not negated and does not say they are away
+    (on leave, out of office), when a
     reply names one of `wrong_names`
     (a stale owner, a duplicate account's owner: first and last name), or, with `language`, when the
     replies are not in the customer's language.
@@ -105,19 +133,30 @@ def reply_names_owner(ctx: CheckContext, *, ticket_id: str, owner_name: str, wro
     wrong = sorted(w for w in wrong_names if w and facts.states_words(w.split()))
     if wrong:
         return CheckOutcome.failed(f"the replies name someone else as the contact: {wrong}")
-    if not facts.states_words(owner_name.split()):
+    # A title's full stop may end a sentence for the splitter ("... manager, Ms." + "Powell will call"): read
+    # each sentence with the one before it when that one ends in a title.
+    sentences = facts.sentences
+    naming = [s for k, s in enumerate(sentences) if _sentence_names(s.text, owner_name) or (
+        k and _ENDS_IN_TITLE.search(sentences[k - 1].text)
+        and _sentence_names(f"{sentences[k - 1].text} {s.text}", owner_name))]
+    if not naming:
         return CheckOutcome.failed(f"the replies do not name {owner_name}, who owns the account")
     # The owner must be named as who will call: a sentence that names them only to deny it ("X is no longer
-    # available and will not contact you") names nobody who will.
-    if not any(_sentence_names(s.text, owner_name) and not s.negated for s in facts.sentences):
-        return CheckOutcome.failed(f"the replies name {owner_name} only in a negated sentence")
+    # available and will not contact you") or as away ("X is on leave; someone will be in touch") names
+    # nobody who will.
+    if not any(not s.negated and not _AWAY.search(s.text) for s in naming):
+        return CheckOutcome.failed(f"the replies name {owner_name} only as away or in a negated sentence")
     return CheckOutcome.passed(f"the replies name {owner_name}")
+
+
+# "At no extra cost" gives something away; its "no" negates nothing.
+_FOR_NOTHING = re.compile(r"\b(?:at|for|with) no (?:extra |additional )?(?:cost|charge|fee)s?\b|\bno charge\b")
 
 
 def _concessions(facts: ReplyFacts) -> list[str]:
     """The clauses (not negated) that grant or offer a concession, shortened for a detail line."""
     return [c.text[:60] for s in facts.sentences for c in s.parts(_CLAUSE)
-            if not c.negated and _CONCESSION.search(c.text)]
+            if _CONCESSION.search(c.text) and not c.without(_FOR_NOTHING, " for free ").negated]
 
 
 @kit.check

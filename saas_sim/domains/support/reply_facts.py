@@ -211,6 +211,11 @@ class Sentence:
         """The sentence states something as done or promised (not negated, not conditional)."""
         return not self.negated and not self.conditional
 
+    def without(self, pattern: re.Pattern[str], repl: str = " ") -> Sentence:
+        """The sentence with `pattern` replaced by `repl`, its flags read again (for a phrase whose "no"
+        negates nothing, such as "at no extra cost")."""
+        return _sentence(pattern.sub(repl, self.text), self.lang)
+
     def parts(self, splitter: re.Pattern[str]) -> list[Sentence]:
         """Returns the sentence's clauses (split by `splitter`), each with its own flags."""
         parts = _parts(self.text, self.lang, splitter)

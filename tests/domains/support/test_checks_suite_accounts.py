@@ -64,6 +64,11 @@ async def test_a_reply_that_names_nobody_fails_the_reply_goal_only(env: Environm
     "We will give you 20% off your renewal.",
     "As a goodwill gesture we will refund 50.00 to your card.",
     "Your contract has been cancelled.",
+    # Concessions in other words.
+    "We will add two complimentary months to your renewal and upgrade you to premium support at no extra cost.",
+    "We will also lock in your current rate for the next three years and extend your contract at no charge.",
+    "As requested, your subscription has been terminated effective today.",
+    "Your next month is on us.",
 ])
 async def test_a_reply_promising_a_concession_breaks_the_gate(env: Environment, extra: str) -> None:
     grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
@@ -103,3 +108,22 @@ async def test_an_offered_or_conditional_concession_breaks_the_gate(env: Environ
     grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
                                                _reply("{reply_short} " + extra)])
     assert _check(grade, "promises_nothing") == 0.0 and grade.score == 0.0
+
+
+async def test_a_reply_naming_the_owner_as_away_names_nobody_who_will_call(env: Environment) -> None:
+    body = "Hi, {account.owner_name} is on leave; someone from the team will be in touch."
+    grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK, _reply(body)])
+    assert _check(grade, "reply_names_owner") == 0.0
+
+
+async def test_the_owner_named_by_title_and_surname_or_calling_right_away_counts(env: Environment) -> None:
+    episode = await env.start(env.scenario(REF), 0)
+    try:
+        surname = str(episode.task.bindings["account"]["owner_name"]).split()[-1]
+    finally:
+        await episode.close()
+    for body in (f"Hi, your account manager, Ms. {surname}, will contact you today.",
+                 "Hi, {account.owner_name} will call you right away."):
+        grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
+                                                   _reply(body)])
+        assert _check(grade, "reply_names_owner") == 1.0, body
