@@ -171,6 +171,10 @@ _PER_UNIT = re.compile(
     rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
     rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{_AMOUNT_TEXT}",
     re.IGNORECASE)
+# A clause that states another fact about money than what came back: what was paid, charged, owed or costs.
+_OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|owed|owing|billed|invoiced|balance|"
+                               r"priced|that is|which is|i\.e\.|bezahlt|gezahlt|berechnet|kostet|pagado|pagó|cobrado|"
+                               r"cuesta|payé|facturé|coûte)\b")
 _RETURN_WINDOW_DAYS = 30
 _MIN_SHARE = 0.8
 _MIN_SENTENCE_LETTERS = 20
@@ -305,7 +309,13 @@ class ReplyFacts:
         # Cached like `_claims`: several checks of a grade ask, and reading amounts costs a parse per sentence.
         out: list[Decimal] = []
         rates: list[Decimal] = []
-        for s in self._refund_claims:
+        for claim in self._refund_claims:
+            # A clause stating another fact about money is not the claim: "I refunded 14.24 USD of tax, so you
+            # paid 196.38 USD in the end" claims 14.24. The rest is read together ("24.99 USD and 10.00 USD").
+            kept = [c for c in claim.parts(_CLAUSE) if claims_money(c) or not _OTHER_MONEY_FACT.search(c.text)]
+            s = claim
+            if len(kept) < len(claim.parts(_CLAUSE)) and any(extract_amounts(c.text, c.lang) for c in kept):
+                s = _sentence(" ; ".join(c.text for c in kept), claim.lang)
             stated = [a for a in extract_amounts(s.text, s.lang) if str(a) not in self.codes]
             per_unit = per_unit_amounts(s.text, s.lang)
             # "I refunded 34.00, that is 17.00 per unit" claims a sum of 34.00 and a rate of 17.00.
