@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.text_facts import negated
 from saas_sim.domains.crm.kit import kit
+from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Deal
 from saas_sim.domains.crm.setups_suite_churn import CLOSED_STAGES
 from saas_sim.domains.crm.state import CONTACTS, DEALS
@@ -41,6 +41,17 @@ def _risk_deals(ctx: CheckContext, by_account: Mapping[str, set[str]], threshold
     return [d for d in ctx.initial.table(DEALS) if d.account_id in risky and d.stage not in CLOSED_STAGES]
 
 
+# A next step that denies the risk: no risk or concern, or the escalations said to be resolved. "Escalations
+# tkt_1, tkt_2 are not yet resolved" and "before any non-urgent upsell" affirm it.
+_DENIES_RISK = re.compile(
+    r"\b(?:no|not an?|isn't an?|is not an?|without|zero|low|little|minimal|nothing)\s+(?:\S+\s+){0,2}?"
+    r"(?:churn|risk|concern|danger|threat)\w*\b|"
+    r"(?<!not )(?<!not yet )(?<!n't )(?<!never )(?<!un)\b(?:resolved|solved|closed|fixed|handled|settled)\b"
+    r"(?!\s+(?:yet|soon|later|by|before|once|when))")
+# A condition states what has not happened: "risk until tkt_1 is resolved" denies nothing.
+_CONDITION = re.compile(r"\b(?:until|till|once|when|after|before|unless|if)\b[^;:.]*")
+
+
 def _tickets_named(text: str | None) -> set[str]:
     return {f"tkt_{int(n):06d}" for n in _TICKET.findall(text or "")}
 
@@ -51,8 +62,8 @@ def risk_deals_flagged(ctx: CheckContext, *, open_escalations: Mapping[str, Sequ
     """Every open deal of an account with `threshold`+ open escalations got a next step naming them.
 
     Per deal: the share of its account's open escalated tickets the new next step names (a next step the
-    episode did not change earns nothing); 0 when it names a ticket that is not one of them, or when it is
-    negated (it denies the risk). The score
+    episode did not change earns nothing); 0 when it names a ticket that is not one of them, or when it
+    denies the risk (no risk or concern, or the escalations said to be resolved). The score
     is the mean over the at-risk accounts' open deals.
     """
     by_account = _by_account(ctx, open_escalations)
@@ -69,7 +80,7 @@ def risk_deals_flagged(ctx: CheckContext, *, open_escalations: Mapping[str, Sequ
         if final is None or text == d.next_step:
             scores.append(0.0)
             problems.append(f"{d.id}: next step unchanged")
-        elif negated(text or "", None):
+        elif _DENIES_RISK.search(_CONDITION.sub(" ", fold(text or ""))):
             # "No churn risk: tkt_1, tkt_2 resolved" names the tickets to deny the risk they are.
             scores.append(0.0)
             problems.append(f"{d.id}: the next step denies the risk ({text!r})")

@@ -64,7 +64,8 @@ _TITLE_WORD = r"(?:mr|ms|mrs|mx|miss|dr|herr|frau|sr|sra|srta|señor|señora|m|m
 _TITLE = rf"{_TITLE_WORD}\.?\s+"
 _ENDS_IN_TITLE = re.compile(rf"(?<!\w){_TITLE_WORD}\.?\s*$")
 # A sentence that names someone as away names nobody who will call ("Gabrielle Powell is on leave").
-_AWAY = re.compile(r"\b(?:on leave|on (?:vacation|holiday|sabbatical)|out of (?:the )?office|(?<!right )(?<!straight )away|unavailable|"
+_AWAY = re.compile(r"\b(?:on leave|on (?:vacation|holiday|sabbatical)|out of (?:the )?office|"
+                   r"(?<!right )(?<!straight )away|unavailable|"
                    r"not available|no longer|left the company|has left|off sick|im urlaub|abwesend|de vacaciones|"
                    r"ausente|en congé|absente?)\b")
 

@@ -13,13 +13,18 @@ from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.domains.support.check_helpers import episode_facts
+from saas_sim.core.text_facts import extract_amounts
+from saas_sim.domains.support.check_helpers import customer_texts, episode_facts
 from saas_sim.domains.support.checks_suite_accounts import _CLAUSE, _CONCESSION
 from saas_sim.domains.support.kit import kit
 
 __all__ = ["reply_promises_no_date_or_money", "reply_states_fix"]
 
-_FIXED = re.compile(r"\b(?:fix|fixed|fixes|corrected|repaired|resolved|patched)\b")
+# The fix affirmed as done ("we fixed the bug", "the fix is live"); "our team fixes issues like this regularly"
+# affirms nothing about this bug.
+_FIXED = re.compile(r"\b(?:fixed|corrected|repaired|resolved|patched)\b|"
+                    r"\bfix (?:is|has been|was|went) (?:now )?(?:live|in|out|deployed|released|shipped|applied|"
+                    r"in place|merged)\b|\b(?:deployed|shipped|released|rolled out|applied) (?:a|the|our) fix\b")
 
 # Relative deadlines a reply must not commit the company to ("by Friday", "within 3 days", "next week").
 _DEADLINE = re.compile(
@@ -63,13 +68,16 @@ def reply_promises_no_date_or_money(ctx: CheckContext, *, ticket_id: str, amount
                                     ) -> CheckOutcome:
     """Constraint: the replies state no date or deadline, no amount but `amounts`, and no money or concession.
 
-    `amounts` are the figures the customer reported (stating them back is a fact, not a promise).
+    `amounts` are the figures the customer reported (stating them back is a fact, not a promise), as is
+    any amount the customer wrote on the ticket.
     Keywords here only flag a promise; they are never evidence of a goal.
     """
     facts = episode_facts(ctx, ticket_id)
     if facts.empty:
         return CheckOutcome.passed("no reply, so no promise")
+    # What the customer wrote is a fact to state back, not a promise ("it used to show as $63,009.50").
     allowed = {d for d in (_decimal(a) for a in amounts) if d is not None}
+    allowed |= {a for text in customer_texts(ctx, ticket_id) for a in extract_amounts(text)}
     problems = []
     extra = sorted({a for a in facts.amounts if a not in allowed})
     if extra:

@@ -36,3 +36,20 @@ async def test_the_next_step_on_another_deal_breaks_the_gate(env: Environment, d
     grade = await scripted_grade(env, REF, 2, _step("Bug fixed; send the corrected quote", deal))
     assert _check(grade, "next_step_says_fixed") == 0.0 and _check(grade, "no_other_deal") == 0.0
     assert grade.score == 0.0
+
+
+@pytest.mark.parametrize("text", [
+    "Display bug fixed. Follow up with the buyer once they have reviewed the corrected quote",
+    "Bug fixed, no blockers left: resume the deal",
+])
+async def test_a_next_step_with_a_later_condition_or_no_blockers_still_reports_the_fix(env: Environment,
+                                                                                     text: str) -> None:
+    grade = await scripted_grade(env, REF, 0, _step(text))
+    assert _check(grade, "next_step_says_fixed") == 1.0
+
+
+@pytest.mark.parametrize("text", ["Fixed? Not yet, check again next week", "Resume once the fix is deployed",
+                                  "Bug should be fixed next week, then resume"])
+async def test_a_next_step_that_only_expects_the_fix_fails(env: Environment, text: str) -> None:
+    grade = await scripted_grade(env, REF, 0, _step(text))
+    assert _check(grade, "next_step_says_fixed") == 0.0

@@ -59,3 +59,13 @@ async def test_a_next_step_naming_the_right_tickets_to_deny_the_risk_earns_nothi
     denied = [_update("{risk_one.deal.id}", f"No churn risk: {ONE} are resolved"), *RIGHT[1:]]
     grade = await scripted_grade(env, REF, 3, denied)
     assert _check(grade, "risk_deals_flagged") == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("text", [
+    f"Churn risk: escalations {ONE} are not yet resolved - review with the customer",
+    f"Churn risk: {ONE} open; review before any non-urgent upsell",
+    f"Churn risk until {ONE} are resolved",
+])
+async def test_a_next_step_affirming_the_risk_in_other_words_earns_its_deal(env: Environment, text: str) -> None:
+    grade = await scripted_grade(env, REF, 0, [_update("{risk_one.deal.id}", text), *RIGHT[1:]])
+    assert _check(grade, "risk_deals_flagged") == pytest.approx(1.0)

@@ -46,3 +46,16 @@ async def test_a_reply_without_the_fixed_rendering_or_fix_earns_less(env: Enviro
 async def test_a_date_a_deadline_or_money_breaks_the_gate(env: Environment, tail: str) -> None:
     grade = await scripted_grade(env, REF, 2, _reply("We fixed the bug: it shows {bug.correct} now. " + tail))
     assert _check(grade, "no_promise") == 0.0 and grade.score == 0.0
+
+
+async def test_a_reply_quoting_the_customers_wrong_rendering_back_promises_nothing(env: Environment) -> None:
+    body = "We fixed the bug: your {bug.dollars} dollars used to show as {bug.shown} and now shows as {bug.correct}."
+    grade = await scripted_grade(env, REF, 0, _reply(body))
+    assert _check(grade, "no_promise") == 1.0 and _check(grade, "reply_states_fix") == 1.0
+
+
+async def test_a_general_remark_about_fixing_affirms_no_fix(env: Environment) -> None:
+    body = ("We are looking into whether {bug.correct} is right for your {bug.dollars} dollars. Our team fixes "
+            "issues like this regularly.")
+    grade = await scripted_grade(env, REF, 0, _reply(body))
+    assert _check(grade, "reply_states_fix") == 0.5
