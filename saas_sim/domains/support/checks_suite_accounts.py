@@ -41,6 +41,12 @@ _CONCESSION = re.compile(
     r"\b(?:extend|extended|extending) (?:your|the) (?:\S+ )?(?:contract|subscription|term|plan|trial)|"
     r"\bupgrad(?:e|ed|ing) (?:you|your)\b|"
     r"rabatt|nachlass|gratis|kostenlos|descuento|gratuit|remise|réduction|reduction|rebaja|offert|"
+    # Fees waived for the future in other words: "I have removed late fees from your account going forward".
+    r"\b(?:remov|drop|scrap|eliminat|forg[ai]v|exempt|stop(?:ped)? charg|cancel)\w*\s+(?:\S+\s+){0,3}?"
+    r"(?:fees?|charges?|penalt\w*)\b[^.;]*?\b(?:going forward|in (?:the )?future|from now on|henceforth|"
+    r"for good|permanently|ever again|next (?:time|invoice|month))|"
+    r"\b(?:all|any|future|upcoming|further) (?:future |upcoming |further )?(?:late )?(?:fees|charges|penalties)\s+"
+    r"(?:\S+\s+){0,3}?(?:removed|dropped|waived|cancell?ed|forgiven|scrapped|gone)|"
     # A claim the contract is already ended (the desk cannot end it): "your subscription has been terminated".
     r"(?:contract|subscription|account|plan|vertrag|abonnement|abo|contrato|suscripción|contrat) "
     r"(?:has been|have been|was|is|is now|wurde|ist|ha sido|fue|a été|est) (?:\S+ )?(?:cancel|kündig|gekündigt|"

@@ -19,12 +19,13 @@ __all__ = ["replies_state_figures"]
 
 @kit.check
 def replies_state_figures(ctx: CheckContext, *, ticket_id: str, amounts: Sequence[Any]) -> CheckOutcome:
-    """The ticket's replies, read together, state each of `amounts` (a goal; partial credit per figure)."""
+    """The ticket's replies, read together, state each of `amounts` in a clause that is not negated or
+    conditional (a goal; partial credit per figure)."""
     replies = episode_replies(ctx, ticket_id)
     if not replies:
         return CheckOutcome.failed(f"no public reply on {ticket_id}")
     facts = replies_facts(m.body for m in replies)
-    missing = [str(a) for a in amounts if not facts.states_amount(money_value(a))]
+    missing = [str(a) for a in amounts if not facts.affirms_amount(money_value(a))]
     if not missing:
         return CheckOutcome.passed(f"the replies state {[str(a) for a in amounts]}")
     return CheckOutcome(1 - len(missing) / max(len(amounts), 1), f"the replies do not state {missing}")

@@ -12,46 +12,72 @@ import re
 from decimal import Decimal
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.text_facts import extract_numbers
 from saas_sim.domains.support.check_helpers import episode_facts
 from saas_sim.domains.support.kit import kit
 
 __all__ = ["reply_states_figure"]
 
-_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|und|aber|pero|mais)\b")
-_DURATION = re.compile(r"(\d+(?:[.,]\d+)?)\s*(?:minutes?|mins?|hours?|hrs?|h|days?|minuten|stunden?|tage?|heures?|"
-                       r"jours?|minutos?|horas?|dias?)\b", re.IGNORECASE)
-"""A figure with a time unit: a target the reply gives, whatever its source."""
+_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|though|although|und|aber|pero|mais)\b")
+_WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8,
+                 "ten": 10, "twelve": 12, "half a": Decimal("0.5"), "half an": Decimal("0.5"), "ein": 1, "eine": 1,
+                 "einer": 1, "zwei": 2, "un": 1, "una": 1, "une": 1, "dos": 2, "deux": 2}
+_UNITS = {"minute": 1, "min": 1, "minuten": 1, "minuto": 1, "hour": 60, "hr": 60, "h": 60, "stunde": 60,
+          "heure": 60, "hora": 60, "day": 1440, "tag": 1440, "jour": 1440, "día": 1440, "dia": 1440}
+_DURATION = re.compile(
+    r"(?<![\w.,])(\d+(?:[.,]\d+)?|half an?|an?|one|two|three|four|five|six|eight|ten|twelve|eine[r]?|ein|zwei|"
+    r"un[ae]?|una|dos|deux)\s*(minutes?|mins?|minuten|minutos?|hours?|hrs?|h|stunden?|heures?|horas?|days?|tage?|"
+    r"jours?|d[ií]as?)\b", re.IGNORECASE)
+"""A duration: a number (digits or words) and a time unit. Read as minutes."""
+# A clause that states a figure as someone else's or as not the customer's: the outdated article's ("the help
+# centre says 60 minutes, but that article is outdated"), or the standard target beside the VIP one ("urgent
+# tickets normally get 60 minutes").
+_NOT_THE_ANSWER = re.compile(r"\b(?:help[- ]?cent(?:er|re)|article|documentation|docs|faq|knowledge base|website|"
+                             r"used to|previously|formerly|outdated|out of date|stale|no longer|incorrect|wrong|"
+                             r"normally|usually|standard|regular|non-vip|other customers|everyone else)\b")
+# ... unless its sentence vouches for it ("the article's 60 minutes still applies").
+_VOUCHES = re.compile(r"\b(?:still|valid|applies|apply|correct|accurate|right|true|holds)\b")
+
+
+def _minutes(number: str, unit: str) -> Decimal:
+    word = number.casefold()
+    value = Decimal(_WORD_NUMBERS[word]) if word in _WORD_NUMBERS else Decimal(number.replace(",", "."))
+    base = unit.casefold().rstrip("s") if unit.casefold() not in ("minuten", "stunden") else unit.casefold()[:-1]
+    factor = next(f for u, f in _UNITS.items() if base == u or base.startswith(u))
+    return value * factor
 
 
 @kit.check
 def reply_states_figure(ctx: CheckContext, *, ticket_id: str, figure: int | str, also: str | None = None,
                         stale: int | str | None = None) -> CheckOutcome:
-    """The replies state the code's figure and never affirm the stale one.
+    """The replies state the code's figure as a duration and affirm no other one.
 
-    Passes when an affirmed clause of a reply states `figure` (or `also`, the same figure in another unit,
-    such as hours for minutes), no affirmed clause states `stale`, and no affirmed clause gives another
-    duration (a hedge such as "or 120 minutes at busy times", or the standard target beside the VIP one).
-    All replies are read together, so a second reply with the other figure is a contradiction, not a
-    second chance.
+    `figure` and `stale` are minutes (`also`, the same figure in hours, is accepted for old scenario files
+    and changes nothing: durations are compared in minutes, so "0.6 hours" states 36 minutes). Passes when
+    an affirmed clause of a reply states `figure` as a duration (a bare "36" or "reference 36" states no
+    target), no affirmed clause states `stale`, and no affirmed clause gives another duration (a hedge
+    such as "or up to an hour at busy times"). A clause that reports a figure as the outdated article's or
+    as the standard target ("the help centre says 60 minutes, but that article is outdated", "urgent
+    tickets normally get 60 minutes") affirms nothing, unless its sentence vouches for it. All replies are
+    read together, so a second reply with the other figure is a contradiction, not a second chance.
     """
     facts = episode_facts(ctx, ticket_id)
     if facts.empty:
         return CheckOutcome.failed(f"no public reply on {ticket_id}")
-    right = {Decimal(str(figure))} | ({Decimal(also)} if also else set())
-    numbers: set[Decimal] = set()
+    right = Decimal(str(figure))
     durations: set[Decimal] = set()
     for s in facts.sentences:
+        vouched = bool(_VOUCHES.search(s.text))
         for clause in s.parts(_CLAUSE):
-            if clause.affirms:
-                numbers.update(extract_numbers(clause.text))
-                durations.update(Decimal(m.replace(",", ".")) for m in _DURATION.findall(clause.text))
-    if stale is not None and Decimal(str(stale)) in numbers:
+            if clause.affirms and (vouched or not _NOT_THE_ANSWER.search(clause.text)):
+                durations.update(_minutes(n, u) for n, u in _DURATION.findall(clause.text))
+    if stale is not None and Decimal(str(stale)) in durations:
         return CheckOutcome.failed(f"a reply affirms the stale figure {stale}")
-    # A second target beside the code's ("60 minutes, or 120 at busy times") hedges: one of the two is right.
-    others = sorted(d for d in durations if d not in right)
+    # A second target beside the code's ("36 minutes, or up to an hour at busy times") hedges: one of the two is
+    # right.
+    others = sorted(d for d in durations if d != right)
     if others:
-        return CheckOutcome.failed(f"a reply affirms other targets {[str(d) for d in others]} beside {figure}")
-    if not numbers & right:
-        return CheckOutcome.failed(f"no reply states {figure}")
-    return CheckOutcome.passed(f"the replies state {figure} and not the stale figure")
+        return CheckOutcome.failed(f"a reply affirms other targets {[f'{d.normalize()} min' for d in others]} "
+                                   f"beside {figure}")
+    if right not in durations:
+        return CheckOutcome.failed(f"no reply states {figure} minutes as the target")
+    return CheckOutcome.passed(f"the replies state {figure} minutes and not the stale figure")

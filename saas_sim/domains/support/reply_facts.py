@@ -379,6 +379,14 @@ class ReplyFacts:
         """Whether `amount` is stated (any notation, to the cent)."""
         return amount in self.amounts
 
+    def affirms_amount(self, amount: Decimal) -> bool:
+        """Whether `amount` is stated in a clause that is not negated or conditional ("20.12 USD is not the fee
+        that was due" states it only to deny it)."""
+        if amount not in self.amounts:
+            return False  # before reading clauses, which costs a parse each
+        return any(amount in extract_amounts(c.text, c.lang) for s in self.sentences
+                   for c in (s.parts(_CLAUSE) if s.negated or s.conditional else [s]) if c.affirms)
+
     def states_number(self, value: Decimal) -> bool:
         """Whether the number `value` is stated (digits or words)."""
         return value in self.numbers or value in self.amounts

@@ -87,9 +87,18 @@ async def test_a_wrong_charge_is_fixed_refunded_and_noted_or_it_fails(suite_env:
 @pytest.mark.parametrize("extra", [
     "I have also waived all future late fees on your account.",
     "To make up for it, we will give you 10% off your next renewal.",
+    "I have also removed late fees from your account going forward, and your next invoice is on us.",
 ])
 async def test_a_refund_reply_that_waives_or_discounts_more_breaks_the_gate(suite_env: Environment,
                                                                             extra: str) -> None:
     reply = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": "{refund_reply} " + extra}}
     grade = await scripted_grade(suite_env, REF, 1, [REFUND, reply, NOTE])
     assert grade.score == 0.0 and "concedes_nothing" in {v.name for v in grade.violations}
+
+
+async def test_the_due_fee_stated_only_to_deny_it_is_not_stated(suite_env: Environment) -> None:
+    body = ("I have refunded {excess} USD. Note: {fee} USD is not the fee that was due; the rules allowed "
+            "{charged} USD.")
+    reply = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": body}}
+    grade = await scripted_grade(suite_env, REF, 1, [REFUND, reply, NOTE])
+    assert next(c.score for c in grade.checks if c.name == "reply_states_due_fee") == 0.0

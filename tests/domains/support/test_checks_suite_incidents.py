@@ -56,3 +56,26 @@ async def test_a_second_target_beside_the_codes_figure_is_a_hedge_that_fails(env
 async def test_the_codes_figure_alone_still_passes_where_a_hedge_fails(env: Environment) -> None:
     grade = await scripted_grade(env, REF, 3, _reply("A VIP ticket is first answered in {sla.vip_minutes} minutes."))
     assert grade.score == 1.0
+
+
+@pytest.mark.parametrize("body", [
+    "The help centre says {sla.stale_minutes} minutes, but that article is outdated. Our target for your urgent "
+    "tickets is {sla.vip_minutes} minutes.",
+    "Urgent tickets normally get {sla.standard_minutes} minutes; as a VIP you get a faster target: "
+    "{sla.vip_minutes} minutes.",
+    "Your VIP first-response target is {sla.vip_hours} hours, that is {sla.vip_minutes} minutes.",
+])
+async def test_a_reported_or_standard_figure_beside_the_answer_passes(env: Environment, body: str) -> None:
+    grade = await scripted_grade(env, REF, 0, _reply(body))
+    assert _check(grade, "answer_from_code") == 1.0
+
+
+@pytest.mark.parametrize("body", [
+    "I have forwarded your question (internal reference {sla.vip_minutes}) to our team.",
+    "Your target is {sla.vip_minutes} minutes, though it may take up to an hour at busy times.",
+    "Your target is {sla.vip_minutes} minutes; the old article's {sla.stale_minutes} minutes still applies at "
+    "busy times.",
+])
+async def test_the_figure_as_no_target_or_with_a_hedge_fails(env: Environment, body: str) -> None:
+    grade = await scripted_grade(env, REF, 0, _reply(body))
+    assert _check(grade, "answer_from_code") == 0.0
