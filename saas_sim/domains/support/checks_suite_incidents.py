@@ -18,9 +18,10 @@ from saas_sim.domains.support.kit import kit
 __all__ = ["reply_states_figure"]
 
 _CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|though|although|und|aber|pero|mais)\b")
-_WORD_NUMBERS: dict[str, int | Decimal] = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8,
-                 "ten": 10, "twelve": 12, "half a": Decimal("0.5"), "half an": Decimal("0.5"), "ein": 1, "eine": 1,
-                 "einer": 1, "zwei": 2, "un": 1, "una": 1, "une": 1, "dos": 2, "deux": 2}
+_WORD_NUMBERS: dict[str, int | Decimal] = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10,
+    "twelve": 12, "half a": Decimal("0.5"), "half an": Decimal("0.5"), "ein": 1, "eine": 1, "einer": 1, "zwei": 2,
+    "un": 1, "una": 1, "une": 1, "dos": 2, "deux": 2}
 _UNITS = {"minute": 1, "min": 1, "minuten": 1, "minuto": 1, "hour": 60, "hr": 60, "h": 60, "stunde": 60,
           "heure": 60, "hora": 60, "day": 1440, "tag": 1440, "jour": 1440, "día": 1440, "dia": 1440}
 _DURATION = re.compile(
