@@ -246,6 +246,8 @@ _CUR_AFTER = re.compile(
     rf"|(?:{_alternation(_CURRENCY_WORDS)})\b)",
     re.IGNORECASE,
 )
+_PERCENT_AFTER = re.compile(r"^[ \u00a0\u202f]?(?:%|‰|percent\b|per cent\b|prozent\b|por ciento\b|pour ?cent\b)",
+                            re.IGNORECASE)
 _MINOR_AFTER = re.compile(rf"^[ \u00a0\u202f]?(?:{_alternation(_MINOR_WORDS)})\b", re.IGNORECASE)
 _MINOR_JOIN = re.compile(r"^[ ,]*(?:and|und|et|y|e|en)?[ ,]*$", re.IGNORECASE)
 """What may stand between "25 dollars" and "50 cents" for them to be one amount."""
@@ -375,7 +377,7 @@ def extract_amounts(text: str, lang: str | None = None) -> list[Decimal]:
     """Returns the money amounts stated in `text`, in order of appearance.
 
     An amount is a number with a currency marker or with exactly two decimals; see
-    the module rules. References ("order #10023"), ids and dates never count.
+    the module rules. References ("order #10023"), ids, dates and rates ("7.25%") never count.
     Each occurrence is listed, so "25 € ... 25 €" gives two entries.
 
     Args:
@@ -399,6 +401,9 @@ def extract_amounts(text: str, lang: str | None = None) -> list[Decimal]:
                 out.append(cents)
             continue
         marked = bool(_CUR_BEFORE.search(converted[max(0, number.start - 8):number.start]) or _CUR_AFTER.match(rest))
+        if _PERCENT_AFTER.match(rest) and not marked:
+            last_major_end = None  # a rate ("7.25%", "12,50 Prozent"), never money
+            continue
         if marked or number.decimals == 2:
             out.append(number.value)
             after = _CUR_AFTER.match(rest)

@@ -246,3 +246,13 @@ def test_a_number_of_any_length_reads_as_at_most_the_bound_so_checks_can_do_arit
     assert stated and all(v == MAX_FACT for v in stated)
     assert all(v.quantize(Decimal("0.01")) + v * 100 > 0 for v in stated)
 
+
+
+@pytest.mark.parametrize(("text", "lang", "amounts"), [
+    ("The tax rate is 7.25% of 196.38 USD.", "en", [Decimal("196.38")]),
+    ("7.25 percent tax", "en", []),
+    ("12,50 % Rabatt auf 80,00 €", "de", [Decimal("80.00")]),
+    ("a fee of $7.25% is odd", "en", [Decimal("7.25")]),  # a currency marker still makes it money
+])
+def test_a_rate_is_never_an_amount(text: str, lang: str, amounts: list[Decimal]) -> None:
+    assert extract_amounts(text, lang) == amounts

@@ -23,7 +23,11 @@ __all__ = ["handoff_names_account", "names_nobody_else", "reply_concedes_nothing
 
 # Flags that a clause names cancelling the contract (lowercased text). Never enough alone: the account's
 # name, a fact from the CRM, must be stated too.
-_CANCEL = re.compile(r"(?:cancel|churn|terminat|leav|kündig|kuendig|cancelar|rescind|résili|resili|annul|quitt)")
+_CANCEL = re.compile(r"(?:cancel|churn|terminat|leav|kündig|kuendig|cancelar|rescind|résili|resili|annul|quitt|"
+                     r"competitor|konkurren|competencia|concurren)")
+# Not renewing is the threat itself, though its words are a negation: "they will not renew".
+_NOT_RENEW = re.compile(r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\S+\s+)?renew\w*|\bno renewal\b|"
+                        r"\bnicht (?:\S+\s+)?verlänger\w*|\bno renovar\w*|\bne pas renouvel\w*")
 
 # Flags of a promise the desk cannot make: a discount, a free period, waived fees, a better price, a
 # contract concession (clauses that are not negated: "we cannot offer a discount" promises nothing, but
@@ -108,7 +112,8 @@ def handoff_names_account(ctx: CheckContext, *, ticket_id: str, team: str, accou
         return CheckOutcome.failed(f"the hand-off names another account: {wrong}")
     named = any(_names_company(t, account_name) for t in texts)
     facts = replies_facts(texts)
-    clauses = [c for s in facts.sentences for c in s.parts(_CLAUSE) if _CANCEL.search(c.text)]
+    clauses = [c.without(_NOT_RENEW, " cancel ") for s in facts.sentences for c in s.parts(_CLAUSE)]
+    clauses = [c for c in clauses if _CANCEL.search(c.text)]
     # A negated clause ("does not threaten to cancel") tells management the opposite of the threat.
     if any(c.negated for c in clauses):
         return CheckOutcome.failed("the hand-off denies the cancellation threat")

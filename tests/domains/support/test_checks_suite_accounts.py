@@ -127,3 +127,9 @@ async def test_the_owner_named_by_title_and_surname_or_calling_right_away_counts
         grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
                                                    _reply(body)])
         assert _check(grade, "reply_names_owner") == 1.0, body
+
+
+async def test_a_handoff_saying_they_will_not_renew_names_the_threat(env: Environment) -> None:
+    reason = "{account.name} will not renew and is moving to a competitor."
+    grade = await scripted_grade(env, REF, 0, [_escalate(reason), TASK, _reply()])
+    assert _check(grade, "handoff_names_account") == 1.0
