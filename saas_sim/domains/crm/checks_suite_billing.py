@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Final
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.figures import follows_from
 from saas_sim.core.text_facts import extract_amounts, negated, sentences
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
@@ -143,7 +144,8 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
     """Constraint: every figure and claim in the agent's texts (next steps, notes, tasks, emails) is true.
 
     True figures: the task's deal's final amount (with `deal_id`), a text's own deal's, and `also_true`
-    (the code's figures: a per-seat price, the fee that was due); `counts` (seats, months, days, an
+    (the code's figures: a per-seat price, the fee that was due), and any of these divided or multiplied
+    by one of `counts` ("1,350.00 over 15 months is 90.00 a month"); `counts` (seats, months, days, an
     invoice number) are counts, not money, however large. A claimed signature or stage must hold on
     the deal, a claimed act must have happened in the episode.
     """
@@ -153,9 +155,10 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
     for t in agent_texts(ctx):
         # A text on another deal may state that deal's own figures (the activity check judges where it went).
         known_here = known | true_amounts(ctx, t.deal_id) if t.deal_id not in (None, deal_id) else known
-        stated = [x for x in extract_amounts(t.text) if x not in known_here]
+        stated = [x for x in extract_amounts(t.text) if not follows_from(x, known_here, plain)]
         stated += [x for x in bare_money_figures(t.text)
-                   if x not in plain and all(abs(x - k) >= 1 for k in known_here)]
+                   if x not in plain and all(abs(x - k) >= 1 for k in known_here)
+                   and not follows_from(x, known_here, plain)]
         false += [f"{t.where} states {x}" for x in stated]
         claims = read_claims(t.text) + ([] if t.is_email else list(_offer_claims(t.text)))
         false += [f"{t.where} claims {c.kind} ({c.clause!r})" for c in claims

@@ -57,6 +57,7 @@ def _figures(ns: Mapping[str, Any], old: int, new: int, term: int, elapsed: int)
     # The customer's estimate: the contract's price per seat-month, times the seats dropped and the months left.
     guess = (paid * (old - new) * left * 2 + old * term) // (2 * old * term)
     return {"paid": paid, "refund": refund, "new_value": paid - refund, "guess": guess,
+            "old_left": quote(old, left), "new_left": quote(new, left),
             "dropped_alone": quote(old - new, left), "elapsed_refund": quote(old, elapsed) - quote(new, elapsed)}
 
 
@@ -71,7 +72,8 @@ def code_downgrade(ctx: SetupContext) -> Setup:
 
     Bindings (`proration`): old_seats, new_seats, term (months), elapsed (whole months before the
     downgrade), remaining, and in dollars: paid (quote(old, term), the contract's price), refund
-    (quote(old, remaining) - quote(new, remaining)), new_value (paid - refund), guess (the per-seat
+    (quote(old, remaining) - quote(new, remaining)), old_left and new_left (the two quotes of the remaining
+    months it subtracts), new_value (paid - refund), guess (the per-seat
     division of the contract price), dropped_alone (quote(old - new, remaining)), elapsed_refund
     (the elapsed months prorated instead); refund_cents, path. Every misreading is above 250 dollars too,
     so asking a lead to approve it is a request the desk takes (and an approval, up to 1000, it grants).

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.figures import follows_from
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.check_helpers import (
     episode_facts,
@@ -114,12 +115,13 @@ def claims_answered(ctx: CheckContext, *, ticket_id: str, order_numbers: Sequenc
 
 @kit.check
 def replies_truthful_with(ctx: CheckContext, *, ticket_id: str, order_id: str, may_name: Sequence[str] = (),
-                          also_true: Sequence[Any] = ()) -> CheckOutcome:
+                          also_true: Sequence[Any] = (), counts: Sequence[Any] = ()) -> CheckOutcome:
     """Constraint: every fact the replies state is true, amounts in `also_true` counting as true amounts.
 
     As `replies_truthful`: a refund claimed but not made, an amount said to be refunded that was not, or
     another order's number (but those in `may_name`) violates it. An amount that is no price, total or
-    refund of the order violates it too, unless it is one of `also_true`.
+    refund of the order violates it too, unless it is one of `also_true`, or one of these divided or
+    multiplied by one of the task's `counts` (seats, months: "90.00 USD per month over the 15 months").
     """
     since = ticket_since(ctx, ticket_id)
     order = ctx.final.get(ORDERS, order_id)
@@ -133,8 +135,8 @@ def replies_truthful_with(ctx: CheckContext, *, ticket_id: str, order_id: str, m
     refunded = [r.amount for r in refunds_on(ctx.final, order.id) if r.created_at >= since.created_at]
     allowed = true_amounts(ctx.final, order) | set(refunded) | {sum(refunded, Decimal("0"))}
     allowed |= {money_value(a) for a in also_true}
-    cents = {a.quantize(Decimal("0.01")) for a in allowed}
-    stray = sorted({a for a in facts.amounts if a.quantize(Decimal("0.01")) not in cents and str(a) not in facts.codes})
+    numbers = [money_value(c) for c in counts]
+    stray = sorted({a for a in facts.amounts if not follows_from(a, allowed, numbers) and str(a) not in facts.codes})
     if stray:
         problems.append(f"{_STRAY}: {[str(a) for a in stray]}")
     if problems:

@@ -173,6 +173,7 @@ _PER_UNIT = re.compile(
     re.IGNORECASE)
 # A clause that states another fact about money than what came back: what was paid, charged, owed or costs.
 _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|owed|owing|billed|invoiced|balance|"
+                               r"total|subtotal|comes to|amounts to|gesamt\w*|summe|importe total|montant total|"
                                r"priced|that is|which is|i\.e\.|bezahlt|gezahlt|berechnet|kostet|pagado|pagó|cobrado|"
                                r"cuesta|payé|facturé|coûte)\b")
 _RETURN_WINDOW_DAYS = 30
@@ -310,10 +311,8 @@ class ReplyFacts:
         out: list[Decimal] = []
         rates: list[Decimal] = []
         for claim in self._refund_claims:
-            # A clause stating another fact about money is not the claim: "I refunded 14.24 USD of tax, so you
-            # paid 196.38 USD in the end" claims 14.24. The rest is read together ("24.99 USD and 10.00 USD").
-            kept = [c for c in claim.parts(_CLAUSE) if claims_money(c) or not _OTHER_MONEY_FACT.search(c.text)]
             s = claim
+            kept = _claiming_clauses(claim)
             if len(kept) < len(claim.parts(_CLAUSE)) and any(extract_amounts(c.text, c.lang) for c in kept):
                 s = _sentence(" ; ".join(c.text for c in kept), claim.lang)
             stated = [a for a in extract_amounts(s.text, s.lang) if str(a) not in self.codes]
@@ -427,6 +426,24 @@ def _payout(text: str, lang: str | None) -> bool:
     if not (_RECEIVE.search(text) or any(stem in text for stem in _PAYOUT_WITH_AMOUNT)):
         return False  # before reading amounts, which costs a parse
     return bool(_AMOUNT_NOUN.search(text)) or bool(extract_amounts(text, lang))
+
+
+def _claiming_clauses(claim: Sentence) -> list[Sentence]:
+    """The clauses of a refund claim that may hold its amount.
+
+    A clause stating another fact about money is not the claim, nor are the clauses that continue it until
+    one claims money again: "those months cost 1,767.00 USD at 142 seats and 1,000.00 USD at 133 seats, so
+    I have refunded the difference, 767.00 USD" claims 767.00, and "I refunded 14.24 USD of tax, so you paid
+    196.38 USD in the end" claims 14.24. The rest is read together ("24.99 USD and 10.00 USD").
+    """
+    kept: list[Sentence] = []
+    other = False
+    for clause in claim.parts(_CLAUSE):
+        moving = claims_money(clause)
+        other = not moving and (other or bool(_OTHER_MONEY_FACT.search(clause.text)))
+        if not other:
+            kept.append(clause)
+    return kept
 
 
 def per_unit_amounts(text: str, lang: str | None) -> list[Decimal]:
