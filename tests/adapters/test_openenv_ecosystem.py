@@ -260,6 +260,11 @@ def _masked_frame(text: str) -> bytes:
 
 
 def test_a_client_that_never_reads_stalls_only_itself_and_is_closed(server: Server) -> None:
+    # The scenario's world is built once per server, whoever asks first: built here, it is not the growth measured.
+    with connect(ws_url(server), open_timeout=30) as ws:
+        reset = {"type": "reset", "data": {"scenario": "crm/advance-qualified-deal"}}
+        assert exchange(ws, reset)["type"] == "observation"
+    wait_until(idle(server), 60.0, lambda: f"warm-up session not freed: {server.health()}")
     rss_before = server.rss_kb()
     sock = _raw_websocket(server)
     sock.sendall(_masked_frame(json.dumps({"type": "reset", "data": {"scenario": "crm/advance-qualified-deal"}})))
