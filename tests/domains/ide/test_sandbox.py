@@ -387,6 +387,83 @@ class TestNoRunSeesAnother:
             pool.close()
 
 
+_ZYGOTE = """
+import os, signal
+me, worker = os.getpid(), os.getppid()
+for n in os.listdir('/proc'):
+    if n.isdigit() and int(n) not in (me, worker, 1):
+        fields = open(f'/proc/{n}/stat').read().rsplit(')', 1)[1].split()
+        if int(fields[1]) == worker:
+            {act}
+print('done')
+"""
+
+_CHILD_STATE = ("import os\nprint(os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0), "
+                "open(f'/proc/{os.getppid()}/stat').read().rsplit(')', 1)[1].split()[16])")
+
+
+class TestNoRunHarmsAnother:
+    """A run's code has the worker's and the zygote's uid: what it does to them must not reach the next run,
+    which may be another episode's grading."""
+
+    @pytest.mark.parametrize("act", [
+        "os.kill(int(n), signal.SIGKILL)",
+        "os.kill(int(n), signal.SIGSTOP)",
+        "os.setpriority(os.PRIO_PROCESS, int(n), 19)",
+        "os.sched_setscheduler(int(n), os.SCHED_IDLE, os.sched_param(0))",
+    ])
+    def test_what_a_run_does_to_the_zygote_never_reaches_the_next_run(self, act: str) -> None:
+        from saas_sim.domains.ide.sandbox import WorkerPool
+
+        pool = WorkerPool(max_workers=1)
+        try:
+            baseline = run_python(PROJECT, code=_CHILD_STATE, timeout_s=20, pool=pool).output
+            attack = run_python(PROJECT, code=_ZYGOTE.replace("{act}", act), timeout_s=20, pool=pool)
+            assert attack.output == "done\n", attack.output
+            after = run_python(PROJECT, code=_CHILD_STATE + "\n", timeout_s=20, pool=pool)
+            assert after.status == "ok" and after.output == baseline  # same priority, policy, parent's nice
+            report = run_pytest({**PROJECT, "tests/test_y.py": "def test_y():\n    assert True\n"},
+                                selection=["tests/test_y.py::test_y"], timeout_s=20, pool=pool)
+            assert report.status == "ok"
+        finally:
+            pool.close()
+
+    def test_what_a_run_does_to_its_worker_never_reaches_the_next_run(self) -> None:
+        from saas_sim.domains.ide.sandbox import WorkerPool
+
+        pool = WorkerPool(max_workers=1)
+        try:
+            baseline = run_python(PROJECT, code=_CHILD_STATE, timeout_s=20, pool=pool).output
+            renice = "import os\nos.setpriority(os.PRIO_PROCESS, os.getppid(), 19)\nprint('done')"
+            assert run_python(PROJECT, code=renice, timeout_s=20, pool=pool).output == "done\n"
+            after = run_python(PROJECT, code=_CHILD_STATE + "\n", timeout_s=20, pool=pool)
+            assert after.status == "ok" and after.output == baseline
+        finally:
+            pool.close()
+
+    def test_a_process_that_keeps_forking_does_not_outlive_its_run(self) -> None:
+        # Each generation forks the next and exits: one pass of kills over /proc left the newest alive.
+        from saas_sim.domains.ide.sandbox import WorkerPool
+
+        hydra = ("import os\nif os.fork() == 0:\n    os.setsid()\n    while True:\n        if os.fork():\n"
+                 "            os._exit(0)\nprint('started')\n")
+        alive = ("import os\n"
+                 "def alive(p):\n"
+                 "    try:\n"
+                 "        return open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[0] != 'Z'\n"
+                 "    except OSError:\n"
+                 "        return False\n"
+                 "print(len([p for p in os.listdir('/proc') if p.isdigit() and alive(p)]))")
+        pool = WorkerPool(max_workers=1)
+        try:
+            for k in range(3):
+                assert run_python(PROJECT, code=hydra + f"# {k}\n", timeout_s=20, pool=pool).output == "started\n"
+                after = run_python(PROJECT, code=alive + f"\n# {k}\n", timeout_s=20, pool=pool)
+                assert int(after.output) <= 4, after.output  # bwrap's pid 1, the worker, the zygote, this child
+        finally:
+            pool.close()
+
+
 class TestWorkerLifetime:
     def test_a_run_survives_the_end_of_the_thread_that_started_its_worker(self) -> None:
         # bwrap's --die-with-parent follows the thread that forked the sandbox, and effect threads come and

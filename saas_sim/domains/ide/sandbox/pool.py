@@ -47,8 +47,8 @@ from saas_sim.domains.ide.sandbox.profile import (
 from saas_sim.domains.ide.sandbox.report import Isolation
 from saas_sim.errors import HarnessError
 
-__all__ = ["GRACE_S", "MAX_WORKERS", "STARVATION_ALLOWANCE", "Reply", "Worker", "WorkerGoneError", "WorkerPool",
-           "default_pool", "wait_budget_s"]
+__all__ = ["GRACE_S", "MAX_WORKERS", "RETIRE", "STARVATION_ALLOWANCE", "Reply", "Worker", "WorkerGoneError",
+           "WorkerPool", "WorkerRetiredError", "default_pool", "wait_budget_s"]
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,9 @@ MAX_WORKERS = min(8, 2 * (os.cpu_count() or 1))
 """How many workers (runs at once) a pool keeps at most: as many as the runtime's effect threads."""
 
 ACK = b"A"
+RETIRE = b"R"
+"""What a worker answers a request with instead of `ACK` when an earlier run tampered with it (killed or stopped
+its zygote, reniced it): it exits without running the request, which goes to another worker."""
 """What a worker writes as soon as a request has reached it, before it runs anything: a worker that dies
 before it never ran the request (it goes to another worker); one that dies after it died under the run."""
 
@@ -108,6 +111,11 @@ def _warn_shared_process_count() -> None:
     """Says once per process that this host's runs share one process count (no user namespaces here)."""
     log.warning("the sandbox could not give its workers user namespaces of their own: concurrent runs share "
                 "the run user's process limit, so one run holding its processes can make another's forks fail")
+
+
+class WorkerRetiredError(HarnessError):
+    """The worker refused the request because an earlier run tampered with it; it is gone, and the request
+    goes to another worker (never the request's failure)."""
 
 
 class WorkerGoneError(HarnessError):
@@ -236,6 +244,9 @@ class Worker:
         except (BrokenPipeError, ConnectionResetError, EOFError) as exc:
             self.kill()
             raise WorkerGoneError("the sandbox worker died before the request reached it") from exc
+        if ack == RETIRE:
+            self.kill()
+            raise WorkerRetiredError("the sandbox worker retired: an earlier run tampered with it")
         try:
             if ack is not None and ack != ACK:
                 raise ValueError(f"{ack!r} where the request's acknowledgement belongs")

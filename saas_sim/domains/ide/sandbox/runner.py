@@ -28,7 +28,7 @@ from saas_sim.core.clock import perf_ns
 from saas_sim.core.ids import unique_token
 from saas_sim.core.memo import LruCache
 from saas_sim.domains.ide.sandbox.compare import MAX_DEPTH, is_plain
-from saas_sim.domains.ide.sandbox.pool import WorkerGoneError, WorkerPool, default_pool
+from saas_sim.domains.ide.sandbox.pool import WorkerGoneError, WorkerPool, WorkerRetiredError, default_pool
 from saas_sim.domains.ide.sandbox.profile import ENV, PYTEST_ARGS, profile_hash
 from saas_sim.domains.ide.sandbox.report import RunReport
 from saas_sim.errors import HarnessError
@@ -116,13 +116,21 @@ def _execute(kind: str, files: Mapping[str, str], timeout_s: float, pool: Worker
     pool = pool or default_pool()
     request = _request(kind, files, timeout_s, pool, **extra)
     start = perf_ns()
-    for attempt in range(_STARTS):
+    gone = retired = 0
+    while True:
         worker = pool.acquire()
         try:
             reply, timed_out = worker.run(request, timeout_s)
             break
+        except WorkerRetiredError:
+            # Earlier runs tampered with that worker: another one takes the request. Every tampered worker retires
+            # once, so more retirements than workers in a row is a broken host.
+            retired += 1
+            if retired > pool.max_workers + 1:
+                raise
         except WorkerGoneError:
-            if attempt == _STARTS - 1:
+            gone += 1
+            if gone == _STARTS:
                 raise
         finally:
             pool.release(worker)

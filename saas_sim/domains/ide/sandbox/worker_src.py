@@ -653,18 +653,21 @@ PIDNS = False
 """Whether the worker has a pid namespace of its own (then every other process in it is the run's)."""
 
 
-def _run_pids(group: int) -> list[int]:
-    """The run's processes: all but the worker's line in its own pid namespace, else the child's process group."""
+def _run_pids(group: int, *, live: bool = False) -> list[int]:
+    """The run's processes: all but the worker's line in its own pid namespace, else the child's process group;
+    with `live`, not the zombies (dead, waiting to be reaped)."""
     keep = {os.getpid(), os.getppid(), 1, *ZYGOTE[:1]}
     pids: list[int] = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) in keep:
             continue
-        if not PIDNS:
+        if live or not PIDNS:
             try:
                 with open(f"/proc/{name}/stat", "rb") as fh:
                     fields = fh.read().rsplit(b")", 1)[1].split()
-                if int(fields[2]) != group:  # the process group, after state and parent
+                if live and fields[0] in (b"Z", b"X"):
+                    continue
+                if not PIDNS and int(fields[2]) != group:  # the process group, after state and parent
                     continue
             except (OSError, IndexError, ValueError):
                 continue
@@ -672,18 +675,29 @@ def _run_pids(group: int) -> list[int]:
     return pids
 
 
+_KILL_PASSES = 200
+"""How many passes `_kill_run` makes at most (each lists the run's living processes and kills them)."""
+
+
 def _kill_run(group: int) -> int:
-    """Kills every process of the run (a child that left its group too, in a pid namespace); returns the count."""
-    hit = 0
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signal.SIGKILL)
-    for pid in _run_pids(group):
-        try:
-            os.kill(pid, signal.SIGKILL)
-            hit += 1
-        except (ProcessLookupError, PermissionError):
-            pass
-    return hit
+    """Kills every process of the run (a child that left its group too, in a pid namespace), pass after pass
+    until none lives: a process that forks while a pass lists /proc has its child caught by the next, so
+    nothing of a run outlives it into the next run's. Zombies are dead already; the caller reaps them (after
+    it has waited for the run's child, which a reap of every child would take from it). Returns how many it
+    killed."""
+    hit: set[int] = set()
+    for _ in range(_KILL_PASSES):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+        alive = _run_pids(group, live=True)
+        if not alive:
+            break
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                hit.add(pid)
+        time.sleep(0.001)  # a killed process takes a moment to die: wait for it, not spin
+    return len(hit)
 
 
 def _reap_orphans() -> None:
@@ -870,6 +884,32 @@ def _from_zygote(fds: list[int], middle: int) -> None:
     req = read_frame(req_r)
     os.close(req_r)
     child(req, out_w, res_w, req["stdin_path"])
+
+
+def _sched_state(pid: int | str) -> tuple[bytes, int, int]:
+    """A process's state letter, nice value and scheduling policy, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        fields = fh.read().rsplit(b")", 1)[1].split()
+    return fields[0], int(fields[16]), int(fields[38])
+
+
+_BASELINE: dict[str, tuple[int, int]] = {}
+"""The worker's and the zygote's nice value and scheduling policy at start-up."""
+
+
+def _healthy() -> bool:
+    """Whether the worker and its zygote are as they started: the zygote alive and not stopped, and neither
+    reniced or rescheduled. A run's code has their uid, so it can signal or renice them, and every later child
+    forked from the zygote would inherit what it did (another episode's run, failed or starved)."""
+    pid = ZYGOTE[0]
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            return False
+        zygote, worker = _sched_state(pid), _sched_state("self")
+    except (ChildProcessError, OSError, IndexError, ValueError):
+        return False
+    return (zygote[0] not in (b"T", b"t", b"Z", b"X") and zygote[1:] == _BASELINE["zygote"]
+            and worker[1:] == _BASELINE["worker"])
 
 
 def _spawn_child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -> int:
@@ -1153,6 +1193,7 @@ def main() -> None:
     gc.collect()
     gc.freeze()
     _start_zygote()
+    _BASELINE.update(zygote=_sched_state(ZYGOTE[0])[1:], worker=_sched_state("self")[1:])
     write_frame(1, {"ok": True, "ready": True, "uid": os.getuid(), "own_userns": own_userns,
                     "python": sys.version.split()[0],
                     "pytest": pytest.__version__})
@@ -1160,6 +1201,9 @@ def main() -> None:
         try:
             req = read_frame(0)
         except EOFError:
+            return
+        if not _healthy():
+            write_all(1, b"R")  # pool.RETIRE: an earlier run tampered with us; the host asks another worker
             return
         write_all(1, b"A")  # the request arrived (pool.ACK): from here on, a death is the run's
         write_frame(1, run(req, 0, list(conf["disk_paths"])))
