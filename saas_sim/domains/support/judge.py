@@ -146,9 +146,10 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
 
 
 def _per_unit_of(rate: Decimal, sums: Collection[Decimal], quantities: Collection[int]) -> bool:
-    """Whether `rate` times one of `quantities` (the order's line quantities) is one of `sums`, to the cent."""
+    """Whether `rate` times a count of units, up to one of `quantities` (the order's line quantities), is one of
+    `sums`, to the cent ("49.90 per unit for the one damaged" of three)."""
     cents = {a.quantize(Decimal("0.01")) for a in sums}
-    return any((rate * q).quantize(Decimal("0.01")) in cents for q in quantities)
+    return any((rate * k).quantize(Decimal("0.01")) in cents for k in range(1, max(quantities, default=0) + 1))
 
 
 def _reason_stated(facts: ReplyFacts, reason: str, order: Order) -> bool:

@@ -92,15 +92,24 @@ _THIRD_PARTY_PAYS = re.compile(
     r"devolverá|remboursera)\b|\b(?:dispute|chargeback|rückbuchung|contracargo|litige)\b")
 # A refund the bank makes: through the dispute, or the bank as the one who refunds ("reimbursement through your
 # bank's dispute", "your bank will refund you"). "Your refund will show once the bank processes it" is ours.
+# Only the bank or the dispute as the payer counts: "through your bank's dispute", "the chargeback will return your
+# money"; a dispute merely named ("regardless of the dispute", "no chargeback is needed", "before the chargeback
+# is decided") leaves the refund ours.
 _BANK_REFUNDS = re.compile(
-    r"\b(?:dispute|chargeback|rückbuchung|contracargo|litige)\b|"
+    r"\b(?:through|via|by|with|from|in|over)\s+(?:your|the|a|ihre[nm]?|die|den|su|el|la|votre|le)\s+"
+    r"(?:\S+\s+){0,2}?(?:dispute|chargeback|rückbuchung|contracargo|litige)\b|"
+    r"\b(?:the|your|this|that|ihre|die|su|el|la|votre|le)\s+(?:dispute|chargeback|rückbuchung|contracargo|litige)\s+"
+    r"(?:will|would|should|can|may|is going to|wird)\s+(?:\S+\s+)?(?:refund|reimburs|return|credit|pay|rembours|"
+    r"erstatt|devol|zurück)|"
     r"\b(?:your|the|ihre|die|su|el|votre|la) (?:bank|banco|banque|card issuer|issuer)(?:'s)?\s+(?:will\s+|would\s+|"
     r"should\s+|can\s+|may\s+|is going to\s+|wird\s+(?:ihnen\s+)?|va\s+)?(?:refund|reimburs|return|credit|pay|"
     r"rembours|erstatt|devol|zurück)")
 # A part of the order other than the one refunded: "your original order is not refunded, only the duplicate
 # charge" denies nothing beside a refund claim.
-_OTHER_PART = re.compile(r"\b(?:original|other|rest|remaining|remainder|ursprünglich\w*|restlich\w*|übrig\w*|"
-                         r"ander(?:e|en|er|es)|resto|restante\w*|otr[oa]s?|reste|autres?)\b")
+_OTHER_PART = re.compile(r"\b(?:original|other|remaining|first|second|ursprünglich\w*|restlich\w*|ander(?:e|en|er|es)|"
+                         r"otr[oa]s?|autres?)\s+(?:\S+\s+)?(?:order|orders|item|items|unit|units|charge|charges|"
+                         r"payment|purchase|line|product|products|bestellung|artikel|pedido|artículo|commande|"
+                         r"article)\b|\bthe rest\b|\bthe remainder\b|\bder rest\b|\bel resto\b|\ble reste\b")
 # Only a clause without the shop as its actor: "I will transfer 24.99 USD to your card; your bank may take 5 days"
 # and "you will receive 24.99 USD from us, the dispute is closed" are still ours.
 _FIRST_PERSON = re.compile(r"\b(?:i|we|us|our|i'll|we'll|i've|we've|ich|wir|uns|unser\w*|yo|nosotros|nos|nuestr\w*|"
@@ -148,8 +157,10 @@ _FINAL_SALE = ("final sale", "final-sale", "clearance", "non-returnable", "non r
                "vom umtausch ausgeschlossen", "venta final", "vente finale")
 _CONTRAST = re.compile(r"\b(?:but|however|still|instead|nevertheless|as an exception|aber|jedoch|dennoch|"
                        r"trotzdem|stattdessen|pero|sin embargo|mais|cependant|toutefois|néanmoins)\b")
-_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|und|aber|y|pero|et|mais)\b|"
-                     + _CONTRAST.pattern)
+# "... will go back to your card so no chargeback is needed": a consequence is a clause of its own, its "no" not the
+# refund's.
+_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|so|because|therefore|und|aber|weil|"
+                     r"y|pero|porque|et|mais|donc)\b|" + _CONTRAST.pattern)
 _AGE_WORDS = ("ago", "deliver", "window", "return", "since", "purchase", "bought", "order", "arriv", "received",
               "vor ", "geliefert", "zugestellt", "rückgabe", "bestell", "gekauft", "hace", "entreg", "devoluci",
               "compra", "pedido", "il y a", "livr", "retour", "achat", "commande")
@@ -160,22 +171,29 @@ _EXTRA_NEGATION = ("unable", "impossible", "not eligible", "ineligible", "no lon
                    "nicht möglich", "no es posible", "pas possible", "ne pouvons")
 # An amount stated per unit ("17.00 per unit", "2 x 17.00", "a unit price of 17.00") is a rate, not a sum:
 # the judge checks it times a line's quantity. Amount-shaped text only; the amount readers decide what it is.
-_AMOUNT_TEXT = r"(?:[$€£]\s?)?\d[\d.,\u00a0 ]*\d(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?"
+# Groups of exactly three digits after a separator keep the match linear: a run of digits and spaces has one
+# reading (a looser `[\d., ]*\d` backtracked for seconds over a long list of numbers).
+_AMOUNT_TEXT = (r"(?:[$€£]\s?)?\d{1,3}(?:[.,\u00a0 ]\d{3})*(?:[.,]\d{1,2})?(?!\d)"
+                r"(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?")
 _PER_UNIT = re.compile(
     rf"{_AMOUNT_TEXT}\s*(?:per|pro|je|por|par|a|/)\s*(?:unit|item|piece|seat|licen[cs]e|stück|einheit|artikel|"
     rf"platz|unidad|artículo|articulo|puesto|unité|article|pièce|siège)\b|"
     rf"{_AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
     rf"{_AMOUNT_TEXT}\s*(?:for|on|für|je|por|pour)\s+(?:each|every|jede[nsmr]?|cada|chaque)\s+(?:\w+\s+){{0,3}}?"
     rf"(?:unit|item|piece|seat|licen[cs]e|one|stück|einheit|artikel|unidad|artículo|unité|article|pièce)s?\b|"
-    rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*)\s*{_AMOUNT_TEXT}|"
+    rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*|times)\s*{_AMOUNT_TEXT}|{_AMOUNT_TEXT}\s*(?:x|\u00d7|\*)\s*\d{{1,4}}\b|"
     rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
     rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{_AMOUNT_TEXT}",
     re.IGNORECASE)
 # A clause that states another fact about money than what came back: what was paid, charged, owed or costs.
+# ("... 149.70 USD in total" after a refund is the refund's total: only a total with a subject of its own counts.)
 _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|owed|owing|billed|invoiced|balance|"
-                               r"total|subtotal|comes to|amounts to|gesamt\w*|summe|importe total|montant total|"
-                               r"priced|that is|which is|i\.e\.|bezahlt|gezahlt|berechnet|kostet|pagado|pagó|cobrado|"
-                               r"cuesta|payé|facturé|coûte)\b")
+                               r"(?:invoice|order|bill|new|monthly|annual|contract|subscription)\s+total|subtotal|"
+                               r"total (?:is|was|comes|stands)|comes to|amounts to|gesamtbetrag|rechnungsbetrag|"
+                               r"importe total|montant total|priced|bezahlt|gezahlt|berechnet|kostet|pagado|pagó|"
+                               r"cobrado|cuesta|payé|facturé|coûte)\b")
+_TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({_AMOUNT_TEXT})|"
+                    rf"({_AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)")
 _RETURN_WINDOW_DAYS = 30
 _MIN_SHARE = 0.8
 _MIN_SENTENCE_LETTERS = 20
@@ -311,15 +329,9 @@ class ReplyFacts:
         out: list[Decimal] = []
         rates: list[Decimal] = []
         for claim in self._refund_claims:
-            s = claim
-            kept = _claiming_clauses(claim)
-            if len(kept) < len(claim.parts(_CLAUSE)) and any(extract_amounts(c.text, c.lang) for c in kept):
-                s = _sentence(" ; ".join(c.text for c in kept), claim.lang)
-            stated = [a for a in extract_amounts(s.text, s.lang) if str(a) not in self.codes]
-            per_unit = per_unit_amounts(s.text, s.lang)
-            # "I refunded 34.00, that is 17.00 per unit" claims a sum of 34.00 and a rate of 17.00.
-            out += (Counter(stated) - Counter(per_unit)).elements()
-            rates += [a for a in per_unit if a in stated]
+            sums, claim_rates = _claim_figures(claim)
+            out += [a for a in sums if str(a) not in self.codes]
+            rates += claim_rates
         return tuple(out), tuple(rates)
 
     def claimed_amounts(self) -> list[Decimal]:
@@ -426,6 +438,36 @@ def _payout(text: str, lang: str | None) -> bool:
     if not (_RECEIVE.search(text) or any(stem in text for stem in _PAYOUT_WITH_AMOUNT)):
         return False  # before reading amounts, which costs a parse
     return bool(_AMOUNT_NOUN.search(text)) or bool(extract_amounts(text, lang))
+
+
+@functools.lru_cache(maxsize=4096)
+def _claim_figures(claim: Sentence) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
+    """The sums and the rates a refund claim states (memoized: the simulator reads a thread again at each reply).
+
+    "I refunded 34.00, that is 17.00 per unit" claims a sum of 34.00 and a rate of 17.00; "I refunded 2 x
+    17.00" claims the sum 34.00 (its count is stated, so it is no open rate).
+    """
+    s = claim
+    kept = _claiming_clauses(claim)
+    if len(kept) < len(claim.parts(_CLAUSE)) and any(extract_amounts(c.text, c.lang) for c in kept):
+        s = _sentence(" ; ".join(c.text for c in kept), claim.lang)
+    stated = extract_amounts(s.text, s.lang)
+    per_unit = per_unit_amounts(s.text, s.lang)
+    products = _products(s.text, s.lang)
+    rates = Counter(a for a in per_unit if a in stated) - Counter(rate for rate, _ in products)
+    sums = (Counter(stated) - Counter(per_unit)).elements()
+    return (*sums, *(rate * n for rate, n in products)), tuple(rates.elements())
+
+
+def _products(text: str, lang: str | None) -> list[tuple[Decimal, int]]:
+    """The (rate, count) pairs a text multiplies out: "2 x 17.00", "17.00 x 2", "3 times 5.00"."""
+    out: list[tuple[Decimal, int]] = []
+    for m in _TIMES.finditer(text):
+        count, amount = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        found = extract_amounts(amount, lang)
+        if found:
+            out.append((found[0], int(count)))
+    return out
 
 
 def _claiming_clauses(claim: Sentence) -> list[Sentence]:
