@@ -833,6 +833,9 @@ def _start_zygote() -> None:
         ours.close()
         _zygote(theirs, worker, libc)
     theirs.close()
+    # Ready when it says so: its own start-up (closing the worker's descriptors) is done before any request.
+    if ours.recv(1) != b"Z":
+        raise RuntimeError("the zygote did not start")
     ZYGOTE[:] = [pid, ours]
 
 
@@ -853,6 +856,7 @@ def _zygote(sock: Any, worker: int, libc: Any) -> None:
         for fd in (0, 1):
             os.dup2(null, fd)
         os.close(null)
+        sock.sendall(b"Z")
         while True:
             msg, fds, _, _ = socket.recv_fds(sock, 16, 4)
             if not msg or len(fds) != 4:
