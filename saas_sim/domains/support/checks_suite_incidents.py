@@ -29,12 +29,15 @@ _DURATION = re.compile(
     r"un[ae]?|una|dos|deux)\s*(minutes?|mins?|minuten|minutos?|hours?|hrs?|h|stunden?|heures?|horas?|days?|tage?|"
     r"jours?|d[ií]as?)\b", re.IGNORECASE)
 """A duration: a number (digits or words) and a time unit. Read as minutes."""
-# A clause that states a figure as someone else's or as not the customer's: the outdated article's ("the help
-# centre says 60 minutes, but that article is outdated"), or the standard target beside the VIP one ("urgent
-# tickets normally get 60 minutes").
-_NOT_THE_ANSWER = re.compile(r"\b(?:help[- ]?cent(?:er|re)|article|documentation|docs|faq|knowledge base|website|"
-                             r"used to|previously|formerly|outdated|out of date|stale|no longer|incorrect|wrong|"
-                             r"normally|usually|standard|regular|non-vip|other customers|everyone else)\b")
+# A clause that states a figure as not the customer's answer: the standard target beside the VIP one ("urgent
+# tickets normally get 60 minutes"), or a source's figure in a sentence that calls it outdated ("the help centre
+# says 60 minutes, but that article is outdated"). A source named alone ("60 minutes per the help centre") is
+# the figure given as an answer too.
+_STANDARD = re.compile(r"\b(?:normally|usually|standard|regular|non-vip|other customers|everyone else)\b")
+_SOURCE = re.compile(r"\b(?:help[- ]?cent(?:er|re)|article|documentation|docs|faq|knowledge base|website|page|"
+                     r"used to|previously|formerly)\b")
+_OUTDATED = re.compile(r"\b(?:outdated|out of date|old|stale|no longer|incorrect|wrong|obsolete|mistaken|"
+                       r"superseded|used to|previously|formerly)\b")
 # ... unless its sentence vouches for it ("the article's 60 minutes still applies").
 _VOUCHES = re.compile(r"\b(?:still|valid|applies|apply|correct|accurate|right|true|holds)\b")
 
@@ -68,8 +71,10 @@ def reply_states_figure(ctx: CheckContext, *, ticket_id: str, figure: int | str,
     durations: set[Decimal] = set()
     for s in facts.sentences:
         vouched = bool(_VOUCHES.search(s.text))
+        outdated = bool(_OUTDATED.search(s.text))
         for clause in s.parts(_CLAUSE):
-            if clause.affirms and (vouched or not _NOT_THE_ANSWER.search(clause.text)):
+            reported = _STANDARD.search(clause.text) or (outdated and _SOURCE.search(clause.text))
+            if clause.affirms and (vouched or not reported):
                 durations.update(_minutes(n, u) for n, u in _DURATION.findall(clause.text))
     if stale is not None and Decimal(str(stale)) in durations:
         return CheckOutcome.failed(f"a reply affirms the stale figure {stale}")

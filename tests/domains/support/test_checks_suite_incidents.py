@@ -75,6 +75,7 @@ async def test_a_reported_or_standard_figure_beside_the_answer_passes(env: Envir
     "Your target is {sla.vip_minutes} minutes, though it may take up to an hour at busy times.",
     "Your target is {sla.vip_minutes} minutes; the old article's {sla.stale_minutes} minutes still applies at "
     "busy times.",
+    "It is {sla.vip_minutes} minutes, or {sla.stale_minutes} minutes per the help centre.",  # a source is no disclaimer
 ])
 async def test_the_figure_as_no_target_or_with_a_hedge_fails(env: Environment, body: str) -> None:
     grade = await scripted_grade(env, REF, 0, _reply(body))
