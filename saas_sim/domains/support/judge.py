@@ -124,8 +124,8 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     if order is not None:
         # What this ticket's refunds add up to is true too, also when the order had refunds before it.
         allowed = true_amounts(state, order) | {a.quantize(Decimal("0.01")) for a in refunded}
-        # A rate ("17.00 per unit") is true when some line's quantity of it is a true amount; every occurrence
-        # of a value stated otherwise is judged as a sum.
+        # A rate ("17.00 per unit") is true when it times a count up to a line's quantity is a true amount; every
+        # occurrence of a value stated otherwise is judged as a sum.
         sums = Counter(facts.amounts) - Counter(facts.per_unit)
         rates = {a for a in facts.per_unit if not _per_unit_of(a, allowed, quantities)}
         stray = sorted({a for a in {*sums.elements(), *rates} if a.quantize(Decimal("0.01")) not in allowed
