@@ -121,6 +121,13 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     if wrong:
         problems.append(f"a reply says {[str(a) for a in wrong]} was refunded; the records say "
                         f"{sorted(str(a) for a in refunded if a)}")
+    # "Another 34.00" claims a refund after a first one: the amount of one of the later refunds, or all of them.
+    later = [r.amount for r in sorted(every, key=lambda r: (r.created_at, r.id))[1:]]
+    further = {a.quantize(Decimal("0.01")) for a in later} | ({sum(later, Decimal("0"))} if later else set())
+    extra = sorted({a for a in facts.claimed_extras() if a.quantize(Decimal("0.01")) not in further})
+    if extra:
+        problems.append(f"a reply says {[str(a) for a in extra]} was refunded on top of an earlier refund; the "
+                        f"order's refunds were {[str(r.amount) for r in every]}")
     if order is not None:
         # What this ticket's refunds add up to is true too, also when the order had refunds before it.
         allowed = true_amounts(state, order) | {a.quantize(Decimal("0.01")) for a in refunded}

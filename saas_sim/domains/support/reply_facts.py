@@ -192,6 +192,17 @@ _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|ow
                                r"total (?:is|was|comes|stands)|comes to|amounts to|gesamtbetrag|rechnungsbetrag|"
                                r"importe total|montant total|priced|bezahlt|gezahlt|berechnet|kostet|pagado|pagó|"
                                r"cobrado|cuesta|payé|facturé|coûte)\b")
+# A refund claimed as one more on top of another ("another 34.00", "an additional refund of 34.00", "34.00 more"):
+# true only when a refund after the order's first is of that amount. A modifier of the charge ("the extra charge
+# of 34.00 was refunded") is no such claim, so the refund nouns between marker and amount are the only words allowed.
+_EXTRA_REFUND = re.compile(
+    rf"\b(?:another|an? additional|additional|a further|further|an extra|a second|one more|weitere[nr]?|"
+    rf"zusätzliche[nr]?|nochmals|noch einmal|otr[oa]s?|encore|un autre|une autre)\s+"
+    rf"(?:(?:refund|reimbursement|payment|credit|transfer|amount|sum|erstattung|rückerstattung|betrag|reembolso|"
+    rf"importe|remboursement|montant)\s+(?:of\s+|von\s+|de\s+)?)?{_AMOUNT_TEXT}|"
+    rf"{_AMOUNT_TEXT}\s+(?:more\b(?!\s+than)|on top\b|in addition\b|additionally\b|zusätzlich\b|mehr\b(?!\s+als)|"
+    rf"adicional(?:es)?\b|más\b(?!\s+que)|de plus\b|en plus\b|supplémentaires?\b)",
+    re.IGNORECASE)
 _TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({_AMOUNT_TEXT})|"
                     rf"({_AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)")
 _RETURN_WINDOW_DAYS = 30
@@ -343,6 +354,10 @@ class ReplyFacts:
         """Amounts a refund claim states per unit ("I refunded 17.00 per unit", "34.00, that is 17.00 each")."""
         return list(self._claimed_amounts[1])
 
+    def claimed_extras(self) -> list[Decimal]:
+        """Amounts a refund claim states as one more refund ("another 34.00", "an additional refund of 34.00")."""
+        return [a for claim in self._refund_claims for a in _extra_figures(claim) if str(a) not in self.codes]
+
     def reasons(self) -> set[str]:
         """Policy reasons the replies name: `final_sale` and/or `window` (a 30-day window)."""
         out: set[str] = set()
@@ -457,6 +472,16 @@ def _claim_figures(claim: Sentence) -> tuple[tuple[Decimal, ...], tuple[Decimal,
     rates = Counter(a for a in per_unit if a in stated) - Counter(rate for rate, _ in products)
     sums = (Counter(stated) - Counter(per_unit)).elements()
     return (*sums, *(rate * n for rate, n in products)), tuple(rates.elements())
+
+
+@functools.lru_cache(maxsize=4096)
+def _extra_figures(claim: Sentence) -> tuple[Decimal, ...]:
+    """The amounts a refund claim's claiming clauses state as a further refund (memoized as `_claim_figures`)."""
+    text = " ; ".join(c.text for c in _claiming_clauses(claim))
+    if not _EXTRA_REFUND.search(text):
+        return ()  # before reading amounts, which costs a parse
+    masked = _EXTRA_REFUND.sub(" ; ", text)
+    return tuple((Counter(extract_amounts(text, claim.lang)) - Counter(extract_amounts(masked, claim.lang))).elements())
 
 
 def _products(text: str, lang: str | None) -> list[tuple[Decimal, int]]:

@@ -345,3 +345,41 @@ async def test_a_second_reply_denying_the_refund_contradicts_it_whatever_else_it
     result = await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", first), _reply("{ticket.id}", second),
                                            SOLVE])
     assert result["replies_truthful"] == 0.0
+
+
+REST = "support/refund-rest-after-earlier-fix"
+REST_REFUND = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{line.id}",
+                                                        "amount": "{amount}", "reason": "damaged",
+                                                        "ticket_id": "{ticket.id}"}}
+
+
+@pytest.mark.parametrize("said", [
+    "I have refunded {amount} {order.currency} and will refund another {amount} {order.currency} next week.",
+    "I have refunded {amount} {order.currency}; an additional refund of {amount} {order.currency} follows.",
+    "I have refunded {amount} {order.currency}, and you will get {amount} {order.currency} more on Monday.",
+])
+async def test_a_further_refund_promised_beside_the_one_made_is_false(env: Environment, said: str) -> None:
+    # One refund was made: the amount is true once, not as a second refund on top of it.
+    body = "Hi {customer.first_name}, on order {order.number}: " + said
+    result = await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+    assert result["replies_truthful"] == 0.0
+
+
+@pytest.mark.parametrize("said", [
+    "Your earlier ticket refunded {earlier_amount} {order.currency}, and I have now refunded another "
+    "{amount} {order.currency} for the other {due_units}.",
+    "On top of the {earlier_amount} {order.currency} refunded before, I have refunded an additional "
+    "{amount} {order.currency}.",
+])
+async def test_a_further_refund_after_an_earlier_one_is_true(env: Environment, said: str) -> None:
+    # Seed 0's earlier ticket refunded one unit; this ticket's refund is the order's second.
+    body = "Hi {customer.first_name}, about the damaged {line.name} on order {order.number}. " + said
+    result = await _grade(env, REST, 0, [REST_REFUND, _reply("{ticket.id}", body), SOLVE])
+    assert result["replies_truthful"] == 1.0
+
+
+async def test_an_extra_charge_refunded_is_no_further_refund(env: Environment) -> None:
+    body = ("Hi {customer.first_name}, on order {order.number}: the extra charge of {amount} {order.currency} "
+            "for the damaged {line.name} has been refunded.")
+    result = await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+    assert result["replies_truthful"] == 1.0
