@@ -80,7 +80,11 @@ class StoreClosedError(UsageError):
     """Raised when an operation is attempted on a store that was closed."""
 
 
-class ReservedCallIdError(UsageError):
+class InvalidCallIdError(UsageError):
+    """Raised when a caller's call_id cannot be an idempotency key; nothing is recorded."""
+
+
+class ReservedCallIdError(InvalidCallIdError):
     """Raised when a caller's call_id starts with the prefix reserved for generated ids."""
 
 

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from starlette.datastructures import State
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from saas_sim.adapters._error_responses import AsciiJSONResponse, validation_error
 from saas_sim.adapters._registry import ApiError
 from saas_sim.errors import SaasSimError
 
@@ -99,12 +99,12 @@ class FastLane:
         try:
             answer = await route.handler(state, params, parsed)
         except ApiError as exc:
-            answer = JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+            answer = AsciiJSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
         except RequestValidationError as exc:
-            answer = await request_validation_exception_handler(Request(scope), exc)
+            answer = await validation_error(Request(scope), exc)
         except SaasSimError as exc:  # as the app's own handler: any other saas_sim error is the harness's
             log.error("%s %s failed: %r", scope["method"], scope["path"], exc)
-            answer = JSONResponse(ApiError(500, "harness_error", str(exc)).body(), status_code=500)
+            answer = AsciiJSONResponse(ApiError(500, "harness_error", str(exc)).body(), status_code=500)
         if isinstance(answer, BaseModel):
             answer = Response(answer.model_dump_json(), status_code=route.status, media_type="application/json")
         await answer(scope, receive, send)

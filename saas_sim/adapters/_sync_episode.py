@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from saas_sim.core.tool_errors import bad_args
-from saas_sim.errors import HarnessError, ReservedCallIdError, ToolError, UsageError
+from saas_sim.errors import HarnessError, InvalidCallIdError, ToolError, UsageError
 from saas_sim.runtime.arg_bounds import not_json
 from saas_sim.runtime.call_result import CallError, CallResult
 from saas_sim.runtime.environment import Environment
@@ -172,7 +172,7 @@ class SyncSession:
             return Turn(error_observation(bad_args(f"arguments must be JSON data: {problem}", ["args"])))
         try:
             result = self.runtime.run(episode.call(tool, args, call_id=call_id))  # type: ignore[arg-type]
-        except ReservedCallIdError as exc:
+        except InvalidCallIdError as exc:
             return Turn(error_observation(bad_args(str(exc), ["call_id"])))
         resolved = episode.toolkit.resolve(tool)
         submitted = result.ok and isinstance(resolved, str) and resolved == self._submit

@@ -50,6 +50,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.datastructures import State
 
 from saas_sim.adapters._body_limit import MAX_BODY_BYTES, BodyLimitMiddleware
+from saas_sim.adapters._error_responses import AsciiJSONResponse, validation_error
 from saas_sim.adapters._fast_lane import FastLane, FastRoute, LaneFirstApp
 from saas_sim.adapters._http_models import (
     CallRequest,
@@ -74,7 +75,7 @@ from saas_sim.errors import (
     ConcurrencyError,
     EpisodeInvalidError,
     HarnessError,
-    ReservedCallIdError,
+    InvalidCallIdError,
     SaasSimError,
     ScenarioError,
     ScenarioNotFoundError,
@@ -169,6 +170,7 @@ def create_app(env: Environment, *, max_episodes: int = 10_000, idle_ttl_s: floa
     app.front = BodyLimitMiddleware(FastLane(app.stack, _fast_routes()), max_body_bytes=max_body_bytes)
     app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]  # starlette types it loosely
     app.add_exception_handler(SaasSimError, _harness_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
     # uvicorn accepts connections only after the lifespan has opened the environment, so any
     # answer here means ready. `/healthz` stays for clients written against it.
     if openenv:
@@ -245,13 +247,13 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+    return AsciiJSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
 
 
 async def _harness_error(request: Request, exc: SaasSimError) -> JSONResponse:
     """Any other saas_sim error (a store failure while grading, say) is the harness's, never the caller's."""
     log.error("%s %s failed: %r", request.method, request.url.path, exc)
-    return JSONResponse(ApiError(500, "harness_error", str(exc)).body(), status_code=500)
+    return AsciiJSONResponse(ApiError(500, "harness_error", str(exc)).body(), status_code=500)
 
 
 # endpoints ---------------------------------------------------------------------------------------
@@ -392,7 +394,7 @@ async def call_tool(episode_id: str, body: CallRequest, episodes: Episodes) -> R
     try:
         result = await _on_current(
             episodes, episode_id, lambda episode: episode.call(body.tool, body.arguments, call_id=body.call_id))
-    except ReservedCallIdError as exc:  # the runtime is the one place that knows the rule
+    except InvalidCallIdError as exc:  # the runtime is the one place that knows the rule
         raise _invalid("call_id", body.call_id, str(exc)) from None
     except EpisodeInvalidError:
         raise ApiError(409, "episode_invalid",

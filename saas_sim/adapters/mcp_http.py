@@ -64,7 +64,7 @@ from saas_sim.adapters.mcp import (
     task_prompts,
 )
 from saas_sim.adapters.openenv_service import SUBMIT_TOOL  # one terminal tool, one name, in both adapters
-from saas_sim.errors import ConcurrencyError, ReservedCallIdError, UsageError
+from saas_sim.errors import ConcurrencyError, InvalidCallIdError, UsageError
 from saas_sim.runtime.call_result import CallResult
 from saas_sim.runtime.episode import Episode
 
@@ -262,7 +262,7 @@ class EpisodeMCP:
             return await _submit(episode)
         try:
             result = await call_episode(episode, params)
-        except ReservedCallIdError as exc:
+        except InvalidCallIdError as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         except ConcurrencyError as exc:  # another process wrote the episode: this copy is stale
             raise MCPError(types.INTERNAL_ERROR, f"episode {target.episode_id} was written elsewhere: {exc}",

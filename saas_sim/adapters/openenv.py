@@ -36,6 +36,7 @@ from fastapi.responses import JSONResponse
 from pydantic import TypeAdapter, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from saas_sim.adapters._error_responses import AsciiJSONResponse
 from saas_sim.adapters._registry import RETRY_AFTER_S, ApiError, EpisodeRegistry
 from saas_sim.adapters.openenv_models import (
     CallToolAction,
@@ -179,13 +180,13 @@ class _Routes:
         async for chunk in request.stream():
             body += chunk
             if len(body) > self.max_frame_bytes:
-                return JSONResponse(_rpc_error(None, JsonRpcCode.INVALID_REQUEST,
+                return AsciiJSONResponse(_rpc_error(None, JsonRpcCode.INVALID_REQUEST,
                                                f"request larger than {self.max_frame_bytes} bytes"))
         try:
             message = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
-            return JSONResponse(_rpc_error(None, JsonRpcCode.PARSE_ERROR, f"Parse error: {exc}"))
-        return JSONResponse(await self.rpc(message, None))
+            return AsciiJSONResponse(_rpc_error(None, JsonRpcCode.PARSE_ERROR, f"Parse error: {exc}"))
+        return AsciiJSONResponse(await self.rpc(message, None))
 
     async def rpc(self, message: Any, bound: OpenEnvSession | None) -> dict[str, Any]:
         """Answers one JSON-RPC request; `bound` is the session of the WebSocket it came over."""
@@ -203,6 +204,8 @@ class _Routes:
             return {"jsonrpc": "2.0", "id": rid, "result": await self._dispatch(method, params, bound)}
         except _RpcError as exc:
             return _rpc_error(rid, exc.code, exc.message, exc.data)
+        except ValidationError as exc:  # params no action can hold (a name that is no UTF-8 text)
+            return _rpc_error(rid, JsonRpcCode.INVALID_PARAMS, "Invalid params", {"errors": _errors(exc)})
 
     async def _dispatch(self, method: str, params: dict[str, Any], bound: OpenEnvSession | None) -> Any:
         sessions = self.service.sessions
@@ -390,8 +393,12 @@ def _ws_error(code: WSErrorCode, message: str, **data: Any) -> dict[str, Any]:
 
 
 def _errors(exc: ValidationError) -> list[dict[str, Any]]:
-    """Pydantic's errors as JSON data (its `ctx` may hold exceptions)."""
-    errors: list[dict[str, Any]] = json.loads(exc.json(include_url=False))
+    """Pydantic's errors as JSON data (its `ctx` may hold exceptions, shown as text).
+
+    Not `exc.json()`: it writes UTF-8, and an input holding a lone surrogate (`"\\ud800"` in a frame)
+    made it raise, which closed the connection. Frames are sent with ASCII escapes, which carry any text.
+    """
+    errors: list[dict[str, Any]] = json.loads(json.dumps(exc.errors(include_url=False), default=str))
     return errors
 
 

@@ -39,7 +39,7 @@ from saas_sim.errors import (
     ConcurrencyError,
     EpisodeInvalidError,
     HarnessError,
-    ReservedCallIdError,
+    InvalidCallIdError,
     ScenarioError,
     ScenarioNotFoundError,
     UsageError,
@@ -251,7 +251,7 @@ class OpenEnvService:
             return _failed(name, ToolErrorType.INVALID_ARGS, "metadata.call_id must be a string")
         try:
             result = await episode.call(name, action.arguments, call_id=call_id)
-        except ReservedCallIdError as exc:
+        except InvalidCallIdError as exc:
             return _failed(name, ToolErrorType.INVALID_ARGS, str(exc))
         except (EpisodeInvalidError, HarnessError, ConcurrencyError) as exc:
             log.error("OpenEnv call %s on episode %s failed: %s", name, session.episode_id, exc)

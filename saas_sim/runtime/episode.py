@@ -52,7 +52,7 @@ from saas_sim.core.store import EventStore
 from saas_sim.core.tools import ToolContext, ToolKind, ToolSpec
 from saas_sim.errors import ConcurrencyError, EpisodeInvalidError, HarnessError, ToolError, UsageError
 from saas_sim.runtime.arg_bounds import not_json
-from saas_sim.runtime.call_ids import AUTO_CALL_ID, check_call_id, reissued_call_id
+from saas_sim.runtime.call_ids import AUTO_CALL_ID, check_call_id, escaped, is_utf8_text, reissued_call_id
 from saas_sim.runtime.call_result import CallError, CallResult
 from saas_sim.runtime.effects import LiveOutcomes, effect_record, record_view
 from saas_sim.runtime.faults import decide_fault, fault_error
@@ -227,7 +227,8 @@ class Episode:
             HarnessError: The harness failed; the episode is now invalid.
             ConcurrencyError: Another process wrote this episode first. This copy is
                 stale; resume the episode (`Environment.resume`) and retry.
-            ReservedCallIdError: `call_id` starts with `auto:`.
+            InvalidCallIdError: `call_id` is no UTF-8 text (a lone surrogate), or (`ReservedCallIdError`)
+                starts with `auto:`.
             UsageError: The episode was closed or is stale, `call_id` is neither a str
                 nor None, or `args` is not JSON data (bytes or other objects inside,
                 non-str keys, cycles); no step is recorded then.
@@ -236,6 +237,10 @@ class Episode:
                 call_id returns its result, as after a lost response.
         """
         check_call_id(call_id)
+        if isinstance(tool, str) and not is_utf8_text(tool):
+            # No tool has such a name, so this is an unknown tool; its step must still be recordable (the
+            # log holds UTF-8), and the escaped name is what a replay re-issues, to the same error.
+            tool = escaped(tool)
         if not isinstance(args, str | bytes):
             # Refused before a step exists: such a call was recorded as something else than what the
             # tool saw (a repr), so its replay could apply a write the original refused.

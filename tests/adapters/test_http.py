@@ -170,6 +170,27 @@ class TestCalls:
         assert r.status_code == 422
         assert r.json()["detail"][0]["loc"] == ["body", "call_id"]
 
+    @pytest.mark.parametrize("body", [
+        '{"tool": "notes.list_notes", "arguments": {}, "call_id": "c\\ud800"}',
+        '{"tool": "notes.list_notes", "arguments": {}, "call_id": 7}',
+    ])
+    async def test_a_call_id_that_cannot_be_a_key_is_422_and_the_episode_goes_on(
+        self, client: httpx.AsyncClient, body: str
+    ) -> None:
+        # Bug: the 422 echoed the lone surrogate back, its UTF-8 encoding failed, and the client got a 500.
+        ep = (await start(client))["episode_id"]
+        r = await client.post(f"/episodes/{ep}/calls", content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "call_id"]
+        assert (await call(client, ep, "notes.list_notes", {})).json()["ok"]
+
+    async def test_a_tool_name_holding_a_lone_surrogate_is_an_unknown_tool(self, client: httpx.AsyncClient) -> None:
+        ep = (await start(client))["episode_id"]
+        body = '{"tool": "notes.\\ud800", "arguments": {}}'
+        r = await client.post(f"/episodes/{ep}/calls", content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 200 and r.json()["error"]["code"] == "unknown_tool"
+        graded = (await client.post(f"/episodes/{ep}/grade")).json()
+        assert graded["valid"] is True
+
     async def test_unknown_episode_is_404(self, client: httpx.AsyncClient) -> None:
         for r in (await call(client, "ep_nope", "notes.list_notes"), await client.get("/episodes/ep_nope"),
                   await client.post("/episodes/ep_nope/grade"), await client.delete("/episodes/ep_nope")):

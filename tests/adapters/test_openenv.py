@@ -229,6 +229,10 @@ class TestBadFrames:
         ('{"type": "reset", "data": {"seed": -1}}', "VALIDATION_ERROR"),
         ('{"type": "reset", "data": {"scenario": "nope/none"}}', "VALIDATION_ERROR"),
         ('{"type": "reset", "data": {"episode_id": "ep_000000000000"}}', "EXECUTION_ERROR"),
+        # A lone surrogate is JSON but no UTF-8 text: echoing it in the error once closed the connection.
+        ('{"type": "step", "data": {"type": "call_tool", "tool_name": "notes__\\ud800"}}', "VALIDATION_ERROR"),
+        ('{"type": "reset", "data": {"scenario": "\\ud800"}}', "VALIDATION_ERROR"),
+        ('{"type": "\\ud800"}', "UNKNOWN_TYPE"),
     ])
     def test_a_bad_frame_gets_an_error_frame_and_the_connection_stays_usable(
         self, client: TestClient, raw: str | bytes, code: str
@@ -368,6 +372,8 @@ class TestJsonRpc:
         (b'{"jsonrpc": "2.0", "method": "tools/call", "params": {}, "id": 1}', -32602),
         (b'{"jsonrpc": "2.0", "method": "tools/list", "params": {"session_id": "os_nope"}, "id": 1}', -32602),
         (b'{"jsonrpc": "2.0", "method": "openenv/session/close", "params": {}, "id": 1}', -32602),
+        (b'{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "notes__\\ud800"}, "id": 1}', -32602),
+        (b'{"jsonrpc": "2.0", "method": "\\ud800", "id": "\\ud800"}', -32601),
     ])
     def test_a_bad_request_is_a_json_rpc_error_with_http_200(self, client: TestClient, body: bytes, code: int) -> None:
         r = client.post("/mcp", content=body, headers={"content-type": "application/json"})

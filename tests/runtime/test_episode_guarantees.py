@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from saas_sim.core.events import PendingEvent
-from saas_sim.errors import HarnessError, UsageError
+from saas_sim.errors import HarnessError, InvalidCallIdError, UsageError
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import reissued_call_id
 from saas_sim.runtime.replay import compare_steps, replay
@@ -257,6 +257,30 @@ async def test_a_trajectory_holding_lone_surrogates_is_writable_and_round_trips(
     assert loaded.steps[0].error == ep.trajectory.steps[0].error
     report, _ = await replay(env, loaded)
     assert report.identical, report.describe()
+
+
+async def test_a_tool_name_holding_a_lone_surrogate_is_an_unknown_tool_that_replays(
+    env: Environment, tmp_path: Path
+) -> None:
+    # Bug: the name went into the step's record as given, the log refused it (no UTF-8 text), and the
+    # harness error voided the episode: any agent could void its own grade with one call.
+    ep = await env.start(SCENARIO, 0)
+    bad = await ep.call("notes.\ud800")
+    assert not bad.ok and bad.error is not None and bad.error.code == "unknown_tool"
+    assert ep.invalid is None and (await ep.call("notes.list_notes", {"limit": 1})).ok
+    assert (await ep.grade()).valid
+    path = tmp_path / "s.jsonl"
+    ep.trajectory.write(path)
+    report, _ = await replay(env, read_trajectory(path))
+    assert report.identical, report.describe()
+
+
+async def test_a_call_id_holding_a_lone_surrogate_is_refused_before_a_step(env: Environment) -> None:
+    ep = await env.start(SCENARIO, 0)
+    with pytest.raises(InvalidCallIdError):
+        await ep.call("notes.list_notes", {"limit": 1}, call_id="c\ud800")
+    assert ep.steps == 0 and ep.invalid is None
+    assert (await ep.call("notes.list_notes", {"limit": 1}, call_id="c1")).ok
 
 
 @pytest.mark.parametrize("line", ["[1, 2]", '"text"', '{"kind": "step", "index": 0}', '{"kind": "step", "bogus": 1}'])
