@@ -63,6 +63,7 @@ __all__ = [
     "language_shares",
     "negated",
     "normalize_code",
+    "numbers_as_digits",
     "sentences",
     "warm_text_readers",
 ]
@@ -359,6 +360,16 @@ def _spelled_out(text: str, lang: str | None) -> str:
     if language not in LANGUAGES:
         return text
     return str(alpha2digit(text, language))
+
+
+def numbers_as_digits(text: str, lang: str | None = None) -> str:
+    """Returns `text` with its number words written as digits ("hold it for nine seconds" -> "... 9 seconds").
+
+    Args:
+        text: Any text.
+        lang: Its ISO 639-1 language, or None to detect it (English when unsure).
+    """
+    return _spelled_out(text, lang)
 
 
 def extract_numbers(text: str, lang: str | None = None) -> list[Decimal]:

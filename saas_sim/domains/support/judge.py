@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -35,6 +35,21 @@ __all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts"
 _GENERIC = frozenset({"button", "seconds", "second", "metres", "meters", "parts", "part", "water", "cycles",
                       "cycle"})
 _WORD = re.compile(r"[a-zäöüß]+", re.IGNORECASE)
+# A measured fact of an article ("7 seconds", "6 metres", "4 parts water", "2 cycles") and the unit it names.
+_MEASURE_FACT = re.compile(r"(\d+)\s+([a-zäöüß]+)")
+_UNIT_OF = {"seconds": "seconds", "second": "seconds", "metres": "metres", "metre": "metres",
+            "meters": "metres", "meter": "metres", "parts": "parts", "part": "parts", "cycles": "cycles",
+            "cycle": "cycles"}
+# How a reply writes a value in each unit: the number next to the unit, in the languages replies are read in.
+_UNIT_WORDS = {
+    "seconds": r"s|secs?|seconds?|sekunden?|segundos?|secondes?",
+    "metres": r"m|metres?|meters?|metern?|metros?|mètres?",
+    "parts": r"parts?\s+(?:of\s+)?(?:\w+\s+)?water|teile?n?\s+wasser|partes\s+de\s+agua|parts?\s+d'eau",
+    "cycles": r"cycles?|runs?|rounds?|zyklen|zyklus|durchg(?:a|ä)nge?|ciclos?",
+}
+_UNIT_PATTERNS = {unit: re.compile(rf"(?<![\d.,])(\d{{1,3}})(?![.,]\d)\s*-?\s*(?:{words})\b", re.IGNORECASE)
+                  for unit, words in _UNIT_WORDS.items()}
+_RATIO = re.compile(r"(?<![\d.,])1\s*(?::|to)\s*(\d{1,2})(?![.,]?\d)")
 _NUMBER = re.compile(r"\d+")
 _RETURN_WINDOW_DAYS = 30
 
@@ -204,10 +219,44 @@ def _fact_terms(facts: tuple[str, ...]) -> tuple[frozenset[Decimal], frozenset[s
     return values, words
 
 
-def _states_article(facts: ReplyFacts, article_id: str, terms: tuple[frozenset[Decimal], frozenset[str]]) -> bool:
-    values, words = terms
-    cited = any(article_id.lower() in b.lower() for b in facts.bodies)
-    return cited or (all(facts.states_number(v) for v in values) and facts.states_words(words))
+def _measures(facts: Iterable[str]) -> dict[str, set[int]]:
+    """The measured values of `facts` by unit (`{"seconds": {7}}` of "7 seconds"); facts of no known unit add
+    nothing."""
+    out: dict[str, set[int]] = {}
+    for fact in facts:
+        m = _MEASURE_FACT.match(fact.strip().lower())
+        if m and m.group(2) in _UNIT_OF:
+            out.setdefault(_UNIT_OF[m.group(2)], set()).add(int(m.group(1)))
+    return out
+
+
+def _stated_measures(text: str, unit: str) -> set[int]:
+    """The values `text` states in `unit`, each written next to its unit ("9 seconds", "9-second", "9s")."""
+    found = {int(m.group(1)) for m in _UNIT_PATTERNS[unit].finditer(text)}
+    if unit == "parts":  # a mixing ratio ("vinegar and water 1:4") names the parts of water last
+        found |= {int(m.group(1)) for m in _RATIO.finditer(text)
+                  if "water" in text[max(0, m.start() - 60):m.end() + 60]}
+    return found
+
+
+def _states_article(facts: ReplyFacts, article_id: str, record: tuple[str, ...],
+                    candidates: dict[str, set[int]]) -> bool:
+    """Whether the replies state the article's facts as their answer (or cite its id).
+
+    A measured fact ("9 seconds") counts only written next to its unit in an affirmed clause, and only when
+    the replies affirm no other article's value in that unit: "hold it for 2, 3, 4 ... 15 seconds" lists
+    every candidate, and two durations are no answer. A value no article has ("wait 30 seconds") is no
+    competing answer. Named controls count as words anywhere.
+    """
+    if any(article_id.lower() in b.lower() for b in facts.bodies):
+        return True
+    text = facts.affirmed_text
+    for unit, measured in _measures(record).items():
+        stated = _stated_measures(text, unit)
+        if not measured <= stated or (stated - measured) & candidates.get(unit, set()):
+            return False
+    values, words = _fact_terms(tuple(f for f in record if not _measures([f])))
+    return all(facts.states_number(v) for v in values) and facts.states_words(words)
 
 
 def kb_verdict(state: State, facts: ReplyFacts, article_id: str | None) -> Verdict:
@@ -218,7 +267,11 @@ def kb_verdict(state: State, facts: ReplyFacts, article_id: str | None) -> Verdi
     if facts.empty:
         return Verdict(False, ("no public reply",))
     mine = _fact_terms(record.facts)
-    if not _states_article(facts, article_id, mine):
+    candidates: dict[str, set[int]] = {}
+    for other in state.table(KB_FACTS):
+        for unit, values in _measures(other.facts).items():
+            candidates.setdefault(unit, set()).update(values)
+    if not _states_article(facts, article_id, record.facts, candidates):
         return Verdict(False, (f"no reply states the facts of {article_id}: {list(record.facts)}",))
     # Citing the right article's title is no claim about another article ("Reset the Wi-Fi ..." names
     # no Reset button), so other articles are looked for in the replies without that title.

@@ -30,6 +30,7 @@ from saas_sim.core.text_facts import (
     extract_numbers,
     language_shares,
     negated,
+    numbers_as_digits,
     sentences,
 )
 from saas_sim.domains.support.models import Message, Ticket
@@ -298,6 +299,13 @@ class ReplyFacts:
         # anything else?") leaves its other clauses' claims standing.
         return tuple(c for s in self.sentences for c in (s.parts(_CLAUSE) if s.negated or s.conditional else [s])
                      if c.affirms)
+
+    @functools.cached_property
+    def affirmed_text(self) -> str:
+        """What the replies affirm, as one lowercase text with number words as digits: every sentence that is
+        neither negated nor conditional, and the affirmed clauses of those that are ("do not unplug it, hold
+        the light button for 9 seconds" affirms the second clause only). Clauses are joined by line breaks."""
+        return "\n".join(numbers_as_digits(c.text, c.lang) for c in self._claims)
 
     @functools.cached_property
     def _refund_claims(self) -> tuple[Sentence, ...]:
