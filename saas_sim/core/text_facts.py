@@ -24,6 +24,10 @@ The rules that decide what counts, so checks can rely on them:
   `25 Euro`, `five dollars`) or when it has exactly two decimals (`25.00`). A bare
   integer ("3 days", "order 10023") is a number, not an amount. Minor units count
   as hundredths (`50 cents` is 0.50), and "25 dollars and 50 cents" is one amount.
+- **Scales.** A number followed by a scale word is one number: `101.5 thousand`, `1,2 Millionen`
+  and `2.5 million` are 101500, 1200000 and 2500000 (number words alone, `forty-five thousand`,
+  were always read). `k` glued to digits is a thousand (`45k`, `$45K`); `m`, `mn` and `bn` glued to
+  digits scale only beside a currency marker (`EUR 1.2m`, `3bn USD`), since `6m` may be metres.
 - **Bounded.** A number above `MAX_FACT` (10^15, far beyond any amount a world holds)
   reads as `MAX_FACT`: still a stated figure no state can make true, but one that
   checks can quantize and add without `decimal.InvalidOperation` (28 digits).
@@ -55,6 +59,7 @@ from saas_sim.errors import UsageError
 __all__ = [
     "LANGUAGES",
     "MAX_FACT",
+    "date_mentions",
     "detect_language",
     "extract_amounts",
     "extract_codes",
@@ -350,12 +355,58 @@ def _numbers(text: str, lang: str | None) -> list[_Number]:
     return out
 
 
+_SCALE_WORDS = {
+    "thousand": 3, "thousands": 3, "tausend": 3, "mil": 3, "mille": 3,
+    "million": 6, "millions": 6, "millionen": 6, "mio": 6, "millón": 6, "millon": 6, "millones": 6,
+    "billion": 9, "billions": 9, "milliarde": 9, "milliarden": 9, "mrd": 9, "milliard": 9, "milliards": 9,
+}
+_SCALED = re.compile(
+    rf"(?<![\w.,])(\d+(?:[.,]\d+)?)[ \u00a0]?({_alternation(tuple(_SCALE_WORDS))})\b\.?", re.IGNORECASE)
+_THOUSAND_SUFFIX = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)[kK]\b")
+_MONEY_SUFFIX = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)(mn|bn|[mMbB])\b")
+_SUFFIX_POWER = {"m": 6, "mn": 6, "b": 9, "bn": 9}
+
+
+def _scaled_value(token: str, power: int, lang: str | None) -> str | None:
+    """`token` (digits with at most one separator) times 10**power, written as plain digits, or None."""
+    parsed = _interpret(token, lang)
+    if parsed is None:
+        return None
+    value = parsed[0].scaleb(power)
+    if value != value.to_integral_value():
+        return None  # "1.2345 thousand": no amount anyone writes; left as it was
+    return str(min(value, MAX_FACT).quantize(Decimal(1)))
+
+
+def _scales_applied(text: str, lang: str | None) -> str:
+    """`text` with scaled numbers written out in digits (see the module's rule on scales)."""
+    def word(m: re.Match[str]) -> str:
+        return _scaled_value(m.group(1), _SCALE_WORDS[m.group(2).lower()], lang) or m.group(0)
+
+    def thousand(m: re.Match[str]) -> str:
+        return _scaled_value(m.group(1), 3, lang) or m.group(0)
+
+    def money(m: re.Match[str]) -> str:
+        beside = _CUR_BEFORE.search(text[max(0, m.start() - 8):m.start()]) or _CUR_AFTER.match(text[m.end():])
+        done = _scaled_value(m.group(1), _SUFFIX_POWER[m.group(2).lower()], lang) if beside else None
+        return done or m.group(0)
+
+    if any(ch.isdigit() for ch in text):
+        text = _SCALED.sub(word, text)
+        text = _THOUSAND_SUFFIX.sub(thousand, text)
+        text = _MONEY_SUFFIX.sub(money, text)
+    return text
+
+
 def _spelled_out(text: str, lang: str | None) -> str:
     """Returns `text` with number words written as digits (text2num), in `lang` or the detected language.
 
     Only the words are read in the detected language; digit formats keep the rule
     for `lang` (None stays None), so a misdetection cannot change what "1.234" means.
+    Scaled digits ("101.5 thousand", "$45k") are written out first: text2num would read the scale
+    word alone, as 1000.
     """
+    text = _scales_applied(text, lang)
     language = lang if lang is not None else (detect_language(text) or "en")
     if language not in LANGUAGES:
         return text
@@ -558,21 +609,106 @@ def _date_matches(text: str, lang: str | None) -> list[tuple[int, int, date]]:
     return out
 
 
-def extract_dates(text: str, lang: str | None = None) -> list[date]:
-    """Returns the explicit dates in `text`, in order of appearance.
+@functools.cache
+def _yearless_patterns(lang: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    names = _alternation(tuple(_month_table(lang)))
+    month_first = re.compile(rf"\b({names})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,:]?\d)")
+    day_first = re.compile(rf"\b(\d{{1,2}})(?:\.|st|nd|rd|th|er|º|°)?\s+(?:de\s+|of\s+)?({names})\b")
+    return month_first, day_first
+
+
+@functools.cache
+def _weekday_pattern(lang: str | None) -> tuple[re.Pattern[str], dict[str, int]]:
+    """Weekday names (babel's wide forms, accent-folded) -> Monday=0, and a pattern for them."""
+    langs = LANGUAGES if lang is None or lang not in LANGUAGES else (lang,)
+    table: dict[str, int] = {}
+    for code in langs:
+        for day, name in babel.dates.get_day_names("wide", "format", locale=code).items():
+            table.setdefault(_fold(str(name)), day)
+    return re.compile(rf"\b({_alternation(tuple(table))})\b"), table
+
+
+_RELATIVE_DAYS = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "aujourd'hui": 0, "demain": 1,
+                  "apres-demain": 2, "heute": 0, "ubermorgen": 2, "hoy": 0, "pasado manana": 2}
+_RELATIVE = re.compile(rf"\b(?:the\s+)?({_alternation(tuple(_RELATIVE_DAYS))})(?![\w'-])")
+_DATE_AFTER_WEEKDAY = re.compile(r"^,?\s*(?:the\s+|den\s+|le\s+|el\s+)?")
+
+
+def _nearest(today: date, month: int, day: int) -> date | None:
+    """The date of that month and day nearest to `today` (last year, this year or next)."""
+    found = [d for y in (today.year - 1, today.year, today.year + 1) if (d := _safe_date(y, month, day))]
+    return min(found, key=lambda d: (abs((d - today).days), d)) if found else None
+
+
+_Reading = tuple[int, int, tuple[date, ...]]
+"""A date mention: its span and its readings, the likeliest first."""
+
+
+def _relative_matches(text: str, lang: str | None, today: date, taken: list[tuple[int, int, date]]) -> list[_Reading]:
+    """Dates `text` states relative to `today`: day and month without a year, weekdays, "tomorrow"."""
+    folded = "".join(_fold(ch)[:1] or ch for ch in text)
+    table = _month_table(lang)
+    found: list[_Reading] = []
+    month_first, day_first = _yearless_patterns(lang)
+    for m in month_first.finditer(folded):
+        if (d := _nearest(today, table[m.group(1)], int(m.group(2)))) is not None:
+            found.append((m.start(), m.end(), (d,)))
+    for m in day_first.finditer(folded):
+        if (d := _nearest(today, table[m.group(2)], int(m.group(1)))) is not None:
+            found.append((m.start(), m.end(), (d,)))
+    starts = {item[0] for item in taken} | {item[0] for item in found}
+    weekdays, names = _weekday_pattern(lang)
+    for m in weekdays.finditer(folded):
+        gap = _DATE_AFTER_WEEKDAY.match(folded[m.end():])
+        if m.end() + (gap.end() if gap else 0) in starts:
+            continue  # "Friday, March 6": the weekday names the date that follows it
+        # "On Wednesday" is the next one (a week ahead on that very day), or, in a recap, the last one.
+        ahead = (names[m.group(1)] - today.weekday() - 1) % 7 + 1
+        found.append((m.start(), m.end(), (date.fromordinal(today.toordinal() + ahead),
+                                           date.fromordinal(today.toordinal() + ahead - 7))))
+    for m in _RELATIVE.finditer(folded):
+        found.append((m.start(), m.end(), (date.fromordinal(today.toordinal() + _RELATIVE_DAYS[m.group(1)]),)))
+    return found
+
+
+def date_mentions(text: str, lang: str | None = None, today: date | None = None) -> list[tuple[date, ...]]:
+    """Returns each date `text` mentions as its possible readings, the likeliest first, in order of appearance.
+
+    As `extract_dates`, whose dates are the first readings; a weekday has two: the next one and the
+    last one ("we spoke on Monday"). A check holds a mention true when one of its readings is.
+    """
+    found: list[_Reading] = [(s, e, (d,)) for s, e, d in _date_matches(text, lang)]
+    if today is not None:
+        found += _relative_matches(text, lang, today, _date_matches(text, lang))
+    found.sort(key=lambda item: (item[0], -item[1]))
+    out: list[_Reading] = []
+    for item in found:
+        if not out or item[0] >= out[-1][1]:
+            out.append(item)
+    return [readings for _, _, readings in out]
+
+
+def extract_dates(text: str, lang: str | None = None, today: date | None = None) -> list[date]:
+    """Returns the dates in `text`, in order of appearance.
 
     Read: ISO (`2026-03-04`); month names in any of `LANGUAGES` from babel
     ("March 3, 2026", "3 March 2026", "3. März 2026", "3 de marzo de 2026",
     "1er mars 2026"); numeric `03/04/2026`, `03-04-2026`, `03.04.2026`. The numeric
     rule: with "." it is day.month; with "/" or "-" it is month/day when `lang` is
-    "en" and day/month otherwise; a part above 12 can only be the day. Dates
-    without a year and impossible dates (Feb 30) are not read.
+    "en" and day/month otherwise; a part above 12 can only be the day. Impossible
+    dates (Feb 30) are not read.
+
+    Without `today`, dates without a year are not read. With it, they are too: a day and month
+    ("9 March", "March 9th") is the one nearest to `today`; a weekday ("on Wednesday") is the
+    next one after `today` (a week ahead on that very day), unless a date follows it ("Friday,
+    March 6" is March 6); "today", "tomorrow" and "the day after tomorrow" count from `today`.
 
     Args:
         text: Any text.
         lang: Its ISO 639-1 language, or None (month names of every language; day/month).
+        today: The day the text was written (the sim clock's), to place relative dates.
     """
-    return [d for _, _, d in _date_matches(text, lang)]
+    return [readings[0] for readings in date_mentions(text, lang, today)]
 
 
 # ---------------------------------------------------------------- negation

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from saas_sim.core.text_facts import (
     LANGUAGES,
     MAX_FACT,
+    date_mentions,
     detect_language,
     extract_amounts,
     extract_codes,
@@ -21,6 +22,7 @@ from saas_sim.core.text_facts import (
     language_shares,
     negated,
     normalize_code,
+    numbers_as_digits,
     sentences,
 )
 from saas_sim.errors import UsageError
@@ -256,3 +258,52 @@ def test_a_number_of_any_length_reads_as_at_most_the_bound_so_checks_can_do_arit
 ])
 def test_a_rate_is_never_an_amount(text: str, lang: str, amounts: list[Decimal]) -> None:
     assert extract_amounts(text, lang) == amounts
+
+
+@pytest.mark.parametrize(("text", "lang", "amounts"), [
+    ("a budget of 101.5 thousand euros", "en", [Decimal("101500")]),
+    ("1.2 million euros", "en", [Decimal("1200000")]),
+    ("ein Budget von 1,2 Millionen Euro", "de", [Decimal("1200000")]),
+    ("the budget of EUR 45k", "en", [Decimal("45000")]),
+    ("$45K and 2.5k USD", "en", [Decimal("45000"), Decimal("2500")]),
+    ("EUR 1.2m, or 3bn USD", "en", [Decimal("1200000"), Decimal("3000000000")]),
+    ("forty-five thousand euros", "en", [Decimal("45000")]),
+])
+def test_a_scaled_number_is_one_number(text: str, lang: str, amounts: list[Decimal]) -> None:
+    # "101.5 thousand" read as 101.5 and 1000, and "45k" as no number at all: a true figure was false,
+    # a false one unread.
+    assert extract_amounts(text, lang) == amounts
+
+
+def test_a_glued_m_without_a_currency_stays_a_unit() -> None:
+    assert extract_numbers("keep it within 6m of the device, then 6 m more", "en") == [Decimal("6")]
+    assert numbers_as_digits("within 6m", "en") == "within 6m"
+
+
+@pytest.mark.parametrize("digits", [1, 20, 40])
+def test_a_scaled_number_of_any_length_is_bounded(digits: int) -> None:
+    assert extract_amounts(f"{'9' * digits}.5 million USD and ${'9' * digits}k", "en")[-1] <= MAX_FACT
+
+
+THURSDAY = date(2026, 3, 5)
+
+
+@pytest.mark.parametrize(("text", "dates"), [
+    ("I will call on 9 March at 11:00", [date(2026, 3, 9)]),
+    ("on March 9th, or the 6th of March", [date(2026, 3, 9), date(2026, 3, 6)]),
+    ("we met on 28 December", [date(2025, 12, 28)]),  # the nearest: last year's
+    ("on Friday, March 6", [date(2026, 3, 6)]),  # the weekday names the date after it
+    ("on Thursday", [date(2026, 3, 12)]),  # a week ahead on that very day
+    ("tomorrow, or the day after tomorrow", [date(2026, 3, 6), date(2026, 3, 7)]),
+    ("in May I call", []),
+])
+def test_dates_without_a_year_are_placed_by_today(text: str, dates: list[date]) -> None:
+    assert extract_dates(text, "en", today=THURSDAY) == dates
+
+
+def test_without_today_a_date_needs_its_year() -> None:
+    assert extract_dates("on 9 March, on Friday, tomorrow", "en") == []
+
+
+def test_a_weekday_reads_as_the_next_one_or_the_last_one() -> None:
+    assert date_mentions("we spoke on Monday", "en", today=THURSDAY) == [(date(2026, 3, 9), date(2026, 3, 2))]

@@ -20,9 +20,11 @@ What counts as a stated fact:
   judged. They describe things the CRM does not record (the length of a call,
   the size of a team), so no state could prove them false, and judging them
   would fail correct emails.
-* **Dates** are what `extract_dates` returns (explicit dates only). A numeric
-  date with day and month both at most 12 ("03/04/2026") is ambiguous between
-  the day-first and month-first readings; it is true when either reading is.
+* **Dates** are what `date_mentions` reads, placed by the sim clock's day: explicit
+  dates, days and months without a year (the nearest), weekdays (the next or the
+  last one) and "today"/"tomorrow". A mention is true when one of its readings is.
+  A numeric date with day and month both at most 12 ("03/04/2026") is ambiguous
+  between the day-first and month-first readings; it is true when either reading is.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from datetime import date
 from decimal import Decimal
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.text_facts import extract_amounts, extract_dates, extract_numbers, sentences
+from saas_sim.core.text_facts import date_mentions, extract_amounts, extract_numbers, sentences
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.check_indexes import TASKS_BY_DEAL
 from saas_sim.domains.crm.checks_email import rep_emails
@@ -152,7 +154,9 @@ def emails_truthful(
         # A bare figure is a spoken amount: "a budget of 161712" for 161,712.50 rounds, it does not lie.
         false += [f"{a.id} states {x}" for x in bare_money_figures(text)
                   if all(abs(x - t) >= 1 for t in money_truth)]
-        false += [f"{a.id} states {d.isoformat()}" for d in extract_dates(text) if not _date_is_true(d, date_truth)]
+        # Dates without a year ("on 9 March", "on Wednesday", "tomorrow") are placed by the sim clock's day.
+        false += [f"{a.id} states {readings[0].isoformat()}" for readings in date_mentions(text, today=ctx.now.date())
+                  if not any(_date_is_true(d, date_truth) for d in readings)]
     if false:
         more = f" and {len(false) - _SHOWN} more" if len(false) > _SHOWN else ""
         return CheckOutcome.failed(f"false facts in emails: {', '.join(false[:_SHOWN])}{more}")

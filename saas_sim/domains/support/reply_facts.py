@@ -40,6 +40,7 @@ __all__ = [
     "ORDER_NUMBER",
     "ReplyFacts",
     "Sentence",
+    "asks_for_order",
     "claims_money",
     "read_facts",
     "read_replies",
@@ -206,6 +207,13 @@ _EXTRA_REFUND = re.compile(
     re.IGNORECASE)
 _TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({_AMOUNT_TEXT})|"
                     rf"({_AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)")
+# What a request for the order names, and how a reply asks (`asks_for_order`).
+_ORDER_NOUN = re.compile(r"\b(?:orders?|purchases?|receipts?|invoices?|bestell\w*|kauf\w*|rechnung\w*|beleg\w*|"
+                         r"pedidos?|compras?|facturas?|recibos?|commandes?|achats?|factures?|reçus?)\b")
+_REQUEST = re.compile(r"\?|\b(?:please|could you|can you|would you|let me know|send|share|provide|reply with|"
+                      r"tell me|confirm|which|what|bitte|können sie|könnten sie|welche\w*|nennen|senden|schicken|"
+                      r"podría|puede|envíe|envíenos|indíque\w*|cuál|pourriez|pouvez|merci de|envoyer|"
+                      r"indiquer|quel(?:le)?s?)\b")
 _RETURN_WINDOW_DAYS = 30
 _MIN_SHARE = 0.8
 _MIN_SENTENCE_LETTERS = 20
@@ -429,6 +437,14 @@ class ReplyFacts:
         """Whether every word of `words` occurs as a whole word in some reply."""
         text = " ".join(self.bodies)
         return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.IGNORECASE) for w in words)
+
+
+def asks_for_order(body: str) -> bool:
+    """Whether a reply asks the customer which order it is about: a question or request that names the order
+    ("Could you send me your order number?", "Which of your purchases is this about?", "Bitte nennen Sie mir
+    Ihre Bestellnummer"). A customer answers what was asked; "." or "I refunded it" asks nothing."""
+    text = reply_text(body)
+    return any(_ORDER_NOUN.search(s) and _REQUEST.search(s) for s in sentences(text.lower()))
 
 
 def claims_money(s: Sentence) -> bool:

@@ -13,8 +13,8 @@ Rules, in order, for a public agent reply:
    replacement records, or for a refusal or a how-to question the true facts
    the replies state), the customer confirms, naming what it sees (for
    example the refunded amount).
-3. A customer who has not said which order it means yet answers with the
-   order number and names the item.
+3. A customer who has not said which order it means yet, and is asked for it
+   (`reply_facts.asks_for_order`), answers with the order number and names the item.
 4. Otherwise the customer restates what it needs, and grows impatient when
    the ticket's SLA is breached; out of patience, it asks for a manager.
 
@@ -51,6 +51,7 @@ from saas_sim.core.state import State
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.customer_phrases import phrase
 from saas_sim.domains.support.models import Message, Persona, Ticket, TicketTruth
+from saas_sim.domains.support.reply_facts import asks_for_order
 from saas_sim.domains.support.state import ORDERS, PERSONAS, TICKETS, TRUTHS, sla_state
 from saas_sim.domains.support.ticket_outcome import Assessment, assess
 
@@ -93,7 +94,7 @@ class RuleBasedCustomer:
         if outcome.fixed:
             key = "confirm"
             updates.update(resolved=True, confirmed=True)
-        elif number and not persona.order_revealed:
+        elif number and not persona.order_revealed and asks_for_order(message.body):
             key, updates["order_revealed"] = "give_order", True
         else:
             key = "restate"

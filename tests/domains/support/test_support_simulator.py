@@ -137,3 +137,26 @@ def test_a_confirmation_after_solving_keeps_the_ticket_solved_and_a_complaint_re
     unfixed.call("support.set_ticket_status", ticket_id=ticket_id, status="pending")
     out = unfixed.call("support.send_reply", ticket_id=ticket_id, body="Anything else?")
     assert out.ticket.status == "open" and out.customer_response is not None
+
+
+MISSING = [t for t in ACTIVE if (tr := WORLD.state.get(TRUTHS, t)) is not None and "missing_order" in tr.mess
+           and tr.order_id is not None]
+
+
+@settings(max_examples=10, deadline=None)
+@given(ticket_id=st.sampled_from(MISSING), body=st.sampled_from([
+    ".", "Hi, good news: I have already refunded the damaged item. Nothing else is needed from you.",
+    "Thanks for reaching out, we are on it!", "Is there anything else I can help with?"]))
+def test_the_customer_names_the_order_only_when_asked_for_it(ticket_id: str, body: str) -> None:
+    # Bug: any reply at all got the order number, so a policy that never asked learned nothing of asking.
+    desk = Desk(WORLD.state, NOW)
+    truth = desk.state.get(TRUTHS, ticket_id)
+    assert truth is not None and truth.order_id is not None
+    order = desk.state.get(ORDERS, truth.order_id)
+    assert order is not None
+    answer = desk.call("support.send_reply", ticket_id=ticket_id, body=body)
+    persona = desk.state.get(PERSONAS, ticket_id)
+    assert persona is not None and not persona.order_revealed
+    assert order.number not in answer.customer_response.body
+    asked = desk.call("support.send_reply", ticket_id=ticket_id, body="Which purchase is it? Its number, please.")
+    assert order.number in asked.customer_response.body
