@@ -179,3 +179,29 @@ async def test_refunding_a_parcel_in_transit_is_capped_even_with_the_right_answe
     step = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "amount": "1.00",
                                                       "reason": "not_delivered", "ticket_id": "{ticket.id}"}}
     assert max(await scripted_scores(env, TRANSIT, SEEDS, [step, _reply("{tracking_reply}")])) == 0.0
+
+
+TRANSIT_FALSEHOODS = [
+    "Hi,\n\nI'm sorry, but your parcel is lost. The {order.carrier} tracking number {order.tracking} shows no "
+    "movement and it will not reach you. Please place a new order.\n\nBest regards",
+    "Hi,\n\nyour parcel arrived on Monday and is sitting at your door: {order.carrier}, tracking {order.tracking}. "
+    "Please check with your neighbours.\n\nBest regards",
+    "Hi,\n\nthe parcel is with {order.carrier} (tracking {order.tracking}). I have upgraded it to express delivery "
+    "at no cost and guarantee it will be at your door by 9am tomorrow.\n\nBest regards",
+]
+
+
+async def test_a_parcel_in_transit_called_lost_arrived_or_promised_fails_the_truth_gate(env: Environment) -> None:
+    for body in TRANSIT_FALSEHOODS:
+        for seed in (*SEEDS, 5):
+            grade = await scripted_grade(env, TRANSIT, seed, [_reply(body)])
+            checks = {c.name: c.score for c in grade.checks}
+            assert checks["replies_truthful"] == 0.0 and grade.score == 0.0, (seed, body[:40])
+
+
+async def test_an_honest_not_lost_answer_with_a_hedged_estimate_keeps_full_marks(env: Environment) -> None:
+    body = ("Hi {customer.first_name},\n\nI know you're worried it got lost, but it is not lost: it is on its way "
+            "with {order.carrier}, tracking {order.tracking}. It hasn't been delivered yet; the carrier usually "
+            "needs a few more days, and once it has arrived you can let us know if anything is wrong.\n\n"
+            "Best regards")
+    assert min(await scripted_scores(env, TRANSIT, (*SEEDS, 5), [_reply(body)])) == 1.0
