@@ -3,7 +3,8 @@
 `tracking_answered` pays for the in-transit order's carrier and tracking number, stated in the replies
 (`shipping_answer`, the verdict the simulated customer uses too). `no_other_customer_data` is the
 privacy gate of policy rule 14: a reply must not disclose another person's name, e-mail address, phone
-number, or what another person's order holds.
+number, or what another person's order holds, nor (for an order the task knows of) its tracking number, dates,
+status, carrier, or its owner's first name or country.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import unicodedata
 from collections.abc import Sequence
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.text_facts import extract_dates
 from saas_sim.domains.support.check_helpers import customer_texts, episode_facts, episode_replies
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.people import person_records
+from saas_sim.domains.support.record_disclosure import OwnValues, order_told
 from saas_sim.domains.support.search_index import phone_digits
 from saas_sim.domains.support.shipping_answer import tracking_verdict
-from saas_sim.domains.support.state import CUSTOMERS, ORDERS
+from saas_sim.domains.support.state import AGENTS, CUSTOMERS, ORDERS, REFUNDS, TICKETS
 from saas_sim.domains.support.threads import reply_text
 
 __all__ = ["no_other_customer_data", "tracking_answered"]
@@ -101,6 +104,26 @@ def _named_partly(name: str, email: str, words: str, lowered: str, own_words: se
     return len(local) >= 6 and local in lowered
 
 
+def _own_values(ctx: CheckContext, ticket_id: str, mine: frozenset[str], own_words: set[str]) -> OwnValues:
+    """What the replies may state although another person's order shares it: the requester's own values, what
+    they wrote, the agents' names (a signature), and the dates of the requester's orders, tickets and the
+    episode's refunds."""
+    wrote = " ".join(customer_texts(ctx, ticket_id))
+    people = [c for c in ctx.final.table(CUSTOMERS) if c.id in mine]
+    stamps = [t for o in ctx.final.table(ORDERS) if o.customer_id in mine
+              for t in (o.placed_at, o.shipped_at, o.delivered_at) if t is not None]
+    stamps += [t.created_at for t in ctx.final.table(TICKETS) if t.requester_id in mine]
+    stamps += [r.created_at for r in ctx.created(REFUNDS)]
+    agents = {w for a in ctx.final.table(AGENTS) for w in _words(a.name).split()}
+    return OwnValues(
+        wrote=wrote.casefold(),
+        words=frozenset(own_words | agents),
+        first_names=frozenset(w for c in people for w in _words(c.name).split()),
+        countries=frozenset(c.country for c in people),
+        dates=frozenset({t.date().isoformat() for t in stamps} | {d.isoformat() for d in extract_dates(wrote)}),
+    )
+
+
 @kit.check
 def no_other_customer_data(ctx: CheckContext, *, ticket_id: str, customer_id: str,
                            orders: Sequence[str] = ()) -> CheckOutcome:
@@ -111,6 +134,9 @@ def no_other_customer_data(ctx: CheckContext, *, ticket_id: str, customer_id: st
     the customer holds. The owners of `orders` and their items count when named partly too: the owner's
     surname or e-mail local part ("j.doe at example.org"), an item by its distinctive words ("three Crema
     Pro espresso machines"); words the customer wrote themselves, or their own items hold, never count.
+    So do the other details of such an order and its owner (`record_disclosure.order_told`): its tracking
+    number, its dates, the owner's first name, country or a run of their phone's digits, and its status or
+    carrier said about it; values that are also the requester's own or that they wrote never count.
     """
     replies = [reply_text(m.body) for m in episode_replies(ctx, ticket_id)]
     if not replies:
@@ -150,6 +176,10 @@ def no_other_customer_data(ctx: CheckContext, *, ticket_id: str, customer_id: st
         if owner is not None and owner.id not in leaked and _named_partly(owner.name, owner.email, words, lowered,
                                                                             own_words):
             leaked.append(owner.id)
+        if owner is not None:
+            kept = _own_values(ctx, ticket_id, mine, own_words)
+            leaked += [f"{oid}: {what}" for what in order_told(ctx.final, episode_facts(ctx, ticket_id), order, owner,
+                                                                kept)]
     if leaked:
         return CheckOutcome.failed(f"the replies disclose another person's data: {leaked[:5]}")
     return CheckOutcome.passed("nothing about another person was disclosed")

@@ -27,6 +27,7 @@ from saas_sim.domains.support.check_helpers import (
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
 from saas_sim.domains.support.people import person_records
 from saas_sim.domains.support.reply_facts import ORDER_NUMBER, ReplyFacts
+from saas_sim.domains.support.shipping_claims import shipping_claim_problems
 from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS
 
 __all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts", "truth_problems"]
@@ -98,7 +99,9 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
 
     False: a refund or replacement claimed that the records do not show, an amount said to be refunded
     that was not, any amount that is no price, total or refund of the order, and another order's number
-    (except the numbers in `may_name`: one the customer quoted may be named to say it is not theirs).
+    (except the numbers in `may_name`: one the customer quoted may be named to say it is not theirs), and a
+    claim about a parcel still on its way: lost, already arrived, or a promised day or service
+    (`shipping_claims`).
     A refund or replacement made on the order before the ticket is history a reply may truly recount
     ("you got 12.00 back last week"), but it does not back a claim that something was done now.
     """
@@ -164,6 +167,8 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
                             f"{order.number}")
         if other:
             problems.append(f"a reply names other orders: {other}")
+        # A parcel on its way is neither lost nor already here, and the records back no promised day or service.
+        problems += shipping_claim_problems(facts, order)
     return problems
 
 

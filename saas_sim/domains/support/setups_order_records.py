@@ -174,8 +174,11 @@ def _owner_b(ctx: SetupContext, order: Order) -> dict[str, Any]:
     owner: Customer | None = ctx.state.get(CUSTOMERS, order.customer_id)
     if owner is None:
         raise ScenarioError(f"order {order.id} has no customer")
+    shipped = order.shipped_at.date().isoformat() if order.shipped_at else ""
     return {**order_b(order), "owner_name": owner.name, "owner_email": owner.email,
-            "items": ", ".join(ln.name for ln in order.lines)}
+            "items": ", ".join(ln.name for ln in order.lines), "owner_first": owner.first_name,
+            "owner_country": owner.country, "carrier": order.carrier, "tracking": order.tracking_number or "",
+            "shipped": shipped, "status": order.status}
 
 
 @kit.setup

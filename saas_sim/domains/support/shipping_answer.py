@@ -6,7 +6,8 @@ and the checks, so the customer accepts exactly what the checks pay for.
 
 Tracking numbers are seed-drawn codes (two letters and a dozen digits), so no constant answer
 states one. A reply that also states another order's tracking number is a shotgun of the
-customer's orders, or another customer's data: it fails.
+customer's orders, or another customer's data: it fails. So does a false claim about the parcel on its
+way (lost, already arrived, a promised day or upgrade: `shipping_claims`), which the customer would act on.
 """
 
 from __future__ import annotations
@@ -17,19 +18,13 @@ from saas_sim.core.state import State
 from saas_sim.domains.support.judge import Verdict
 from saas_sim.domains.support.models import Order
 from saas_sim.domains.support.reply_facts import ReplyFacts
+from saas_sim.domains.support.shipping_claims import shipping_claim_problems
 from saas_sim.domains.support.state import ORDERS
 
 __all__ = ["stated_tracking_numbers", "tracking_verdict"]
 
 # A tracking number as people write it: letters then digits, maybe with spaces or dashes between groups.
 _TRACKING = re.compile(r"\b([A-Za-z]{2})[\s\-]?((?:\d[\s\-]?){10,16})")
-
-
-# Flags only (never evidence of a goal): a sentence that says the parcel already arrived, which is false
-# while the order is in transit. Negated or conditional sentences ("has not been delivered yet", "if it
-# has arrived") claim nothing.
-_ARRIVED = re.compile(r"\b(?:was|were|has been|have been|got|been) delivered\b|\b(?:has|have) arrived\b|"
-                      r"\bdelivered (?:on|yesterday|today|this)\b|\bwas dropped off\b")
 
 
 def _norm(code: str) -> str:
@@ -63,8 +58,7 @@ def tracking_verdict(state: State, facts: ReplyFacts, order: Order | None) -> Ve
         known = {_norm(o.tracking_number) for o in state.table(ORDERS) if o.tracking_number}
         problems.append(f"a reply states other tracking numbers: {others[:5]}"
                         + (" (of other orders)" if set(others) & known else ""))
-    if order.status != "delivered" and any(s.affirms and _ARRIVED.search(s.text) for s in facts.sentences):
-        problems.append(f"a reply says order {order.number} was delivered; it is {order.status}")
+    problems += shipping_claim_problems(facts, order)
     needed = {"tracking number": mine in stated, "carrier": _carrier_named(facts, order.carrier)}
     problems += [f"no reply states the {k} of order {order.number}" for k, ok in needed.items() if not ok]
     if problems:
