@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.text_facts import language_confidences, without_figures
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.check_helpers import (
     CLAUSE,
@@ -67,6 +68,35 @@ _COMBINED = re.compile(
     r"combinad|unific|agrupad|juntad|un solo ticket|un único|regroup|réuni|rassembl|un seul ticket|un même ticket)")
 
 
+_SHORT_LETTERS = 60
+"""A reply with fewer letters than this, figures removed, is short: one language guess on it is unreliable."""
+_OVER_ENGLISH = 2.5
+"""How many times lingua's confidence in English a short reply's confidence in its language must be.
+
+English is what the desk writes in (its policy, tools and teams), so it is what leaks into a reply meant for
+another language. On short text lingua leans on a few words: "Refund: 58.00 EUR. Order 100481." is German to
+it at 0.46 against English at 0.28, while a genuine short reply is far apart ("Ich habe 58,00 EUR für
+Bestellung 100481 erstattet." 0.99 against 0.001; "Hallo Anna, erstattet: 58,00 EUR." 0.65 against 0.17)."""
+
+
+def _unproven_language(facts: ReplyFacts, lang: str) -> list[str]:
+    """The short replies whose words are not clearly `lang` rather than English (empty: every one is).
+
+    A long reply is judged by its sentences (`off_language`); a short one gives lingua little to go on, so
+    its words, without figures, must read as `lang` at `_OVER_ENGLISH` times the confidence of English.
+    """
+    if lang == "en":
+        return []
+    out: list[str] = []
+    for body in facts.bodies:
+        if sum(ch.isalpha() for ch in without_figures(body)) >= _SHORT_LETTERS:
+            continue
+        confidence = language_confidences(body)
+        if confidence and confidence.get(lang, 0.0) < _OVER_ENGLISH * confidence.get("en", 0.0):
+            out.append(body[:60])
+    return out
+
+
 @kit.check
 def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None = None,
                  amounts: Sequence[Any] = (), numbers: Sequence[Any] = (),
@@ -92,6 +122,8 @@ def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None 
                                        f"(detected {list(facts.languages)})")
         if off := facts.off_language(language):
             return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
+        if thin := _unproven_language(facts, language):
+            return CheckOutcome.failed(f"short replies read as English as much as {language}: {thin[:3]}")
     missing = [] if order_number is None or facts.states_code(str(order_number)) else [f"order {order_number}"]
     order = order_by_number(ctx.final, str(order_number)) if order_number is not None else None
     done = [r.amount for r in ctx.created(REFUNDS) if order is not None and r.order_id == order.id]
@@ -148,7 +180,8 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
     if not replies:
         return CheckOutcome.failed(f"no reply on {ticket_id} after the merge")
     facts = replies_facts(m.body for m in replies)
-    if language is not None and (facts.language != language or facts.off_language(language)):
+    if language is not None and (facts.language != language or facts.off_language(language)
+                                 or _unproven_language(facts, language)):
         return CheckOutcome.failed(f"the reply is not in {language} (detected {facts.language})")
     # Telling the customer the tickets were combined is the task; naming the order or item is a
     # courtesy, not a requirement ("I've consolidated your requests into this ticket" is correct).
@@ -265,7 +298,11 @@ def replies_truthful(ctx: CheckContext, *, ticket_id: str, order_id: str | None 
 
 @kit.check
 def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> CheckOutcome:
-    """Constraint: every public reply on the ticket is in the customer's language (policy rule 14)."""
+    """Constraint: every public reply on the ticket is in the customer's language (policy rule 14).
+
+    Each reply as lingua reads it, each long sentence, and each short reply by its words' evidence
+    (`_unproven_language`: "Refund: 58.00 EUR. Order 100481." is no German reply).
+    """
     replies = episode_replies(ctx, ticket_id)
     facts = replies_facts(m.body for m in replies)
     wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
@@ -273,6 +310,8 @@ def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> 
         return CheckOutcome.failed(f"replies {wrong} are not in {language} (detected {list(facts.languages)})")
     if off := facts.off_language(language):
         return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
+    if thin := _unproven_language(facts, language):
+        return CheckOutcome.failed(f"short replies read as English as much as {language}: {thin[:3]}")
     return CheckOutcome.passed(f"every reply is in {language}")
 
 

@@ -126,6 +126,29 @@ async def test_a_short_native_reply_passes_the_language_task(env: Environment) -
     assert result["score"] == 1.0
 
 
+@pytest.mark.parametrize("body", [
+    "Refund: {amount} {order.currency}. Order {order.number}.",
+    "Refund of {amount} {order.currency} on order {order.number} done.",
+    "Order {order.number}: refund {amount} {order.currency}.",
+    "Refund: {amount} {order.currency}. Order {order.number}. Thanks!",
+])
+async def test_a_short_english_reply_fails_the_language_task(env: Environment, body: str) -> None:
+    for seed in (1, 2):  # German customers
+        result = await _grade(env, FOREIGN, seed, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+        assert result["replies_in_language"] == 0.0 and result["score"] == 0.0
+
+
+@pytest.mark.parametrize("body", [
+    "Ich habe {amount} {order.currency} für Bestellung {order.number} erstattet.",
+    "Erstattung: {amount} {order.currency}. Bestellung {order.number}.",
+    "Hallo {customer.first_name}, erstattet: {amount} {order.currency} für Bestellung {order.number}.",
+])
+async def test_a_short_german_reply_passes_the_language_task(env: Environment, body: str) -> None:
+    for seed in (1, 2):
+        result = await _grade(env, FOREIGN, seed, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+        assert result["score"] == 1.0, result
+
+
 async def test_the_customer_answers_two_paraphrases_the_same(env: Environment) -> None:
     scenario = env.scenario(DENY)
     task = await env.task(scenario, 1)
