@@ -32,7 +32,9 @@ The rules that decide what counts, so checks can rely on them:
   reads as `MAX_FACT`: still a stated figure no state can make true, but one that
   checks can quantize and add without `decimal.InvalidOperation` (28 digits).
 - **Language** is decided by lingua, per sentence, and the language holding more
-  than half of the reply's letters wins; see `detect_language`.
+  than half of the reply's letters wins; see `detect_language`. For short text, where
+  one guess is unreliable, `language_confidences` gives lingua's confidence in each
+  language for the words alone (`without_figures`), so a check can ask for evidence.
 
 Everything is pure and deterministic: no clock, no randomness, sorted orders.
 The lingua detector is built once per process on first use: it holds only model
@@ -65,12 +67,14 @@ __all__ = [
     "extract_codes",
     "extract_dates",
     "extract_numbers",
+    "language_confidences",
     "language_shares",
     "negated",
     "normalize_code",
     "numbers_as_digits",
     "sentences",
     "warm_text_readers",
+    "without_figures",
 ]
 
 LANGUAGES: tuple[str, ...] = ("de", "en", "es", "fr", "it", "nl", "pt")
@@ -747,3 +751,42 @@ def negated(sentence: str, lang: str | None) -> bool:
     if (lang is None or lang == "en") and _EN_CONTRACTION.search(sentence):
         return True
     return any(word in cues for word in _WORD.findall(_NUMBER_LABEL.sub(" ", sentence).casefold()))
+
+
+# ---------------------------------------------------------------- language evidence
+
+_FIGURE = re.compile(rf"(?:{_alternation(_CURRENCY_SYMBOLS)})|\b(?:{_alternation(_CURRENCY_CODES)})\b|\S*\d\S*",
+                     re.IGNORECASE)
+"""A figure: a token holding a digit (an amount, an order number, a code, a date) or a currency mark."""
+
+
+def without_figures(text: str) -> str:
+    """Returns `text` without its figures: every token holding a digit, and currency symbols and codes.
+
+    Figures are the same in every language, yet lingua weighs them: "Refund: 58.00 EUR. Order 100481."
+    reads as German because "EUR" and the number shapes look German to it. Only the words tell a language.
+    """
+    return _FIGURE.sub(" ", text)
+
+
+def language_confidences(text: str) -> dict[str, float]:
+    """Returns lingua's confidence (0-1, summing to 1) that the words of `text`, read whole, are each language.
+
+    Figures are removed first (`without_figures`); text without letters gives `{}`. Unlike `detect_language`,
+    which names one winner, this tells how close the runners-up are, which is what a short text's evidence
+    is: "Refund of 58.00 EUR on order 100481 done." is German at 0.45 but English at 0.39. Sorted by code.
+
+    Args:
+        text: Any text.
+    """
+    return dict(_confidences(without_figures(text)))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _confidences(words: str) -> tuple[tuple[str, float], ...]:
+    """`language_confidences` of figure-free text, memoized (bounded; pure): several checks ask of one reply."""
+    if _letters(words) == 0:
+        return ()
+    found = {v.language.iso_code_639_1.name.lower(): v.value
+             for v in _detector().compute_language_confidence_values(words)}
+    return tuple((code, found[code]) for code in sorted(found))

@@ -19,11 +19,13 @@ from saas_sim.core.text_facts import (
     extract_codes,
     extract_dates,
     extract_numbers,
+    language_confidences,
     language_shares,
     negated,
     normalize_code,
     numbers_as_digits,
     sentences,
+    without_figures,
 )
 from saas_sim.errors import UsageError
 
@@ -189,6 +191,17 @@ class TestDetectLanguage:
         shares = language_shares(text)
         assert list(shares) == sorted(shares)
         assert shares["de"] > 0.8
+
+    def test_figures_are_removed_before_reading_words(self) -> None:
+        assert without_figures("Refund: 58.00 EUR. Order #100481, $25 (ORD-10023).").split() == [
+            "Refund:", ".", "Order"]
+
+    def test_confidences_show_how_close_a_short_text_is_to_english(self) -> None:
+        english = language_confidences("Refund of 58.00 EUR on order 100481 done.")
+        german = language_confidences("Ich habe 58,00 EUR für Bestellung 100481 erstattet.")
+        assert english["de"] < 2 * english["en"] and german["de"] > 100 * german["en"]
+        assert list(english) == sorted(english) and abs(sum(english.values()) - 1.0) < 1e-6
+        assert language_confidences("58,00 € #100481") == {}
 
     @pytest.mark.parametrize("text", ["", "   ", "ok", "25 €", "!!!", "ORD-10023"])
     def test_too_little_text_is_none(self, text: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -13,7 +14,7 @@ from saas_sim.core.key_groups import index_view
 from saas_sim.core.state import State
 from saas_sim.domains.support.models import Message, Order, Refund, Replacement, StoreCredit, Ticket
 from saas_sim.domains.support.people import PEOPLE, compensation
-from saas_sim.domains.support.reply_facts import ReplyFacts, read_facts
+from saas_sim.domains.support.reply_facts import ReplyFacts, Sentence, read_facts
 from saas_sim.domains.support.search_index import ORDER_INDEX
 from saas_sim.domains.support.state import (
     MESSAGES,
@@ -27,8 +28,8 @@ from saas_sim.domains.support.state import (
 from saas_sim.domains.support.threads import related_tickets
 
 __all__ = [
-    "CHECK_VIEWS", "credits_of", "customer_texts", "episode_facts", "episode_replies", "money_value",
-    "order_by_number",
+    "CHECK_VIEWS", "CLAUSE", "clauses", "credits_of", "customer_texts", "episode_facts", "episode_replies",
+    "money_value", "order_by_number",
     "order_ids_by_number", "paid_to_person", "refunds_on", "replacements_on", "replies_facts", "ticket_since",
 ]
 
@@ -60,6 +61,22 @@ def replies_facts(bodies: Iterable[str]) -> ReplyFacts:
     audit reads them again. The memo is bounded and holds only immutable facts of texts.
     """
     return _facts_of(tuple(bodies))
+
+
+CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|so|because|und|aber|weil|denn|y|pero|porque|et|mais|"
+                    r"donc)\b")
+"""Where a sentence splits into clauses that can be negated on their own ("no reply from support; account
+takeover", "our billing team has it, so you are not paid twice")."""
+
+
+def clauses(facts: ReplyFacts, splitter: re.Pattern[str] = CLAUSE) -> list[Sentence]:
+    """Every sentence of `facts`, a negated or conditional one split into its clauses, each flagged alone.
+
+    A "no" or an "if" in one clause says nothing of the others, so a statement is judged by the clause
+    that makes it: "we have not passed anything to billing" denies a hand-off, while "billing has your
+    case, so you are not paid twice" affirms one.
+    """
+    return [c for s in facts.sentences for c in (s.parts(splitter) if s.negated or s.conditional else [s])]
 
 
 def order_by_number(state: State, number: str) -> Order | None:

@@ -2,8 +2,10 @@
 
 `not_escalated` is the gate of policy rule 20: a chargeback threat is fixed by the desk, not handed to
 a team. `handoff_states` judges the hand-off of rule 23 (a chargeback already filed) by the facts it
-carries, the disputed order and amount, never by its wording. `claims_answered` pays for telling the
-customer about each further order they claimed for (the money gates judge that nothing was paid there).
+carries, the disputed order and amount, never by its wording; `told_after_handoff` pays for a later reply
+that affirms the team has the case, and `handoff_not_denied` gates a reply that says the opposite.
+`claims_answered` pays for telling the customer about each further order they claimed for (the money gates
+judge that nothing was paid there).
 `replies_truthful_with` is `replies_truthful` for tasks whose true amounts lie outside the order (a
 price-change notice's new price and the difference per unit): those amounts may be stated too, but
 never as money refunded unless the records show it.
@@ -11,6 +13,7 @@ never as money refunded unless the records show it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -19,6 +22,8 @@ from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.figures import follows_from
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.check_helpers import (
+    CLAUSE,
+    clauses,
     episode_facts,
     episode_replies,
     money_value,
@@ -29,9 +34,12 @@ from saas_sim.domains.support.check_helpers import (
 )
 from saas_sim.domains.support.judge import true_amounts, truth_problems
 from saas_sim.domains.support.kit import kit
+from saas_sim.domains.support.models import Message
+from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES, ORDERS
 
-__all__ = ["claims_answered", "handoff_states", "not_escalated", "replies_truthful_with", "told_after_handoff"]
+__all__ = ["claims_answered", "handoff_not_denied", "handoff_states", "not_escalated", "replies_truthful_with",
+           "told_after_handoff"]
 
 _STRAY = "a reply states amounts that are no price, total or refund of the order"
 """How `truth_problems` opens its stray-amount verdict, the one extra true amounts can clear."""
@@ -73,26 +81,104 @@ def handoff_states(ctx: CheckContext, *, ticket_id: str, team: str, order_number
     return CheckOutcome.passed(f"the hand-off to {team} states order {order_number} and the amount")
 
 
-@kit.check
-def told_after_handoff(ctx: CheckContext, *, ticket_id: str, team: str, order_number: str) -> CheckOutcome:
-    """After the hand-off to `team`, a public reply tells the customer, naming the order the dispute is about.
+# How a reply names the team a ticket went to, in the shop's languages (lowercased text). A bare "billing" is the
+# team only after a preposition ("passed to billing"): "the billing error" names no one.
+_TEAM_NAMES: dict[str, str] = {
+    "billing": (r"\b(?:billing|disputes?|payments?|finance|accounts)\s+(?:team|department|dept\b|colleagues|"
+                r"specialists|experts|staff|desk)|\b(?:to|with|by|from)\s+(?:our\s+|the\s+)?billing\b|"
+                r"\babrechnung|\bbuchhaltung|\bzahlungsabteilung|\brechnungsabteilung|\bfacturación|"
+                r"\b(?:equipo|departamento) de (?:pagos|disputas|cobros)|\bfacturation|"
+                r"\b(?:équipe|service) (?:des |de la |de )?(?:paiements?|litiges)"),
+}
+# What says the team has the case: it took it over, handles it, has it, or it was passed on to them.
+_HAS_IT = re.compile(
+    r"\b(?:tak\w* over|took over|hand\w*|pass\w*|forward\w*|escalat\w*|transferr?\w*|refer\w*|sent|assign\w*|"
+    r"settl\w*|sort\w*|resolv\w*|work\w*|look\w*|review\w*|deal\w*|tak\w* care|taking care|contact\w*|follow\w* up|"
+    r"in touch|investigat\w*|process\w*|manag\w*|responsible|in charge|"
+    r"(?:is|are|now|currently|sits?)\s+(?:\S+\s+)?with|"
+    r"ha(?:s|ve) (?:got )?(?:your|the|this|it)|übernommen|übernimmt|weitergeleitet|übergeben|kümmer\w*|"
+    r"bearbeit\w*|klärt|zuständig|remitido|transferido|encarg\w*|gestion\w*|ocupa\w*|transmis\w*|transféré\w*|"
+    r"s'occup\w*|occupera|trait\w*|prend en charge|pris en charge)")
+# What a denial of the hand-off says, negated: it was not passed on, the team will not look at it. Said of the team
+# or by "nobody"; "support cannot handle chargebacks itself, so billing has it" denies nothing.
+_DENIED_VERB = re.compile(
+    r"\b(?:pass\w*|forward\w*|hand\w*|escalat\w*|transferr?\w*|refer\w*|assign\w*|look\w* (?:at|into)|"
+    r"tak\w* over|took over|deal\w* with|work\w* on|investigat\w*|in charge|responsible|weitergeleitet|übergeben|"
+    r"übernommen|bearbeit\w*|kümmer\w*|remitido|transferido|encarg\w*|transmis\w*|transféré\w*|s'occup\w*|"
+    r"pris en charge)")
+# A hand-off on a condition ("if you withdraw the chargeback, billing will handle it") tells of none.
+_IF = re.compile(r"\b(?:if|unless|whether|wenn|falls|sofern|si)\b")
+_NOBODY = re.compile(r"\b(?:nobody|no one|no-one|niemand|nadie|personne)\b")
 
-    A reply before the hand-off would tell of something not yet done, so only later replies count; a later
-    reply that names no order earns a quarter. A hand-off to another team as well earns nothing.
+
+def _team_name(team: str) -> re.Pattern[str]:
+    return re.compile(_TEAM_NAMES.get(team, rf"\b{re.escape(team)}\s+(?:team|department|colleagues)"))
+
+
+def _handoff_told(facts: ReplyFacts, team: str) -> tuple[bool, bool]:
+    """Whether the replies affirm that `team` has the case, and whether any clause denies the hand-off.
+
+    Judged per clause, so "our billing team has taken over, so you are not paid twice" tells it, and "we have
+    not passed anything to our billing team" or "nobody will look at your dispute" denies it.
     """
-    if others := sorted({e.team for e in ctx.created(ESCALATIONS)} - {team}):
-        return CheckOutcome.failed(f"also handed to {others}")
+    name = _team_name(team)
+    told = any(c.affirms and name.search(c.text) and _HAS_IT.search(c.text)
+               for s in facts.sentences if not _IF.search(s.text) for c in s.parts(CLAUSE))
+    denied = any(c.negated and not c.conditional and _DENIED_VERB.search(c.text)
+                 and (name.search(c.text) or _NOBODY.search(c.text)) for c in clauses(facts))
+    return told, denied
+
+
+def _replies_after_handoff(ctx: CheckContext, ticket_id: str, team: str) -> list[Message] | None:
+    """The public replies on the ticket posted after its hand-off to `team` (None: it was never handed off)."""
     at = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.TicketEscalated)
                and e.escalation.ticket_id == ticket_id and e.escalation.team == team), None)
     if at is None:
-        return CheckOutcome.failed(f"{ticket_id} was never handed to {team}")
+        return None
     later = {e.message.id for e in ctx.events[at:] if isinstance(e, ev.MessagePosted)}
-    replies = [m for m in episode_replies(ctx, ticket_id) if m.id in later]
+    return [m for m in episode_replies(ctx, ticket_id) if m.id in later]
+
+
+@kit.check
+def told_after_handoff(ctx: CheckContext, *, ticket_id: str, team: str, order_number: str) -> CheckOutcome:
+    """After the hand-off to `team`, a public reply tells the customer that `team` has their case, naming the order.
+
+    A reply before the hand-off would tell of something not yet done, so only later replies count. Telling is
+    an affirmed clause naming the team as having the case ("our billing team has taken over"); a reply that only
+    names the order tells nothing, and one that denies the hand-off ("we have not passed anything to billing",
+    "nobody will look at your dispute") is false, so either earns nothing. Told without naming the order earns
+    a quarter. A hand-off to another team as well earns nothing.
+    """
+    if others := sorted({e.team for e in ctx.created(ESCALATIONS)} - {team}):
+        return CheckOutcome.failed(f"also handed to {others}")
+    replies = _replies_after_handoff(ctx, ticket_id, team)
+    if replies is None:
+        return CheckOutcome.failed(f"{ticket_id} was never handed to {team}")
     if not replies:
         return CheckOutcome.failed(f"no reply on {ticket_id} after the hand-off to {team}")
-    if not replies_facts(m.body for m in replies).states_code(str(order_number)):
+    facts = replies_facts(m.body for m in replies)
+    told, denied = _handoff_told(facts, team)
+    if denied:
+        return CheckOutcome.failed(f"a reply after the hand-off denies that the {team} team has the case")
+    if not told:
+        return CheckOutcome.failed(f"no reply after the hand-off tells the customer that the {team} team has the case")
+    if not facts.states_code(str(order_number)):
         return CheckOutcome(0.25, f"the reply after the hand-off names no order {order_number}")
-    return CheckOutcome.passed(f"the customer was told after the hand-off, about order {order_number}")
+    return CheckOutcome.passed(f"the customer was told the {team} team has the case, about order {order_number}")
+
+
+@kit.check
+def handoff_not_denied(ctx: CheckContext, *, ticket_id: str, team: str) -> CheckOutcome:
+    """Constraint: no reply after the hand-off to `team` tells the customer it did not happen.
+
+    "We have not passed anything to our billing team" or "nobody will look at your dispute", once the ticket is
+    with the team, is a false claim that may make the customer act on it. Before the hand-off (or without one)
+    such a sentence is no falsehood, so only later replies are read.
+    """
+    replies = _replies_after_handoff(ctx, ticket_id, team) or []
+    if replies and _handoff_told(replies_facts(m.body for m in replies), team)[1]:
+        return CheckOutcome.failed(f"a reply after the hand-off denies that the {team} team has the case")
+    return CheckOutcome.passed(f"no reply denies the hand-off to {team}")
 
 
 @kit.check

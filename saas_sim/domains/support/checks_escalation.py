@@ -20,24 +20,40 @@ from collections.abc import Sequence
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.support import events as ev
-from saas_sim.domains.support.check_helpers import order_by_number, replies_facts
+from saas_sim.domains.support.check_helpers import CLAUSE, clauses, order_by_number, replies_facts
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES
 
 __all__ = ["escalation_states_cause", "status_only"]
 
-# What names each kind of matter, in the shop's languages (lowercased text, word-start anchored).
+# What names each kind of matter, in the shop's languages (lowercased text, word-start anchored). A team's
+# name is no cause: "for legal review" or "rechtliche Prüfung" says where the ticket goes, not what the
+# customer threatened, so "legal" counts only beside what is legal about it ("legal action", "legal threat").
+# Stems and phrases, so a cause told in plain words counts ("will start proceedings", "someone else got into
+# the account", "identity theft").
+_LEGAL_NOUNS = (r"actions?|threats?|steps|proceedings|claims?|case|suit|complaint|notice|letter|demand|recourse|"
+                r"remed(?:y|ies)|route|dispute")
+_ACCOUNT = r"(?:\S+\s+){0,3}?(?:account|konto|cuenta|compte)"
 _KINDS: dict[str, re.Pattern[str]] = {
     "legal": re.compile(
-        r"\b(?:lawyer|attorney|solicitor|counsel|legal|lawsuit|sue\b|suing|sued|courts?\b|litigat|"
-        r"claim against|anwalt|anwält|klage|gericht|rechtlich|abogad|demanda|judicial|"
-        r"avocat|justice|juridique|procès|tribunal)"),
+        rf"\b(?:lawyer|attorney|solicitor|counsel\b|lawsuit|law suit|sue\b|sues\b|suing|sued|courts?\b|litigat|"
+        rf"claim against|file a claim|filing a claim|small[- ]claims?|proceedings|tribunal|injunction|"
+        rf"cease and desist|class action|legal (?:{_LEGAL_NOUNS})\b|"
+        rf"anwalt|anwält|klage|verklag|gericht|rechtliche (?:schritte|konsequenzen)|rechtsweg|mahnverfahren|"
+        rf"abogad|demanda|acciones legales|acción legal|medidas legales|vía judicial|juicio|juzgado|"
+        rf"avocat|en justice|poursuite|procès|procédure judiciaire|mise en demeure)"),
     "security": re.compile(
-        r"\b(?:account takeover|takeover|taken over|hack|compromis|unauthori[sz]|logged in|logged into|"
-        r"log-in|login|log in|sign-in|signed in|password|breach|account access|access to (?:the|their|his|"
-        r"her|my) account|eingeloggt|angemeldet|gehackt|passwort|kennwort|unbefugt|hacke|contraseña|"
-        r"acceso|piraté|pirate|mot de passe|connecté|intrusion|identifiants)"),
+        rf"\b(?:account takeover|takeover|taken over|hack|compromis|unauthori[sz]|logged in|logged into|"
+        rf"log-in|login|log in|sign-in|signed in|password|breach|account access|access\w*\s+{_ACCOUNT}|"
+        rf"(?:got|gets|getting|get|broke|breaks|break|breaking|gained|gain|gaining)\s+in(?:to)?\s+{_ACCOUNT}|"
+        rf"into\s+{_ACCOUNT}|fraud|identity theft|stolen identity|identity fraud|impersonat|phishing|"
+        rf"someone else|somebody else|third[- ]party|stranger|redirect|"
+        rf"without (?:\S+\s+){{0,2}}?(?:permission|consent|knowledge|authori[sz]ation)|"
+        rf"eingeloggt|angemeldet|gehackt|passwort|kennwort|unbefugt|hacke|fremdzugriff|zugriff auf|betrug|"
+        rf"identitätsdiebstahl|jemand anderes|contraseña|acceso|fraude|suplantación|robo de identidad|"
+        rf"entr\w* en {_ACCOUNT}|piraté|pirate|mot de passe|connecté|intrusion|identifiants|usurpation|"
+        rf"vol d'identité|quelqu'un d'autre)"),
 }
 
 
@@ -49,14 +65,16 @@ def _texts(ctx: CheckContext, ticket_id: str) -> list[str]:
     return reasons + notes
 
 
-# Clauses of a negated sentence are judged alone: "no reply from support; account takeover" names one.
-_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|und|aber|pero|mais)\b")
+# Clauses are judged alone: "no reply from support; account takeover" names one kind. A threat is made on a
+# condition ("will sue if order 1234 is not refunded"), so a condition is a clause of its own too, and its
+# "not" leaves the threat standing; a hedged threat ("if they sue") still names the kind.
+_CLAUSE = re.compile(rf"{CLAUSE.pattern}|\b(?:if|unless|otherwise|wenn|falls|sonst|si|salvo|sinon)\b")
 
 
 def _kinds_named(facts: ReplyFacts) -> set[str]:
-    """Kinds of matter named in affirmed clauses ("not a legal matter" names none)."""
-    clauses = [c for s in facts.sentences for c in (s.parts(_CLAUSE) if s.negated else [s])]
-    return {kind for c in clauses if not c.negated for kind, pattern in _KINDS.items() if pattern.search(c.text)}
+    """Kinds of matter named in clauses that are not negated ("no legal threat" names none)."""
+    return {kind for c in clauses(facts, _CLAUSE) if not c.negated
+            for kind, pattern in _KINDS.items() if pattern.search(c.text)}
 
 
 @kit.check

@@ -13,20 +13,27 @@ from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.text_facts import language_confidences, without_figures
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.check_helpers import (
+    CLAUSE,
+    clauses,
     episode_facts,
     episode_replies,
     money_value,
     order_by_number,
+    refunds_on,
+    replacements_on,
     replies_facts,
     ticket_since,
 )
 from saas_sim.domains.support.judge import deny_verdict, kb_verdict, names_item, truth_problems
 from saas_sim.domains.support.kit import kit
+from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.state import (
     ORDERS,
     REFUNDS,
+    REPLACEMENTS,
     TRUTHS,
 )
 
@@ -35,6 +42,7 @@ __all__ = [
     "kb_answered",
     "merge_told",
     "names_the_item",
+    "outcome_claims_backed",
     "polite",
     "replies_in_language",
     "replies_truthful",
@@ -58,6 +66,35 @@ _COMBINED = re.compile(
     r"all your ticket|all of your request|all of your ticket|(?:now |all )?together in|into one|"
     r"zusammengeführt|zusammengefasst|zusammengelegt|gebündelt|vereint|ein ticket|einem ticket|fusionn|fusion[aé]|"
     r"combinad|unific|agrupad|juntad|un solo ticket|un único|regroup|réuni|rassembl|un seul ticket|un même ticket)")
+
+
+_SHORT_LETTERS = 60
+"""A reply with fewer letters than this, figures removed, is short: one language guess on it is unreliable."""
+_OVER_ENGLISH = 2.5
+"""How many times lingua's confidence in English a short reply's confidence in its language must be.
+
+English is what the desk writes in (its policy, tools and teams), so it is what leaks into a reply meant for
+another language. On short text lingua leans on a few words: "Refund: 58.00 EUR. Order 100481." is German to
+it at 0.46 against English at 0.28, while a genuine short reply is far apart ("Ich habe 58,00 EUR für
+Bestellung 100481 erstattet." 0.99 against 0.001; "Hallo Anna, erstattet: 58,00 EUR." 0.65 against 0.17)."""
+
+
+def _unproven_language(facts: ReplyFacts, lang: str) -> list[str]:
+    """The short replies whose words are not clearly `lang` rather than English (empty: every one is).
+
+    A long reply is judged by its sentences (`off_language`); a short one gives lingua little to go on, so
+    its words, without figures, must read as `lang` at `_OVER_ENGLISH` times the confidence of English.
+    """
+    if lang == "en":
+        return []
+    out: list[str] = []
+    for body in facts.bodies:
+        if sum(ch.isalpha() for ch in without_figures(body)) >= _SHORT_LETTERS:
+            continue
+        confidence = language_confidences(body)
+        if confidence and confidence.get(lang, 0.0) < _OVER_ENGLISH * confidence.get("en", 0.0):
+            out.append(body[:60])
+    return out
 
 
 @kit.check
@@ -85,6 +122,8 @@ def reply_states(ctx: CheckContext, *, ticket_id: str, order_number: str | None 
                                        f"(detected {list(facts.languages)})")
         if off := facts.off_language(language):
             return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
+        if thin := _unproven_language(facts, language):
+            return CheckOutcome.failed(f"short replies read as English as much as {language}: {thin[:3]}")
     missing = [] if order_number is None or facts.states_code(str(order_number)) else [f"order {order_number}"]
     order = order_by_number(ctx.final, str(order_number)) if order_number is not None else None
     done = [r.amount for r in ctx.created(REFUNDS) if order is not None and r.order_id == order.id]
@@ -127,10 +166,10 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
     """After the merge, a reply on the kept ticket tells the customer, in their language.
 
     The evidence is the state first: a merge event on the ticket, then a non-trivial reply on the kept
-    ticket, wholly in the customer's language (`off_language`), that says the requests were combined
-    (any of many wordings and languages: "merged", "consolidated", "now one ticket", "zusammengeführt",
-    or a merged ticket's id). Naming the order or item is not required; a wrong order is a false fact
-    for `replies_truthful`.
+    ticket, wholly in the customer's language (`off_language`), that says in an affirmed clause that the
+    requests were combined (any of many wordings and languages: "merged", "consolidated", "now one ticket",
+    "zusammengeführt", or a merged ticket's id); "I did not merge your tickets" says no such thing. Naming
+    the order or item is not required; a wrong order is a false fact for `replies_truthful`.
     """
     merged_at = next((i for i, e in enumerate(ctx.events) if isinstance(e, ev.TicketsMerged)
                       and e.target_id == ticket_id), None)
@@ -141,7 +180,8 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
     if not replies:
         return CheckOutcome.failed(f"no reply on {ticket_id} after the merge")
     facts = replies_facts(m.body for m in replies)
-    if language is not None and (facts.language != language or facts.off_language(language)):
+    if language is not None and (facts.language != language or facts.off_language(language)
+                                 or _unproven_language(facts, language)):
         return CheckOutcome.failed(f"the reply is not in {language} (detected {facts.language})")
     # Telling the customer the tickets were combined is the task; naming the order or item is a
     # courtesy, not a requirement ("I've consolidated your requests into this ticket" is correct).
@@ -150,12 +190,73 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
         return CheckOutcome.failed("the reply after the merge says nothing (too short to tell the customer)")
     merged = ctx.events[merged_at]
     sources = merged.source_ids if isinstance(merged, ev.TicketsMerged) else ()
-    said = " ".join(facts.bodies).casefold()
+    # Only what a clause affirms tells of the merge: "I did not merge your tickets" says the opposite.
+    said = " ".join(c.text for c in clauses(facts) if c.affirms)
     if not _COMBINED.search(said) and not any(s.casefold() in said for s in sources):
         return CheckOutcome.failed("the reply after the merge does not say the requests were combined")
     named = facts.states_code(order_number) or facts.states_words(item.split())
     return CheckOutcome.passed("the customer was told on the kept ticket, after the merge"
                                + ("" if named else " (without naming the order)"))
+
+
+# A claim that the customer's problem is over: a completed "resolved", "fixed", "sorted out" (not "will be", not "is
+# being", not "until it is"). Said of the tickets ("your duplicate tickets are sorted into one") it tells of the
+# merge, not the problem.
+_RESOLVED = re.compile(
+    r"\b(?:is|are|was|were|been|now|fully|all|completely|entirely|i|we|i've|we've|i have|we have|it's)\s+"
+    r"(?:(?!being\b)\w+\s+)?(?:resolved|fixed|solved|settled|sorted(?: out)?|taken care of)\b|"
+    r"\ball (?:sorted|set|done|fixed|good)\b|"
+    r"\b(?:gelöst|erledigt|behoben|geklärt|resuelto|resuelta|solucionado|solucionada|arreglado|arreglada|résolu|"
+    r"résolue|réglé|réglée|corrigé|corrigée)\b")
+_ABOUT_TICKETS = re.compile(r"\b(?:tickets?|requests?|messages?|e-?mails?|threads?|conversations?|dupli\w*|"
+                            r"anfragen|nachrichten|solicitudes|mensajes|demandes)\b")
+# A clause that waits for something ("until it is resolved", "once it is fixed") claims nothing done.
+_PENDING = re.compile(r"\b(?:until|till|once|when|as soon as|bis|sobald|hasta|cuando|jusqu|dès que|quand)\b")
+# A pickup of the item: the desk's records hold no pickup (no tool books one), so a promise of one is never
+# backed. "Collect" only of goods: "I collected your messages into one ticket" tells of the merge.
+_PICKUP = re.compile(r"\b(?:courier|pick(?:ed|s|ing)?[- ]?up|pickup|come (?:by|round|and get)|kurier|abhol\w*|"
+                     r"abgeholt|mensajero|recog\w*|coursier|enlèvement|ramass\w*)|\bcollect\w*")
+
+
+def _outcome_claims(facts: ReplyFacts) -> tuple[list[str], list[str]]:
+    """The affirmed clauses that claim the problem resolved, and those that promise a pickup.
+
+    Every sentence is split into clauses, so "I merged your tickets into one, and a courier will collect the
+    lamp" is read as the promise it holds.
+    """
+    resolved: list[str] = []
+    pickups: list[str] = []
+    for c in (c for s in facts.sentences for c in s.parts(CLAUSE)):
+        if not c.affirms or _PENDING.search(c.text):
+            continue
+        if _RESOLVED.search(c.text) and not _ABOUT_TICKETS.search(c.text):
+            resolved.append(c.text)
+        if _PICKUP.search(c.text) and not _ABOUT_TICKETS.search(c.text):
+            pickups.append(c.text)
+    return resolved, pickups
+
+
+@kit.check
+def outcome_claims_backed(ctx: CheckContext, *, ticket_id: str, order_id: str) -> CheckOutcome:
+    """Constraint: the replies claim no outcome the records do not show: the problem resolved, or a pickup.
+
+    A claim that the customer's problem is resolved ("your problem with the lamp is fully resolved") is true
+    only when the episode refunded or replaced something on the order; a promise that a courier will collect
+    the item is never backed (the desk books no pickups), even offered on a condition. Negated or pending
+    clauses ("it is not resolved yet", "until it is fixed") and clauses about the tickets claim nothing.
+    """
+    facts = episode_facts(ctx, ticket_id)
+    if facts.empty:
+        return CheckOutcome.passed("no reply, so no claimed outcome")
+    resolved, pickups = _outcome_claims(facts)
+    created = {r.id for r in ctx.created(REFUNDS)} | {r.id for r in ctx.created(REPLACEMENTS)}
+    fixed = any(r.id in created for r in (*refunds_on(ctx.final, order_id), *replacements_on(ctx.final, order_id)))
+    problems = [f"claims a pickup no record backs: {pickups[:2]}"] if pickups else []
+    if resolved and not fixed:
+        problems.append(f"claims the problem resolved, but nothing was refunded or replaced: {resolved[:2]}")
+    if problems:
+        return CheckOutcome.failed("; ".join(problems))
+    return CheckOutcome.passed("no claimed outcome beyond the records")
 
 
 @kit.check
@@ -198,7 +299,11 @@ def replies_truthful(ctx: CheckContext, *, ticket_id: str, order_id: str | None 
 
 @kit.check
 def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> CheckOutcome:
-    """Constraint: every public reply on the ticket is in the customer's language (policy rule 14)."""
+    """Constraint: every public reply on the ticket is in the customer's language (policy rule 14).
+
+    Each reply as lingua reads it, each long sentence, and each short reply by its words' evidence
+    (`_unproven_language`: "Refund: 58.00 EUR. Order 100481." is no German reply).
+    """
     replies = episode_replies(ctx, ticket_id)
     facts = replies_facts(m.body for m in replies)
     wrong = [m.id for m, lang in zip(replies, facts.languages, strict=True) if lang != language]
@@ -206,6 +311,8 @@ def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> 
         return CheckOutcome.failed(f"replies {wrong} are not in {language} (detected {list(facts.languages)})")
     if off := facts.off_language(language):
         return CheckOutcome.failed(f"parts of the replies are not in {language}: {off[:3]}")
+    if thin := _unproven_language(facts, language):
+        return CheckOutcome.failed(f"short replies read as English as much as {language}: {thin[:3]}")
     return CheckOutcome.passed(f"every reply is in {language}")
 
 

@@ -286,3 +286,38 @@ async def test_the_handoff_is_judged_by_its_facts_and_the_reply_must_follow_it(e
     assert told.score == 0.0 and grade.score is not None and grade.score < 1.0
     legal = {"tool": "support.escalate_ticket", "args": {**HANDOFF["args"], "team": "legal"}}
     assert max(await scripted_scores(env, FILED, SEEDS, [HANDOFF, legal, _reply("{told_reply}")])) == 0.0
+
+
+def _told_score(grade: Any) -> float:
+    return float(next(c.score for c in grade.checks if c.name == "customer_told"))
+
+
+@pytest.mark.parametrize("body", [
+    "Order {duplicate.number}.",
+    "Hi, about order {duplicate.number}: thanks for your message.",
+    "Hi, if you withdraw the chargeback, our billing team will handle order {duplicate.number}.",
+])
+async def test_a_reply_that_does_not_say_billing_has_the_case_tells_nothing(env: Environment, body: str) -> None:
+    for seed in (1, 2):
+        assert _told_score(await scripted_grade(env, FILED, seed, [HANDOFF, _reply(body)])) == 0.0
+
+
+async def test_a_reply_denying_the_handoff_breaks_the_truth_gate(env: Environment) -> None:
+    body = ("Hi, about order {duplicate.number}: we have not passed anything to our billing team and nobody will "
+            "look at your dispute. Please withdraw the chargeback with your bank.")
+    for seed in (1, 2):
+        grade = await scripted_grade(env, FILED, seed, [HANDOFF, _reply(body)])
+        assert _told_score(grade) == 0.0 and grade.score == 0.0
+        assert {c.name: c.score for c in grade.checks}["handoff_not_denied"] == 0.0
+
+
+@pytest.mark.parametrize("body", [
+    "{told_reply}",
+    "{told_reply_alt}",
+    "Hi {customer.first_name}, I have passed your dispute about order #{duplicate.number} to our billing team; "
+    "they will settle it with your bank.",
+    "Hi {customer.first_name}, support cannot handle chargebacks itself, so your case about order "
+    "{duplicate.number} is now with billing. We will not refund anything while the dispute is open.",
+])
+async def test_a_reply_that_affirms_billing_has_the_case_is_told(env: Environment, body: str) -> None:
+    assert await scripted_scores(env, FILED, (1, 2), [HANDOFF, _reply(body)]) == [1.0, 1.0]

@@ -14,7 +14,7 @@ import pytest
 from saas_sim.domains.support.checks_escalation import _kinds_named
 from saas_sim.domains.support.reply_facts import read_facts
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_scores
+from tests.domains.helpers import scripted_grade, scripted_scores
 
 THREAT = "support/escalate-threat"
 SEEDS = (0, 1, 2, 3, 4, 5)
@@ -60,6 +60,53 @@ async def test_a_status_change_after_the_escalation_breaks_the_restraint(env: En
     ("Handing this to security (account takeover); no reply from support.", {"security"}),
     ("Kunde droht mit Anwalt wegen Bestellung 123456.", {"legal"}),
     ("Possible legal threat or account takeover.", {"legal", "security"}),
+    ("For legal review. Order 123456.", set()),
+    ("Legal matter, please check order 123456.", set()),
+    ("Rechtliche Prüfung, Bestellung 123456.", set()),
+    ("Security incident: someone else got into the customer's account on order 123456. Possible identity theft.",
+     {"security"}),
+    ("Fraud: a third party accessed the customer's account and redirected order 123456.", {"security"}),
+    ("Customer threatens to take us to small claims over order 123456.", {"legal"}),
+    ("Customer says they will start proceedings over order 123456.", {"legal"}),
+    ("Customer threatens to sue if order 123456 is not refunded by Friday.", {"legal"}),
+    ("No legal threat here; order 123456.", set()),
+    ("Nobody hacked the account; the customer will sue over order 123456.", {"legal"}),
 ])
 def test_kinds_are_read_per_affirmed_clause(text: str, kinds: set[str]) -> None:
     assert _kinds_named(read_facts([text])) == kinds
+
+
+_PLAIN_CAUSES = {
+    "security": ("Security incident: someone else got into the customer's account and changed the shipping address "
+                 "on order {order.number}. Possible identity theft.",
+                 "Fraud: a third party accessed the customer's account and redirected order {order.number}."),
+    "legal": ("Customer threatens to take us to small claims over order {order.number}.",
+              "Customer says they will start proceedings over order {order.number}."),
+}
+
+
+async def _team_scores(env: Environment, reasons: dict[str, tuple[str, ...]]) -> list[float]:
+    """The score of escalating to the right team with each of that team's `reasons`, over `SEEDS`."""
+    out: list[float] = []
+    for seed in SEEDS:
+        team = (await env.task(env.scenario(THREAT), seed)).bindings["team"]
+        for reason in reasons[team]:
+            grade = await scripted_grade(env, THREAT, seed, [_escalate(reason)])
+            assert grade.score is not None
+            out.append(grade.score)
+    return out
+
+
+async def test_a_cause_in_plain_words_with_the_order_passes(env: Environment) -> None:
+    assert set(await _team_scores(env, _PLAIN_CAUSES)) == {1.0}
+
+
+async def test_naming_only_the_team_states_no_cause(env: Environment) -> None:
+    blind = ("For {team} review. Order {order.number}.", "Legal matter, order {order.number}.")
+    assert max(await _team_scores(env, {"legal": blind, "security": blind})) <= 0.2
+
+
+async def test_a_negated_cause_states_no_cause(env: Environment) -> None:
+    denied = {"legal": ("No legal threat, just a question about order {order.number}.",),
+              "security": ("Not an account takeover, order {order.number}.",)}
+    assert max(await _team_scores(env, denied)) <= 0.2

@@ -10,7 +10,7 @@ from saas_sim.core.ids import IdFactory
 from saas_sim.domains.support.models import Message
 from saas_sim.domains.support.simulator import RULES
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_grade
+from tests.domains.helpers import scripted_grade, scripted_scores
 
 
 async def _grade(env: Environment, ref: str, seed: int, steps: list[dict[str, Any]]) -> dict[str, float]:
@@ -126,6 +126,29 @@ async def test_a_short_native_reply_passes_the_language_task(env: Environment) -
     assert result["score"] == 1.0
 
 
+@pytest.mark.parametrize("body", [
+    "Refund: {amount} {order.currency}. Order {order.number}.",
+    "Refund of {amount} {order.currency} on order {order.number} done.",
+    "Order {order.number}: refund {amount} {order.currency}.",
+    "Refund: {amount} {order.currency}. Order {order.number}. Thanks!",
+])
+async def test_a_short_english_reply_fails_the_language_task(env: Environment, body: str) -> None:
+    for seed in (1, 2):  # German customers
+        result = await _grade(env, FOREIGN, seed, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+        assert result["replies_in_language"] == 0.0 and result["score"] == 0.0
+
+
+@pytest.mark.parametrize("body", [
+    "Ich habe {amount} {order.currency} für Bestellung {order.number} erstattet.",
+    "Erstattung: {amount} {order.currency}. Bestellung {order.number}.",
+    "Hallo {customer.first_name}, erstattet: {amount} {order.currency} für Bestellung {order.number}.",
+])
+async def test_a_short_german_reply_passes_the_language_task(env: Environment, body: str) -> None:
+    for seed in (1, 2):
+        result = await _grade(env, FOREIGN, seed, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+        assert result["score"] == 1.0, result
+
+
 async def test_the_customer_answers_two_paraphrases_the_same(env: Environment) -> None:
     scenario = env.scenario(DENY)
     task = await env.task(scenario, 1)
@@ -194,6 +217,42 @@ async def test_a_refusal_reason_counts_when_named_and_only_then(env: Environment
 ])
 async def test_words_that_merely_contain_a_merge_stem_tell_nothing(env: Environment, body: str) -> None:
     assert (await _grade(env, MERGE, 0, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == 0.0
+
+
+@pytest.mark.parametrize(("body", "told"), [
+    ("Hi {customer.first_name}, I did not merge or combine your tickets; each of your requests stays a separate "
+     "ticket.", 0.0),
+    ("Hi {customer.first_name}, your tickets were not merged into one ticket.", 0.0),
+    ("Hi {customer.first_name}, I merged your tickets into one, so you do not need to write again.", 1.0),
+    ("Hi {customer.first_name}, I have merged your requests into this ticket. Is there anything else?", 1.0),
+])
+async def test_only_an_affirmed_clause_tells_of_the_merge(env: Environment, body: str, told: float) -> None:
+    for seed in (1, 2, 4):
+        assert (await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == told
+
+
+@pytest.mark.parametrize("said", [
+    "Your problem with the {line.name} is fully resolved now, nothing more is needed.",
+    "All sorted!",
+    "The returns team has approved your case and a courier will collect the {line.name} tomorrow at 9am.",
+    "If you like, we can pick up the {line.name} next week.",
+])
+async def test_a_resolution_or_pickup_the_records_do_not_show_breaks_the_gate(env: Environment, said: str) -> None:
+    body = "Hi {customer.first_name}, I merged your tickets into this one. " + said
+    for seed in (1, 2, 4):
+        result = await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)])
+        assert result["no_false_outcome"] == 0.0 and result["score"] == 0.0
+
+
+@pytest.mark.parametrize("said", [
+    "Our returns team will follow up here until the {line.name} is sorted out.",
+    "Your problem is not resolved yet; the returns team is taking care of it.",
+    "Your case is being handled by our returns team.",
+    "I collected your three requests into this ticket, and your duplicate tickets are now resolved into one.",
+])
+async def test_pending_or_ticket_wording_claims_no_outcome(env: Environment, said: str) -> None:
+    body = "Hi {customer.first_name}, I merged your tickets into this one. " + said
+    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
 
 
 CHARGEBACK = "support/chargeback-already-filed"
