@@ -15,6 +15,7 @@ injected fault are left out: the agent did not choose them.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -39,17 +40,31 @@ def refused_calls(steps: Iterable[StepRecord]) -> tuple[RefusedCall, ...]:
 def _args_object(raw: Any) -> Mapping[str, Any]:
     """The arguments as a JSON object in canonical form, or an empty one when they were not an object.
 
-    Arguments sent as JSON text are parsed only within the bounds the toolkit enforces, so no
-    recorded payload (oversized, or nested to exhaust the parser) can break a grade.
+    Arguments sent as JSON text are parsed only within the bounds the toolkit enforces, and
+    without NaN, Infinity or an overflowing float (args holding them are recorded as such text), so no recorded
+    payload can break a grade.
     """
     if isinstance(raw, str):
         if len(raw) > MAX_ARGS_BYTES or json_text_depth(raw) > MAX_DEPTH:
             return {}
         try:
-            raw = json.loads(raw or "{}")
+            raw = json.loads(raw or "{}", parse_constant=_not_a_number, parse_float=_finite)
         except ValueError:
             return {}
     if not isinstance(raw, Mapping):
         return {}
     value = normalize(raw)
     return value if isinstance(value, dict) else {}
+
+
+def _not_a_number(token: str) -> Any:
+    """Refuses `NaN` and `Infinity`, which no canonical form holds (the args then read as empty)."""
+    raise ValueError(f"{token} is not a JSON number")
+
+
+def _finite(token: str) -> float:
+    """Reads a JSON float, refusing one too large to be finite (`1e999`), like `_not_a_number`."""
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(f"{token} is not a finite number")
+    return value

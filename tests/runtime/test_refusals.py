@@ -37,8 +37,9 @@ def test_arguments_sent_as_json_text_are_read_as_an_object() -> None:
 
 
 def test_arguments_that_are_no_object_or_nest_too_deep_read_as_empty() -> None:
-    steps = [_step(0, "[" * 5000), _step(1, "not json"), _step(2, ["a"])]
-    assert [c.args for c in refused_calls(steps)] == [{}, {}, {}]
+    steps = [_step(0, "[" * 5000), _step(1, "not json"), _step(2, ["a"]), _step(3, '{"limit": NaN}'),
+             _step(4, '{"n": -Infinity}'), _step(5, '{"rate": 1e999}')]
+    assert [c.args for c in refused_calls(steps)] == [{}, {}, {}, {}, {}, {}]
 
 
 def test_a_step_read_back_from_the_log_gives_the_same_refusal() -> None:
