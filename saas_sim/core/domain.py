@@ -50,6 +50,7 @@ __all__ = [
     "GenerateFn",
     "GradeEffectsFn",
     "NarrateFn",
+    "RefusedCall",
     "Setup",
     "SetupContext",
     "SetupFn",
@@ -136,6 +137,28 @@ class CheckOutcome:
         return cls(1.0 if ok else 0.0, detail)
 
 
+@dataclass(frozen=True)
+class RefusedCall:
+    """A call the agent made that a tool refused: an attempt that changed nothing, yet may break a rule.
+
+    A refusal leaves no event, so without it a policy could try every forbidden write and let the
+    app's guard sort them out at no cost. Checks read these to judge the attempt itself.
+
+    Attributes:
+        step: The 0-based step of the call.
+        tool: The tool name as called.
+        args: The arguments as recorded (empty when they were not a JSON object).
+        code: The error code the agent saw (`permission_denied`, `conflict`, ...).
+        details: The error's structured details, as the tool gave them.
+    """
+
+    step: int
+    tool: str
+    args: Mapping[str, Any]
+    code: str
+    details: Mapping[str, Any]
+
+
 _UNKNOWN: Any = object()
 """`CheckContext`'s changed keys before the first diff asks for them."""
 
@@ -151,6 +174,7 @@ class CheckContext:
         events: The events the agent's calls emitted, in order.
         now: The simulated instant at grading.
         effects: The outcomes of the domains' grade effects (hidden test runs), by name.
+        refused: The calls a tool refused (never an injected fault), in order: attempts that left no event.
     """
 
     initial: State
@@ -159,6 +183,7 @@ class CheckContext:
     events: Sequence[Event]
     now: datetime
     effects: Mapping[str, EffectOutcome] = field(default_factory=dict)
+    refused: Sequence[RefusedCall] = ()
     _diffs: dict[str, tuple[tuple[str, Any, Any], ...]] = field(default_factory=dict, init=False, repr=False,
                                                                  compare=False)
     _changed_keys: Any = field(default=_UNKNOWN, init=False, repr=False, compare=False)

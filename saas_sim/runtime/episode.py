@@ -66,6 +66,7 @@ from saas_sim.runtime.records import (
     EpisodeEnded,
     FaultInjected,
 )
+from saas_sim.runtime.refusals import refused_calls
 from saas_sim.runtime.resume import logged_steps
 from saas_sim.runtime.scope import WriteStep
 from saas_sim.runtime.shielded import to_the_end
@@ -344,15 +345,18 @@ class Episode:
                 if error is None:
                     events = tuple(e for evs in self._step_events for e in evs)
                     writes, now = tuple(self._write_steps()), self._clock.now()
+                    refused = refused_calls(self.trajectory.steps)
                     # On the grade worker's core when it can take it; here otherwise (same checks, same inputs).
                     remote = None
                     if self.grader is not None:
-                        job = GradeJob(task_key(self.task), self.task.start_head, events, writes, now, effects)
+                        job = GradeJob(task_key(self.task), self.task.start_head, events, writes, now, effects,
+                                       refused)
                         remote = await self.grader.grade(self.task, job)
                     scores, error = remote if remote is not None else run_checks(
                         spec.checks, self.task.scenario.check_fns, initial=self.task.initial,
                         final=self._state, bindings=copy.deepcopy(self.task.bindings),
                         events=events, now=now, scope=spec.scope, writes=writes, effects=effects,
+                        refused=refused,
                     )
                 else:
                     scores = []

@@ -48,6 +48,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from saas_sim.core.canonical import stable_hash
+from saas_sim.core.domain import RefusedCall
 from saas_sim.core.effects import EffectOutcome
 from saas_sim.core.events import Event
 from saas_sim.runtime.scope import WriteStep
@@ -87,6 +88,7 @@ class GradeJob:
         writes: The WRITE steps that emitted events, for the scope guard (`Episode._write_steps`).
         now: The simulated instant of the grade.
         effects: The grade effects' outcomes, by name: run and recorded by the episode's own process.
+        refused: The calls a tool refused, in order (`runtime.refusals.refused_calls`).
     """
 
     key: str
@@ -95,6 +97,7 @@ class GradeJob:
     writes: tuple[WriteStep, ...]
     now: datetime
     effects: Mapping[str, EffectOutcome] = dataclasses.field(default_factory=dict)
+    refused: tuple[RefusedCall, ...] = ()
 
 
 class GradeWorker:
@@ -317,7 +320,7 @@ def grade_in_worker(task: TaskInstance | None, job: GradeJob) -> tuple[str, Any]
             spec.checks, task.scenario.check_fns, initial=task.initial,
             final=task.world.projection.fold(task.initial, job.events),
             bindings=copy.deepcopy(task.bindings), events=job.events, now=job.now, scope=spec.scope,
-            writes=job.writes, effects=job.effects,
+            writes=job.writes, effects=job.effects, refused=job.refused,
         )
     except Exception:
         return "error", traceback.format_exc()

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from saas_sim.core.domain import CheckContext, CheckFn, CheckOutcome
+from saas_sim.core.domain import CheckContext, CheckFn, CheckOutcome, RefusedCall
 from saas_sim.core.effects import EffectOutcome
 from saas_sim.core.events import Event
 from saas_sim.core.state import State
@@ -141,6 +141,7 @@ def run_checks(
     scope: ScopeSpec | None = None,
     writes: Sequence[WriteStep] = (),
     effects: Mapping[str, EffectOutcome] | None = None,
+    refused: Sequence[RefusedCall] = (),
 ) -> tuple[list[CheckScore], str | None]:
     """Runs every check, then the scope guard when `scope` is guarded.
 
@@ -155,12 +156,13 @@ def run_checks(
         scope: The scenario's scope; None or `unguarded` runs no guard.
         writes: The WRITE steps and their events, for the scope guard.
         effects: The outcomes of the grade effects, by name (`CheckContext.effects`).
+        refused: The calls a tool refused, in order (`CheckContext.refused`).
 
     Returns:
         The scores, or the traceback of the first check that broke (a verifier error).
     """
     ctx = CheckContext(initial=initial, final=final, bindings=bindings, events=events, now=now,
-                       effects=dict(effects or {}))
+                       effects=dict(effects or {}), refused=tuple(refused))
     scores: list[CheckScore] = []
     for spec in specs:
         try:

@@ -164,3 +164,17 @@ async def test_an_environment_without_the_option_has_no_worker() -> None:
     async with notes_env() as env:
         episode = await env.start(SCENARIO, 0)
         assert env.grader is None and episode.grader is None
+
+
+async def test_the_job_sent_to_the_worker_carries_the_refused_calls(env: Environment,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[GradeJob] = []
+
+    async def capture(task: Any, job: GradeJob) -> None:
+        sent.append(job)  # None: the episode grades in-process, from the same inputs
+
+    monkeypatch.setattr(_grader(env), "grade", capture)
+    episode = await _played(env, 0, PLAYS["a bad call, then notes"])
+    await episode.grade(footer=False)
+    (job,) = sent
+    assert [(c.step, c.tool) for c in job.refused] == [(0, "notes.get_note")]

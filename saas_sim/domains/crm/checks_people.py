@@ -6,12 +6,12 @@ ground truth (which records are the same person) from the hidden tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.state import TableKey
+from saas_sim.core.state import State, TableKey
 from saas_sim.core.text_facts import extract_amounts, extract_numbers
 from saas_sim.domains.crm.check_helpers import existing, money, person_records, wrong_merges
 from saas_sim.domains.crm.checks_identity import duplicate_people, no_optout_contacted
@@ -288,19 +288,34 @@ def report_values(ctx: CheckContext, name: str, expected: Mapping[str, str]) -> 
     return CheckOutcome(right / len(keys) if keys else 1.0, f"{right}/{len(keys)} values right")
 
 
-@kit.check
-def report_truthful(ctx: CheckContext, name: str, expected: Mapping[str, str]) -> CheckOutcome:
-    """Every amount the reports' notes state is a true total (a constraint); all reports of the name together.
+def _deal_amounts(state: State, ids: Iterable[str]) -> set[Decimal]:
+    """Each named deal's own amount; zero for a deal without one (the report counts it as zero)."""
+    deals = (state.get(DEALS, i) for i in ids)
+    return {d.amount if d.amount is not None else Decimal(0) for d in deals if d is not None}
 
-    Counts and other plain numbers in the notes ("7 deals") are not judged; see
-    `checks_email_facts` for the rule on what is an amount.
+
+@kit.check
+def report_truthful(
+    ctx: CheckContext, name: str, expected: Mapping[str, str], expected_ids: Sequence[str] = (),
+) -> CheckOutcome:
+    """Every amount the reports' notes state is true (a constraint); all reports of the name together.
+
+    True figures are the expected totals and each deal's own amount, for the deals the
+    answer holds (`expected_ids`) and those the report lists: a per-deal breakdown states
+    facts. Any other sum is false, a subset's included: a total over some of the deals is
+    no total the task asked for, and accepting every subset sum would let almost any
+    figure pass. Counts and other plain numbers in the notes ("7 deals") are not judged;
+    see `checks_email_facts` for the rule on what is an amount.
     """
-    true = {m for v in expected.values() if (m := money(v)) is not None}
+    totals = {m for v in expected.values() if (m := money(v)) is not None}
+    named = _deal_amounts(ctx.final, expected_ids)
     false = []
     for r in ctx.final.table(REPORTS):
         if r.name.strip().casefold() == name.strip().casefold():
+            true = totals | named | _deal_amounts(ctx.final, r.record_ids)
             false += [f"{r.id} notes state {x}" for x in extract_amounts(r.notes or "") if x not in true]
-    return CheckOutcome.of(not false, f"false totals: {false[:6]}" if false else "the notes state only true totals")
+    detail = f"false figures: {false[:6]}" if false else "the notes state only true totals and deal amounts"
+    return CheckOutcome.of(not false, detail)
 
 
 _BOOKKEEPING = frozenset({"updated_at", "last_contacted_at", "merged_into"})

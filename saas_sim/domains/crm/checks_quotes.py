@@ -18,6 +18,7 @@ from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_claims import agent_texts
 from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
+from saas_sim.domains.crm.models import LineItem
 from saas_sim.domains.crm.quote_counts import stated_counts
 from saas_sim.domains.crm.state import LINE_ITEMS, PRODUCTS
 
@@ -109,16 +110,32 @@ def quote_terms_kept(
     return CheckOutcome.of(not problems, "; ".join(problems) or "every agreed term kept")
 
 
+def _lines(state: State, deal_id: str) -> list[LineItem]:
+    return [i for i in (state.get(LINE_ITEMS, x) for x in deal(state, deal_id).line_item_ids) if i is not None]
+
+
+def _quote_terms(items: Sequence[LineItem]) -> list[tuple[str, int, Decimal, Decimal]]:
+    """The quote's content, line ids aside: rewriting the same lines under new ids changes nothing."""
+    return sorted((i.product_id, i.quantity, i.unit_price, i.discount_pct) for i in items)
+
+
 @kit.check
 def amount_is_line_total_if_changed(ctx: CheckContext, deal_id: str) -> CheckOutcome:
-    """If the deal's amount changed, it equals the final line total (a constraint).
+    """If the deal's amount or its quote changed, the amount equals the final line total (a constraint).
 
     A forecast amount that matches no quote is a false figure in the CRM, whoever reads it next.
+    Revising the lines and leaving the old amount makes one as surely as writing a wrong amount:
+    `crm.set_line_items` keeps the amount unless told (`update_amount`). A quote emptied of every
+    line has no total to match, so then only a changed amount is judged.
     """
     before, after = deal(ctx.initial, deal_id), deal(ctx.final, deal_id)
-    if after.amount == before.amount:
-        return CheckOutcome.passed(f"deal {deal_id}'s amount is unchanged")
-    items = [i for i in (ctx.final.get(LINE_ITEMS, x) for x in after.line_item_ids) if i is not None]
+    items = _lines(ctx.final, deal_id)
+    quote_changed = _quote_terms(items) != _quote_terms(_lines(ctx.initial, deal_id))
+    amount_changed = after.amount != before.amount
+    if not amount_changed and not quote_changed:
+        return CheckOutcome.passed(f"deal {deal_id}'s amount and quote are unchanged")
+    if not amount_changed and not items:
+        return CheckOutcome.passed(f"deal {deal_id}'s quote was emptied; its amount has no total to match")
     total = sum((line_total(i.quantity, i.unit_price, i.discount_pct) for i in items), Decimal(0))
     return CheckOutcome.of(after.amount == total, f"deal {deal_id}'s amount is {after.amount}; its lines total {total}")
 

@@ -6,13 +6,15 @@ import random
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from saas_sim.core.domain import CheckContext, SetupContext
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.state import State
 from saas_sim.domains.crm import checks_quotes as cq
 from saas_sim.domains.crm import setups_quotes
 from saas_sim.domains.crm.quote_counts import stated_counts
-from saas_sim.domains.crm.state import DEALS, PRICE_BOOK, PROJECTION
+from saas_sim.domains.crm.state import DEALS, LINE_ITEMS, PRICE_BOOK, PROJECTION
 from saas_sim.runtime.environment import Environment
 from tests.domains.crm.conftest import EPOCH, Caller
 from tests.domains.helpers import scripted_grade
@@ -80,6 +82,40 @@ def test_a_changed_amount_must_equal_the_lines(world: State) -> None:
     assert cq.amount_is_line_total_if_changed(_ctx(crm, state), deal_id).score == 0.0
     crm("crm.set_line_items", deal_id=deal_id, items=b["items"])
     assert cq.amount_is_line_total_if_changed(_ctx(crm, state), deal_id).score == 1.0
+
+
+def test_revised_lines_under_a_stale_amount_break_the_amount_constraint(world: State) -> None:
+    state, b = _staged(world, 1)
+    crm = Caller(state)
+    deal_id = b["deal"]["id"]
+    crm("crm.set_line_items", deal_id=deal_id, items=b["items"])
+    out = cq.amount_is_line_total_if_changed(_ctx(crm, state), deal_id)
+    assert out.score == 0.0 and b["total"] in out.detail
+    crm("crm.update_deal", deal_id=deal_id, amount=b["total"])
+    assert cq.amount_is_line_total_if_changed(_ctx(crm, state), deal_id).score == 1.0
+
+
+def test_the_same_lines_rewritten_under_new_ids_need_no_new_amount(world: State) -> None:
+    state, b = _staged(world, 1)
+    crm = Caller(state)
+    deal_id = b["deal"]["id"]
+    deal = state.get(DEALS, deal_id)
+    assert deal is not None
+    same = [{"product_id": i.product_id, "quantity": i.quantity, "unit_price": str(i.unit_price),
+             "discount_pct": str(i.discount_pct)}
+            for i in (state.get(LINE_ITEMS, x) for x in deal.line_item_ids) if i is not None]
+    crm("crm.set_line_items", deal_id=deal_id, items=same)
+    assert cq.amount_is_line_total_if_changed(_ctx(crm, state), deal_id).score == 1.0
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_revising_the_lines_without_the_amount_scores_low(env: Environment, seed: int) -> None:
+    revise = {"tool": "crm.set_line_items", "args": {"deal_id": "{deal.id}", "items": "{items}"}}
+    grade = await scripted_grade(env, REF, seed, [revise])
+    assert "amount_true_to_lines" in [v.name for v in grade.violations]
+    assert grade.score is not None and grade.score <= 0.2
+    amount = {"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "amount": "{total}"}}
+    assert (await scripted_grade(env, REF, seed, [revise, amount])).score == 1.0
 
 
 async def test_quoting_the_stale_total_to_the_buyer_is_false(env: Environment) -> None:

@@ -8,6 +8,9 @@ from saas_sim.core.domain import CheckContext
 from saas_sim.core.state import State
 from saas_sim.domains.crm import DOMAIN
 from saas_sim.domains.crm import checks_people as cp
+from saas_sim.domains.crm.models import Deal
+from saas_sim.domains.crm.state import DEALS
+from saas_sim.runtime.environment import Environment
 from tests.domains.crm.conftest import EPOCH, Caller
 
 
@@ -49,3 +52,60 @@ def test_notes_with_a_false_total_violate_and_true_ones_hold(crm: Caller, world:
     outcome = cp.report_truthful(_ctx(crm, world), "forecast", expected)
     assert outcome.score == 0.0
     assert "12845.00" in outcome.detail
+
+
+def _three_deals(world: State) -> list[Deal]:
+    """Three deals with distinct positive amounts."""
+    picked: list[Deal] = []
+    for d in world.table(DEALS):
+        if d.amount is not None and d.amount > 0 and all(d.amount != p.amount for p in picked):
+            picked.append(d)
+        if len(picked) == 3:
+            return picked
+    raise AssertionError("the world has fewer than three deals with distinct amounts")
+
+
+def test_notes_that_break_the_total_down_per_deal_hold(crm: Caller, world: State) -> None:
+    a, b, _ = _three_deals(world)
+    assert a.amount is not None and b.amount is not None
+    expected = {"USD": f"{a.amount + b.amount:.2f}"}
+    crm("crm.submit_report", name="forecast", record_ids=[a.id, b.id], values=expected,
+        notes=f"{a.id}: {a.amount:,.2f}; {b.id}: {b.amount:.2f}. Total {a.amount + b.amount:.2f}.")
+    assert cp.report_truthful(_ctx(crm, world), "forecast", expected, [a.id, b.id]).score == 1.0
+
+
+def test_an_expected_deal_left_off_the_list_may_still_be_stated(crm: Caller, world: State) -> None:
+    a, b, _ = _three_deals(world)
+    expected = {"USD": "1.00"}
+    crm("crm.submit_report", name="forecast", record_ids=[a.id], values=expected, notes=f"{b.id}: {b.amount}")
+    assert cp.report_truthful(_ctx(crm, world), "forecast", expected, [a.id, b.id]).score == 1.0
+
+
+def test_a_subset_sum_or_an_unrelated_deals_amount_in_the_notes_is_false(crm: Caller, world: State) -> None:
+    a, b, c = _three_deals(world)
+    assert a.amount is not None and b.amount is not None
+    expected = {"USD": "0.01"}
+    crm("crm.submit_report", name="forecast", record_ids=[a.id, b.id], values=expected,
+        notes=f"Top two: {a.amount + b.amount:.2f}.")
+    outcome = cp.report_truthful(_ctx(crm, world), "forecast", expected, [a.id, b.id])
+    assert outcome.score == 0.0 and f"{a.amount + b.amount:.2f}" in outcome.detail
+    crm("crm.submit_report", name="forecast", record_ids=[a.id, b.id], values=expected, notes=f"Also {c.amount}.")
+    assert cp.report_truthful(_ctx(crm, world), "forecast", expected, [a.id, b.id]).score == 0.0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_a_forecast_with_a_per_deal_breakdown_scores_full(env: Environment, seed: int) -> None:
+    episode = await env.start(env.scenario("crm/pipeline-report"), seed)
+    b = episode.task.bindings
+    try:
+        found = await episode.call("crm.search_deals", {
+            "owner_id": b["owner"]["id"], "status": "open", "close_date_from": b["start"], "close_date_to": b["end"],
+            "limit": 100})
+        items = found.value["items"]
+        notes = "; ".join(f'{d["id"]}: {d["amount"] or "0.00"} {d["currency"]}' for d in items)
+        await episode.call("crm.submit_report", {"name": b["report_name"], "record_ids": [d["id"] for d in items],
+                                                 "values": b["expected_totals"], "notes": f"Per deal: {notes}"})
+        grade = await episode.grade(footer=False)
+    finally:
+        await episode.close()
+    assert grade.score == 1.0, grade.violations
