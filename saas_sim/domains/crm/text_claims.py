@@ -35,8 +35,9 @@ How a claim is read, so a truthful text is never taken for one:
 The kinds of claim:
 
 * `won`: the deal was signed or won ("signed", "closed won", "unterschrieben",
-  "signé"), or closed, booked or executed with a deal or contract noun within
-  three words ("Deal closed and booked", "the agreement is executed"), or a
+  "signé"), or booked or executed with a deal or contract noun within three
+  words ("Deal closed and booked", "the agreement is executed"), or closed with
+  a contract noun ("Vertrag abgeschlossen": a deal "closed" may be lost), or a
   purchase order received ("PO received"); never with a word of loss in the
   clause ("Deal closed lost" is a stage claim). True when the deal is `closed_won`.
 * `stage`: the deal moved to or is in a named stage ("moved to proposal",
@@ -132,14 +133,20 @@ WON: Final = _cues(
 )
 """Folded cues of a signed or won deal."""
 
-_WON_EVENTS: Final = _cues("closed", "booked", "executed", "abgeschlossen", "gebucht", "conclu", "conclue",
-                           "cerrado", "cerrada")
-"""Folded verbs that win a deal when a deal or contract noun (`_DEALS`) stands near them."""
+_BOOKED: Final = _cues("booked", "executed", "gebucht")
+"""Folded verbs that win a deal when a deal or contract noun (`_DEALS`) stands near them ("Deal booked")."""
 
 _DEALS: Final = _cues(
     "deal", "deals", "opportunity", "contract", "contracts", "agreement", "order form", "order", "sow", "msa",
     "vertrag", "auftrag", "contrat", "affaire", "contrato", "acuerdo", "trato", "negocio",
 )
+
+_CONCLUDED: Final = _cues("closed", "abgeschlossen", "conclu", "conclue", "cerrado", "cerrada")
+"""Folded verbs that win a deal with a contract noun near (`_CONTRACTS`: "Vertrag abgeschlossen"). A deal
+"closed" may be lost ("Deal closed; they chose Copperleaf"), so a deal noun is not enough for these."""
+
+_CONTRACTS: Final = _cues("contract", "contracts", "agreement", "order form", "sow", "msa", "vertrag", "contrat",
+                          "contrato", "acuerdo")
 
 _RECEIVED: Final = _cues("received", "in hand", "erhalten", "eingegangen", "recu", "recue", "recibido",
                          "recibida")
@@ -383,7 +390,8 @@ def _claims_won(words: tuple[str, ...]) -> bool:
         return True
     if _has(words, _LOSS):
         return False
-    events = [s for s in _spans(words, _WON_EVENTS) if _near(words, s, _DEALS)]
+    events = [s for s in _spans(words, _BOOKED) if _near(words, s, _DEALS)]
+    events += [s for s in _spans(words, _CONCLUDED) if _near(words, s, _CONTRACTS)]
     events += [s for s in _spans(words, _RECEIVED) if _near(words, s, _ORDERS)]
     return any(not _governed(words, s) for s in events)
 
