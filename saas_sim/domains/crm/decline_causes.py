@@ -69,7 +69,11 @@ _DECLINE: Final[dict[Cause, re.Pattern[str]]] = {
         rf"{_BUDGET}\b(?! (?:issues?|problems?|concerns?|questions?)\b)"
         r"|\b(?:too (?:expensive|costly|pricey)|unaffordable|(?:can not|cannot|could not|unable to) afford|"
         r"not affordable|over budget|(?:price|pricing|cost|costs)(?: \w+)? too high|cost cutting|cost cuts|"
-        r"(?:budget|spending) freeze)\b"),
+        r"(?:budget|spending) freeze)\b"
+        r"|(?<!no )\b(?:budget|budgets|funding|pricing|price|cost|costs) (?:issues?|problems?|constraints?|"
+        r"limitations?|concerns?|reasons?)\b"
+        r"|^(?:(?:lost|reason|lost reason|lost on|lost over|due to|because of|over)(?: the)? )?"
+        r"(?:budget|budgets|funding|pricing|price|cost|costs)$"),
     "cancelled": re.compile(
         rf"\b{_PROJECT}{_GAP} (?:killed|dropped|axed|ended|terminated|stopped|halted|paused|canned|binned|pulled|"
         r"called off|wound down|shut down|put on hold|on hold|put on ice|not going ahead|will not go ahead|"
@@ -85,7 +89,8 @@ _DECLINE: Final[dict[Cause, re.Pattern[str]]] = {
         r"|\b(?:own|internal|bespoke|proprietary)(?: \w+)? (?:tool|tools|solution|system|platform|software|"
         r"app|application|crm|version|product|stack)\b"),
 }
-"""Phrases that state each cause as the decline (the subject with a state that means it)."""
+"""Phrases that state each cause as the decline (the subject with a state that means it); a clause that is
+only the budget's label ("Budget", "Lost on price") states it as a lost-reason picklist does."""
 
 _OPPOSITE: Final[dict[Cause, re.Pattern[str]]] = {
     "budget": re.compile(

@@ -88,6 +88,9 @@ def test_a_state_without_the_causes_subject_does_not_state_it(reason: str, cause
     ("Too expensive for them", "budget"),
     ("They can't afford it this year", "budget"),
     ("Lost their funding", "budget"),
+    ("Budget", "budget"),
+    ("Lost on price", "budget"),
+    ("Budget constraints", "budget"),
 ])
 def test_a_cause_stated_in_other_words_is_stated_and_names_nothing_else(reason: str, cause: Cause) -> None:
     assert states_cause(reason, cause, None)
