@@ -1,10 +1,14 @@
 """Why a buyer declines a deal, and which of those causes a free text (a lost reason) names.
 
 A lost reason is judged by the cause it names, never by a phrase: a cause is a
-competitor (named: "chose Copperleaf" names that competitor, and only it), a
-frozen budget, a cancelled project or a tool built in-house. `causes_named`
-returns every cause a text names, so a reason that lists several ("competitor,
-budget, cancelled") names causes the buyer never gave.
+competitor (named: "chose Copperleaf" or "went with Orbital" names that
+competitor, and only it), a frozen budget, a cancelled project or a tool built
+in-house. `causes_named` returns every cause a text names, in any sense, so a
+reason that lists several ("competitor, budget, cancelled") names causes the
+buyer never gave. `states_cause` asks more: that the text affirms the cause as
+the decline, with its polarity ("Budget frozen", "No budget", "Project killed
+in a restructuring", "developing their own solution"), and nowhere affirms the
+opposite ("Budget approved", "Initiative still running").
 """
 
 from __future__ import annotations
@@ -26,37 +30,124 @@ COMPETITORS: Final[tuple[str, ...]] = (
 )
 """Rival vendors a buyer may choose instead; none is a word of the other families."""
 
+_GENERIC: Final = frozenset({"app", "apps", "crm", "software", "systems", "system", "suite", "cloud", "labs",
+                             "solutions", "technologies", "tech", "group", "inc", "the"})
+"""Words of a vendor's name that name no vendor alone ("a CRM", "software")."""
+
 _FAMILIES: Final[dict[Cause, frozenset[str]]] = {
     "competitor": frozenset({"competitor", "competitors", "competition", "competing", "rival", "vendor",
                              "vendors"}),
-    "budget": frozenset({"budget", "budgets", "funding", "funds", "money", "afford", "affordable", "price",
-                         "pricing", "priced", "cost", "costs", "expensive", "spend", "spending", "frozen",
-                         "freeze"}),
-    "cancelled": frozenset({"cancel", "cancelled", "canceled", "cancellation", "shelved", "scrapped",
-                            "abandoned", "reorganisation", "reorganization", "reorg", "deprioritised",
-                            "deprioritized", "initiative"}),
+    "budget": frozenset({"budget", "budgets", "funding", "funds", "money", "afford", "affordable", "unaffordable",
+                         "price", "pricing", "priced", "cost", "costs", "costly", "expensive", "pricey", "spend",
+                         "spending", "frozen", "freeze"}),
+    "cancelled": frozenset({"cancel", "cancelled", "canceled", "cancellation", "shelved", "scrapped", "axed",
+                            "abandoned", "discontinued", "reorganisation", "reorganization", "reorg", "restructuring",
+                            "restructured", "deprioritised", "deprioritized", "initiative"}),
     "in_house": frozenset({"inhouse", "internally", "internal", "homegrown", "build", "building", "built"}),
 }
-"""Folded words that name each cause; a competitor is also named by its own name."""
+"""Folded words that name each cause in any sense; a competitor is also named by its own name."""
 
+_PEOPLE = r"(?:lead|leads|manager|managers|team|teams|owner|owners|holder|holders|sponsor|sponsors|contact|champion)"
+_GAP = rf"(?! {_PEOPLE}\b)(?: (?!(?:not|never|no)\b)\w+){{0,4}}"
+"""Up to four words, none a negation, between a cause's subject and its state ("budget for the project was
+frozen"); a negation there is the state's own ("budget was not approved"). A person after the subject makes
+the state theirs, not the cause's ("project lead stopped answering")."""
+
+_BUDGET = r"(?:budgets?|funding|funds|money|spend|spending|capex|opex)"
+_PROJECT = (r"(?:projects?|initiatives?|programs?|programmes?|rollout|efforts?|plans?|purchase|evaluation|"
+            r"transformation|migration|implementation)")
+_DENIAL = r"(?:not|never|no longer)(?: \w+)?"
+"""A denial just before a state: "not cancelled", "was never shelved", "no longer building"."""
+
+_DECLINE: Final[dict[Cause, re.Pattern[str]]] = {
+    "budget": re.compile(
+        rf"\b{_BUDGET}{_GAP} (?:frozen|froze|freeze|cut|cuts|slashed|reduced|pulled|withdrawn|exhausted|gone|spent|"
+        r"used up|tight|unavailable|lacking|insufficient|denied|rejected|blocked|on hold|constrained|dried up|"
+        r"ran out|run out|(?:not|never)(?: been)? (?:approved|available|allocated|granted|secured|signed off|there))\b"
+        r"|\b(?:frozen|freezing|cut|cutting|slashed|reduced|limited|tight|lost|pulled|withdrew|insufficient|lack of|"
+        r"lacking|no|not enough|without|zero|out of|short of|ran out of|run out of|no more|no remaining)(?: \w+)? "
+        rf"{_BUDGET}\b(?! (?:issues?|problems?|concerns?|questions?)\b)"
+        r"|\b(?:too (?:expensive|costly|pricey)|unaffordable|(?:can not|cannot|could not|unable to) afford|"
+        r"not affordable|over budget|(?:price|pricing|cost|costs)(?: \w+)? too high|cost cutting|cost cuts|"
+        r"(?:budget|spending) freeze)\b"
+        r"|(?<!no )\b(?:budget|budgets|funding|pricing|price|cost|costs) (?:issues?|problems?|constraints?|"
+        r"limitations?|concerns?|reasons?)\b"
+        r"|^(?:(?:lost|reason|lost reason|lost on|lost over|due to|because of|over)(?: the)? )?"
+        r"(?:budget|budgets|funding|pricing|price|cost|costs)$"),
+    "cancelled": re.compile(
+        rf"\b{_PROJECT}{_GAP} (?:killed|dropped|axed|ended|terminated|stopped|halted|paused|canned|binned|pulled|"
+        r"called off|wound down|shut down|put on hold|on hold|put on ice|not going ahead|will not go ahead|"
+        r"did not go ahead|never went ahead|not proceeding|no longer (?:going ahead|happening|proceeding|running|"
+        r"a priority))\b"
+        r"|\b(?:cancel|cancelled|canceled|cancellation|shelved|scrapped|abandoned|axed|discontinued|descoped|"
+        r"deprioriti[sz]ed|deprioriti[sz]ation|de prioriti[sz]ed|reorg|reorgani[sz]ation|reorgani[sz]ed|"
+        r"restructuring|restructured|restructure|called off|no longer a priority)\b"),
+    "in_house": re.compile(
+        r"\b(?:inhouse|homegrown|internally|diy|build|building|built|builds)\b"
+        r"|\b(?:develop|developing|developed|develops|create|creating|created|write|writing|code|"
+        r"coding)(?: \w+){0,3} (?:(?:their|its|our|his|her) own|themselves|itself|from scratch)\b"
+        r"|\b(?:own|internal|bespoke|proprietary)(?: \w+)? (?:tool|tools|solution|system|platform|software|"
+        r"app|application|crm|version|product|stack)\b"),
+}
+"""Phrases that state each cause as the decline (the subject with a state that means it); a clause that is
+only the budget's label ("Budget", "Lost on price") states it as a lost-reason picklist does."""
+
+_OPPOSITE: Final[dict[Cause, re.Pattern[str]]] = {
+    "budget": re.compile(
+        rf"\b{_BUDGET}{_GAP} (?:approved|available|secured|confirmed|allocated|granted|in place|fine|ok|okay|"
+        r"increased|released|unfrozen|signed off|not an issue|not the issue|not a problem|no issue|no problem)\b"),
+    "cancelled": re.compile(
+        rf"\b{_PROJECT}{_GAP} (?:still \w+|going ahead|went ahead|goes ahead|go ahead|continuing|continues|"
+        r"continued|proceeding|proceeds|approved|alive|on track|live|active|underway|under way|running|ongoing|"
+        r"funded)\b"),
+    "in_house": re.compile(r"\b(?:not|never|no longer)(?: \w+)? (?:build|building|built|develop|developing)\b"),
+}
+"""Phrases that affirm the opposite of each cause: the budget is there, the project goes on, nothing is built."""
+
+_CONTRACTION = re.compile(r"\b(\w+?)n't\b")
+_CONTRACTED: Final = {"wo": "will", "ca": "can", "sha": "shall"}
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def _words(text: str) -> set[str]:
-    folded = fold(text).replace("-", "").replace("in house", "inhouse")
-    return set(_WORD.findall(folded))
+def _normal(text: str) -> str:
+    """`text` folded to single-spaced words, "n't" as " not" and "in-house"/"home-grown" as one word."""
+    folded = fold(text).replace("\u2019", "'")
+    folded = _CONTRACTION.sub(lambda m: f"{_CONTRACTED.get(m.group(1), m.group(1))} not", folded)
+    words = " ".join(_WORD.findall(folded.replace("-", " ")))
+    return words.replace("in house", "inhouse").replace("home grown", "homegrown")
+
+
+def _tokens(name: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(fold(name)))
+
+
+def _distinctive(rival: str) -> frozenset[str]:
+    """The words of `rival`'s name that name it alone: no generic word, no word of another rival's name."""
+    others = {t for c in COMPETITORS if c != rival for t in _tokens(c)}
+    return frozenset(t for t in _tokens(rival) if t not in _GENERIC and t not in others)
+
+
+_DISTINCTIVE: Final = {c: _distinctive(c) for c in COMPETITORS}
 
 
 def competitors_named(text: str) -> set[str]:
-    """Returns the rival vendors of `COMPETITORS` that `text` names (case and accents ignored)."""
+    """Returns the rival vendors of `COMPETITORS` that `text` names (case and accents ignored).
+
+    A rival is named by its full name or by a word of it that names it alone ("Orbital" for Orbital Apps);
+    a generic word of a name ("CRM", "Apps", "Software") names no rival.
+    """
+    words = set(_WORD.findall(fold(text)))
     folded = f" {' '.join(_WORD.findall(fold(text)))} "
-    return {c for c in COMPETITORS if f" {' '.join(_WORD.findall(fold(c)))} " in folded}
+    return {c for c in COMPETITORS if f" {' '.join(_tokens(c))} " in folded or words & _DISTINCTIVE[c]}
 
 
 def causes_named(text: str) -> set[Cause]:
-    """Returns every cause `text` names: by a word of its family, or (a competitor) by a rival's name."""
-    words = _words(text)
+    """Returns every cause `text` names, in any sense: by a word of its family, a phrase stating it or its
+    opposite, or (a competitor) by a rival's name."""
+    words = set(_normal(text).split())
     named: set[Cause] = {c for c in CAUSES if words & _FAMILIES[c]}
+    clauses = [_normal(c) for c in _CLAUSE.split(text)]
+    named |= {c for c, p in (*_DECLINE.items(), *_OPPOSITE.items()) if any(p.search(n) for n in clauses)}
     if competitors_named(text):
         named.add("competitor")
     return named
@@ -66,7 +157,7 @@ _CLAUSE = re.compile(r"[,;.:!?()\n]+|\s(?:but|however|though)\s", re.IGNORECASE)
 _CONTRAST = re.compile(r"\b(?:rather than|instead of|other than|except|not because|not due to|not for|not over)\b",
                        re.IGNORECASE)
 """Phrases after which a clause names what the cause was not ("budget frozen, not because of the price")."""
-_DENIAL = re.compile(r"\b(?:not|never|neither|nor|without)\b|\w+n['\u2019]t\b", re.IGNORECASE)
+_RIVAL_DENIAL = re.compile(r"\b(?:not|never|neither|nor|without)\b|\w+n['\u2019]t\b", re.IGNORECASE)
 """Words that deny a choice: a rival after one of them was not chosen ("did not choose Copperleaf")."""
 _DENIED_START = re.compile(r"^\s*(?:not|never)\b", re.IGNORECASE)
 
@@ -84,19 +175,32 @@ def _affirmed(text: str, rival: bool) -> list[str]:
             continue
         cut = _CONTRAST.search(clause)
         clause = clause[: cut.start()] if cut else clause
-        if rival and (denial := _DENIAL.search(clause)):
+        if rival and (denial := _RIVAL_DENIAL.search(clause)):
             clause = clause[: denial.start()]
         parts.append(clause)
     return parts
+
+
+def _declines(part: str, cause: Cause) -> bool:
+    """Whether `part` states `cause` as the decline, and not in denial ("not cancelled", "not building")."""
+    normal = _normal(part)
+    return any(not re.search(rf"\b{_DENIAL} $", normal[: m.start()]) for m in _DECLINE[cause].finditer(normal))
+
+
+def _opposes(part: str, cause: Cause) -> bool:
+    """Whether `part` affirms the opposite of `cause` ("Budget approved"), unless it also states the decline."""
+    return not _declines(part, cause) and _OPPOSITE[cause].search(_normal(part)) is not None
 
 
 def states_cause(text: str, cause: Cause, competitor: str | None) -> bool:
     """Returns whether `text` affirms `cause` (for a competitor: the very rival `competitor`, as chosen).
 
     A cause named only as what it was not ("Not Copperleaf", "budget frozen rather than cancelled" for
-    the cancellation, "did not choose Halcyon CRM") is not stated; `causes_named` still lists it, so a
-    reason cannot name a cause the buyer never gave even in denial.
+    the cancellation, "did not choose Halcyon CRM") is not stated, and neither is one the text also
+    contradicts ("Budget approved, buyer went quiet", "Initiative still running"); `causes_named` still
+    lists it, so a reason cannot name a cause the buyer never gave even in denial.
     """
     if cause == "competitor":
         return competitor is not None and any(competitor in competitors_named(p) for p in _affirmed(text, True))
-    return any(cause in causes_named(p) for p in _affirmed(text, False))
+    parts = _affirmed(text, False)
+    return any(_declines(p, cause) for p in parts) and not any(_opposes(p, cause) for p in parts)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from saas_sim.domains.crm.decline_causes import COMPETITORS, causes_named, competitors_named, states_cause
+import pytest
+
+from saas_sim.domains.crm.decline_causes import COMPETITORS, Cause, causes_named, competitors_named, states_cause
 
 
 def test_each_cause_is_named_by_its_own_words_only() -> None:
@@ -45,3 +47,69 @@ def test_a_cause_stated_beside_a_negation_still_counts() -> None:
     assert states_cause("No budget this year", "budget", None)
     assert states_cause("Budget not approved", "budget", None)
     assert states_cause("They will not go ahead: building it in-house", "in_house", None)
+
+
+@pytest.mark.parametrize(("reason", "cause"), [
+    ("Initiative still running, buyer just stopped answering", "cancelled"),
+    ("Project went ahead, buyer went quiet", "cancelled"),
+    ("Project not cancelled", "cancelled"),
+    ("Budget approved, buyer went quiet", "budget"),
+    ("Budget is fine, they stopped replying", "budget"),
+    ("Budget was not frozen", "budget"),
+    ("No budget issues, buyer went silent", "budget"),
+    ("Not building anything in-house", "in_house"),
+])
+def test_a_reason_that_affirms_the_opposite_of_the_cause_does_not_state_it(reason: str, cause: Cause) -> None:
+    assert not states_cause(reason, cause, None)
+
+
+@pytest.mark.parametrize(("reason", "cause"), [
+    ("Buyer stopped answering", "cancelled"),
+    ("Project lead stopped answering", "cancelled"),
+    ("Buyer went quiet", "budget"),
+])
+def test_a_state_without_the_causes_subject_does_not_state_it(reason: str, cause: Cause) -> None:
+    assert not states_cause(reason, cause, None)
+
+
+@pytest.mark.parametrize(("reason", "cause"), [
+    ("Their engineering team is developing their own solution", "in_house"),
+    ("Building their own tool", "in_house"),
+    ("Going with an internal tool", "in_house"),
+    ("Homegrown solution", "in_house"),
+    ("Project killed in a restructuring", "cancelled"),
+    ("Initiative was shelved", "cancelled"),
+    ("Program put on hold indefinitely", "cancelled"),
+    ("The project was called off", "cancelled"),
+    ("Project deprioritised", "cancelled"),
+    ("Budget was not approved", "budget"),
+    ("Budget for the project was frozen", "budget"),
+    ("Funding was cut", "budget"),
+    ("Too expensive for them", "budget"),
+    ("They can't afford it this year", "budget"),
+    ("Lost their funding", "budget"),
+    ("Budget", "budget"),
+    ("Lost on price", "budget"),
+    ("Budget constraints", "budget"),
+])
+def test_a_cause_stated_in_other_words_is_stated_and_names_nothing_else(reason: str, cause: Cause) -> None:
+    assert states_cause(reason, cause, None)
+    assert causes_named(reason) == {cause}
+
+
+@pytest.mark.parametrize(("reason", "rival"), [
+    ("Went with Halcyon", "Halcyon CRM"),
+    ("Went with Orbital", "Orbital Apps"),
+    ("Chose Kestrel", "Kestrel Software"),
+    ("Lost to Vantage", "Vantage Suite"),
+    ("Lost to Northwind", "Northwind Systems"),
+])
+def test_a_rival_is_named_by_the_word_of_its_name_that_is_its_own(reason: str, rival: str) -> None:
+    assert states_cause(reason, "competitor", rival)
+    assert competitors_named(reason) == {rival}
+
+
+def test_a_generic_word_of_a_rivals_name_names_no_rival() -> None:
+    assert competitors_named("Chose a CRM vendor with better apps and software") == set()
+    assert not states_cause("Went with some apps vendor", "competitor", "Orbital Apps")
+    assert not states_cause("Did not choose Halcyon", "competitor", "Halcyon CRM")

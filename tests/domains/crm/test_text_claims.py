@@ -60,3 +60,86 @@ def test_plans_conditions_and_denials_claim_nothing(text: str) -> None:
 def test_a_claim_is_read_per_clause_so_an_intent_elsewhere_does_not_excuse_it() -> None:
     # "will" plans the invoice, not the signature: the first clause still claims it.
     assert _kinds("Contract signed, we will send the invoice") == [("won", None)]
+
+
+@pytest.mark.parametrize("text", [
+    "Contract signed before the deadline, send the invoice",
+    "Contract signed after legal review, invoice to follow",
+    "Contract signed with no redlines; send the invoice",
+    "Contract signed in May",
+    "Contract signed and we will send the invoice",
+    "After legal review the contract was signed",
+    "Once the contract was signed we sent the invoice",
+    "I can confirm the contract was signed",
+    "Contract with no redlines was signed",
+    "Buyer had no questions and signed the contract",
+    "Waiting on the invoice but the contract is signed",
+    "Le contrat a été signé hier",
+])
+def test_an_intent_or_negation_that_does_not_govern_the_verb_leaves_the_claim(text: str) -> None:
+    # "before", "after", "no", "will" here time or qualify the signature, or belong to another verb.
+    assert _kinds(text) == [("won", None)]
+
+
+@pytest.mark.parametrize("text", [
+    "Deal closed and booked by the customer",
+    "PO received and the agreement is executed",
+    "Received the PO from the buyer",
+    "Deal booked",
+    "Contract closed",
+    "Vertrag abgeschlossen",
+])
+def test_a_deal_booked_or_executed_a_contract_closed_or_a_po_received_claims_a_win(text: str) -> None:
+    assert _kinds(text) == [("won", None)]
+
+
+@pytest.mark.parametrize("text", [
+    "Deal closed lost",
+    "Deal closed; the buyer chose Copperleaf",
+    "I have closed the deal on our side",
+    "Closed the follow-up task",
+    "Booked a call about the contract terms",
+    "Waiting for PO",
+    "PO to be received next week",
+    "Deal not closed",
+    "Deal will be closed next month",
+])
+def test_a_lost_deal_another_closed_thing_or_a_planned_close_claims_no_win(text: str) -> None:
+    assert [k for k in _kinds(text) if k[0] == "won"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Contract not signed yet",
+    "Awaiting the signed contract",
+    "Need the signed contract back",
+    "Contract will be signed next week",
+    "Contract to be signed by Friday",
+    "To get it signed before the quarter ends",
+    "Until signed, hold the invoice",
+    "Send invoice when contract signed",
+    "No contract has been signed",
+    "The contract hasn't been signed",
+    "We won't sign before legal review",
+    "Nothing signed yet",
+    "Never got the contract signed",
+    "Please make sure the contract is signed before invoicing",
+    "Check whether the contract has been signed",
+    "Contract is being signed today",
+    "Contract should have been signed last week",
+    "We would send the invoice if the contract were signed",
+    "Invoice after the contract is signed",
+    "Der Vertrag muss noch unterschrieben werden",
+    "Kein Vertrag unterschrieben",
+    "Le contrat n'est pas encore signé",
+    "Une fois le contrat signé, envoyer la facture",
+    "El contrato no está firmado",
+    "Will move the deal to proposal stage",
+    "Once we have moved the deal to proposal, send the quote",
+])
+def test_an_intent_or_negation_that_governs_the_verb_cancels_the_claim(text: str) -> None:
+    assert read_claims(text) == []
+
+
+def test_other_claims_are_read_at_their_own_verb_too() -> None:
+    assert _kinds("Deal moved to proposal with no blockers") == [("stage", "proposal")]
+    assert _kinds("Records merged with no duplicates left") == [("merged", None)]
