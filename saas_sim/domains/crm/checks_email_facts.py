@@ -44,7 +44,8 @@ from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.state import LINE_ITEMS, TASKS
 
-__all__ = ["BARE_MIN", "MONEY_WORDS", "bare_money_figures", "emails_truthful", "true_amounts", "true_dates"]
+__all__ = ["BARE_MIN", "MONEY_WORDS", "bare_money_figures", "emails_truthful", "hedged_amounts", "true_amounts",
+           "true_dates"]
 
 _SHOWN = 6
 """How many false facts a detail names."""
@@ -63,6 +64,19 @@ MONEY_WORDS = frozenset({
 BARE_MIN = 100
 """Smallest bare number judged as an amount in a money sentence; below it are counts and percentages."""
 _WORDS = re.compile(r"[^\W\d_]+")
+# A sentence about an event the CRM schedules: its yearless dates are judged (see `_judged_dates`).
+_SCHEDULED = re.compile(r"\b(?:call(?:s|ed|ing)?(?: you)? back|callback|call|follow[- ]?up|meeting|meet|demo|sync|"
+                        r"close|closing|closes|sign|signs|signed|signing|signature|decision|deadline|due|"
+                        r"rückruf|anruf\w*|termin\w*|rappel\w*|appel\w*|réunion|llamad\w*|reunión)\b",
+                        re.IGNORECASE)
+# A proposal or condition: "if Thursday suits you better", "would Friday work?".
+_PROPOSAL = re.compile(r"\?|\b(?:if|whether|unless|suits?|works? for you|wenn|falls|si)\b", re.IGNORECASE)
+# An estimate: the amount after it is true within `_HEDGE_SHARE` of a true one.
+_HEDGE = re.compile(r"(?:\b(?:roughly|around|about|approximately|approx\.?|circa|ca\.|nearly|almost|some|"
+                    r"just (?:under|over|below|above)|ungefähr|etwa|rund|circa|aproximadamente|unos|environ|"
+                    r"à peu près)|~)\s*", re.IGNORECASE)
+_HEDGE_REACH = 40
+_HEDGE_SHARE = Decimal("0.05")
 
 
 def bare_money_figures(text: str) -> list[Decimal]:
@@ -127,6 +141,35 @@ def _date_is_true(stated: date, truth: set[date]) -> bool:
     return stated.day <= 12 and stated.replace(month=stated.day, day=stated.month) in truth
 
 
+def _judged_dates(text: str, today: date) -> list[tuple[date, ...]]:
+    """The date mentions an email states as facts the CRM records, each with its readings.
+
+    A date with its year is judged wherever it stands. One without ("on 9 March", "on Wednesday",
+    "tomorrow") is placed by the sim clock's day and judged only in an affirmed sentence about a
+    scheduled event the CRM holds (a call, a meeting, a follow-up, a close or signature, a due date):
+    "I'll send the overview tomorrow", "I'm out on 4 March" or "if Thursday suits you better" state
+    the rep's plans or a proposal, which no record could prove false.
+    """
+    out: list[tuple[date, ...]] = []
+    for sentence in sentences(text):
+        scheduled = bool(_SCHEDULED.search(sentence)) and not _PROPOSAL.search(sentence)
+        out += date_mentions(sentence, today=today) if scheduled else date_mentions(sentence)
+    return out
+
+
+def hedged_amounts(text: str) -> list[Decimal]:
+    """The figures `text` states as estimates ("roughly €100k", "about 45,000 EUR", "~12k USD")."""
+    out: list[Decimal] = []
+    for m in _HEDGE.finditer(text):
+        out += extract_numbers(text[m.end():m.end() + _HEDGE_REACH])[:1]
+    return out
+
+
+def _estimates(stated: Decimal, hedged: set[Decimal], truth: set[Decimal]) -> bool:
+    """Whether `stated` is an estimate (in `hedged`) within `_HEDGE_SHARE` of a true amount."""
+    return stated in hedged and any(abs(stated - t) <= _HEDGE_SHARE * t for t in truth)
+
+
 @kit.check
 def emails_truthful(
     ctx: CheckContext, deal_id: str | None = None, amounts: Sequence[object] = (), dates: Sequence[str] = (),
@@ -150,12 +193,13 @@ def emails_truthful(
     false: list[str] = []
     for a in rep_emails(ctx):
         text = f"{a.subject}\n{a.body or ''}"
-        false += [f"{a.id} states {x}" for x in extract_amounts(text) if x not in money_truth]
+        hedged = set(hedged_amounts(text))
+        false += [f"{a.id} states {x}" for x in extract_amounts(text) if x not in money_truth
+                  and not _estimates(x, hedged, money_truth)]
         # A bare figure is a spoken amount: "a budget of 161712" for 161,712.50 rounds, it does not lie.
         false += [f"{a.id} states {x}" for x in bare_money_figures(text)
-                  if all(abs(x - t) >= 1 for t in money_truth)]
-        # Dates without a year ("on 9 March", "on Wednesday", "tomorrow") are placed by the sim clock's day.
-        false += [f"{a.id} states {readings[0].isoformat()}" for readings in date_mentions(text, today=ctx.now.date())
+                  if all(abs(x - t) >= 1 for t in money_truth) and not _estimates(x, hedged, money_truth)]
+        false += [f"{a.id} states {readings[0].isoformat()}" for readings in _judged_dates(text, ctx.now.date())
                   if not any(_date_is_true(d, date_truth) for d in readings)]
     if false:
         more = f" and {len(false) - _SHOWN} more" if len(false) > _SHOWN else ""

@@ -48,8 +48,16 @@ _UNIT_WORDS = {
     "parts": r"parts?\s+(?:of\s+)?(?:\w+\s+)?water|teile?n?\s+wasser|partes\s+de\s+agua|parts?\s+d'eau",
     "cycles": r"cycles?|runs?|rounds?|zyklen|zyklus|durchg(?:a|ä)nge?|ciclos?",
 }
-_UNIT_PATTERNS = {unit: re.compile(rf"(?<![\d.,])(\d{{1,3}})(?![.,]\d)\s*-?\s*(?:{words})\b", re.IGNORECASE)
+# Up to two words may stand between the value and its unit ("9 full seconds", "2 descaling cycles"), but no
+# figure: "3, 5 or 9 seconds" states only the 9.
+_UNIT_PATTERNS = {unit: re.compile(rf"(?<![\d.,])(\d{{1,3}})(?![.,]\d)\s*-?\s*(?:[^\W\d_]+[ -]){{0,2}}?(?:{words})\b",
+                                   re.IGNORECASE)
                   for unit, words in _UNIT_WORDS.items()}
+# The number reader leaves small number words as they are ("two parts water"); the help centre writes English.
+_SMALL_NUMBERS = {w: n for n, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
+_SMALL_NUMBER = re.compile(rf"\b(?:{'|'.join(_SMALL_NUMBERS)})\b", re.IGNORECASE)
 _RATIO = re.compile(r"(?<![\d.,])1\s*(?::|to)\s*(\d{1,2})(?![.,]?\d)")
 _NUMBER = re.compile(r"\d+")
 _RETURN_WINDOW_DAYS = 30
@@ -237,6 +245,7 @@ def _measures(facts: Iterable[str]) -> dict[str, set[int]]:
 
 def _stated_measures(text: str, unit: str) -> set[int]:
     """The values `text` states in `unit`, each written next to its unit ("9 seconds", "9-second", "9s")."""
+    text = _SMALL_NUMBER.sub(lambda m: str(_SMALL_NUMBERS[m.group().lower()]), text)
     found = {int(m.group(1)) for m in _UNIT_PATTERNS[unit].finditer(text)}
     if unit == "parts":  # a mixing ratio ("vinegar and water 1:4") names the parts of water last
         found |= {int(m.group(1)) for m in _RATIO.finditer(text)

@@ -208,9 +208,11 @@ _EXTRA_REFUND = re.compile(
 _TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({_AMOUNT_TEXT})|"
                     rf"({_AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)")
 # What a request for the order names, and how a reply asks (`asks_for_order`).
-_ORDER_NOUN = re.compile(r"\b(?:orders?|purchases?|receipts?|invoices?|bestell\w*|kauf\w*|rechnung\w*|beleg\w*|"
-                         r"pedidos?|compras?|facturas?|recibos?|commandes?|achats?|factures?|reçus?)\b")
-_REQUEST = re.compile(r"\?|\b(?:please|could you|can you|would you|let me know|send|share|provide|reply with|"
+_ORDER_NOUN = re.compile(r"\b(?:orders?|purchases?|receipts?|invoices?|confirmation|bestell\w*|kauf\w*|rechnung\w*|"
+                         r"beleg\w*|bestätigung\w*|pedidos?|compras?|facturas?|recibos?|confirmación|commandes?|"
+                         r"achats?|factures?|reçus?)\b")
+_REQUEST = re.compile(r"\?|\b(?:please|could you|can you|would you|let me know|send|share|provide|reply with|need|"
+                      r"needs|require|requires|brauche|brauchen|benötige|benötigen|necesito|necesitamos|besoin|"
                       r"tell me|confirm|which|what|bitte|können sie|könnten sie|welche\w*|nennen|senden|schicken|"
                       r"podría|puede|envíe|envíenos|indíque\w*|cuál|pourriez|pouvez|merci de|envoyer|"
                       r"indiquer|quel(?:le)?s?)\b")

@@ -29,6 +29,9 @@ async def _answered(env: Environment, seed: int, body: str) -> float:
     (RESET, "Hi, do not unplug it. Hold the Home button for 9 s."),
     (DESCALE, "Hi, mix 1 part vinegar with 2 parts water and run 2 cycles, then one with clean water."),
     (DESCALE, "Hi, use vinegar and water at 1:2 and run the machine for 2 cycles."),
+    (DESCALE, "Hi, mix one part white vinegar with two parts water and run 2 descaling cycles."),
+    (DESCALE, "Hi, mix 1 part vinegar with 2 parts water, run two full cycles, then one cycle with clean water."),
+    (RESET, "Hi, hold the Home button for 9 full seconds."),
 ])
 async def test_the_articles_facts_stated_as_the_answer_pass(env: Environment, seed: int, body: str) -> None:
     assert await _answered(env, seed, body) == 1.0

@@ -160,3 +160,18 @@ def test_the_customer_names_the_order_only_when_asked_for_it(ticket_id: str, bod
     assert order.number not in answer.customer_response.body
     asked = desk.call("support.send_reply", ticket_id=ticket_id, body="Which purchase is it? Its number, please.")
     assert order.number in asked.customer_response.body
+
+
+@settings(max_examples=10, deadline=None)
+@given(ticket_id=st.sampled_from(MISSING), body=st.sampled_from([
+    "To look into this I'll need your order number.",
+    "Damit ich helfen kann, brauche ich Ihre Bestellnummer.",
+    "Could you send me the number from your confirmation email?",
+    "Please tell me which order this is about."]))
+def test_a_request_for_the_order_in_any_form_gets_its_number(ticket_id: str, body: str) -> None:
+    desk = Desk(WORLD.state, NOW)
+    truth = desk.state.get(TRUTHS, ticket_id)
+    assert truth is not None and truth.order_id is not None
+    order = desk.state.get(ORDERS, truth.order_id)
+    assert order is not None
+    assert order.number in desk.call("support.send_reply", ticket_id=ticket_id, body=body).customer_response.body
