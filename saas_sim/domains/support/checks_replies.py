@@ -199,23 +199,66 @@ def merge_told(ctx: CheckContext, *, ticket_id: str, order_number: str, item: st
                                + ("" if named else " (without naming the order)"))
 
 
-# A claim that the customer's problem is over: a completed "resolved", "fixed", "sorted out" (not "will be", not "is
-# being", not "until it is"). Said of the tickets ("your duplicate tickets are sorted into one") it tells of the
-# merge, not the problem.
+# A claim that the customer's problem is over: a completed "resolved", "fixed", "sorted out", "dealt with" (not
+# "will be", not "is being", not "until it is"), said of the problem, the issue, the item or order (or "it"), or
+# done to it by the desk ("we've taken care of the lamp"). Said of the tickets ("your duplicate tickets are sorted
+# into one") or of a part of the work ("that part is sorted") it tells of the merge, not the problem; a bare
+# "all set" / "all sorted" is a claim only in a sentence that says nothing of the tickets.
+_DONE = r"(?:resolved|fixed|solved|settled|sorted(?:\s+out)?|taken care of|dealt with|closed|repaired)"
+_DEGREE = r"(?:(?:now|fully|all|completely|entirely|already|just|finally|officially|totally)\s+)"
+_SUBJECT = r"(?:it|everything|(?:your|the|this)(?:\s+[\w'\u2019-]+){1,6}?)"
 _RESOLVED = re.compile(
-    r"\b(?:is|are|was|were|been|now|fully|all|completely|entirely|i|we|i've|we've|i have|we have|it's)\s+"
-    r"(?:(?!being\b)\w+\s+)?(?:resolved|fixed|solved|settled|sorted(?: out)?|taken care of)\b|"
-    r"\ball (?:sorted|set|done|fixed|good)\b|"
+    rf"\b(?P<subject>{_SUBJECT})(?:['\u2019]s\s+|\s+(?:is|are|was|were|has been|have been|had been)\s+)"
+    rf"{_DEGREE}{{0,3}}{_DONE}\b|"
+    r"\b(?:i|we|i['\u2019]ve|we['\u2019]ve|i have|we have)\s+"
+    rf"{_DEGREE}{{0,2}}{_DONE}(?P<object>(?:\s+[\w'\u2019-]+){{1,4}})|"
     r"\b(?:gelöst|erledigt|behoben|geklärt|resuelto|resuelta|solucionado|solucionada|arreglado|arreglada|résolu|"
     r"résolue|réglé|réglée|corrigé|corrigée)\b")
+_BARE_DONE = re.compile(r"\ball (?:sorted|set|done|fixed|good)\b")
 _ABOUT_TICKETS = re.compile(r"\b(?:tickets?|requests?|messages?|e-?mails?|threads?|conversations?|dupli\w*|"
                             r"anfragen|nachrichten|solicitudes|mensajes|demandes)\b")
+# What a resolution is not about: a part of the work, the merge, the other tickets ("the other two are closed"),
+# the desk's people or paperwork.
+_NOT_THE_PROBLEM = re.compile(r"\b(?:part|bit|step|side|half|merg\w*|combin\w*|others?|two|three|both|team|"
+                              r"department|colleagues?|details|information|info|data|paperwork|notes?|photos?|"
+                              r"pictures?|images?|evidence|documents?|feedback|answers?|replies|facts|questions?)\b")
+# What a pickup is not of: all that, and the case itself ("I picked up your case").
+_NOT_GOODS = re.compile(rf"{_NOT_THE_PROBLEM.pattern}|\b(?:case|matter|issue|problem|complaint)\b")
 # A clause that waits for something ("until it is resolved", "once it is fixed") claims nothing done.
 _PENDING = re.compile(r"\b(?:until|till|once|when|as soon as|bis|sobald|hasta|cuando|jusqu|dès que|quand)\b")
 # A pickup of the item: the desk's records hold no pickup (no tool books one), so a promise of one is never
-# backed. "Collect" only of goods: "I collected your messages into one ticket" tells of the merge.
-_PICKUP = re.compile(r"\b(?:courier|pick(?:ed|s|ing)?[- ]?up|pickup|come (?:by|round|and get)|kurier|abhol\w*|"
-                     r"abgeholt|mensajero|recog\w*|coursier|enlèvement|ramass\w*)|\bcollect\w*")
+# backed. Collecting, picking up or grabbing counts only of goods ("a driver will grab the bottle", "pick it up");
+# "the returns team can collect the details they need" is no pickup, nor "I collected your messages".
+_PICKUP_VERB = re.compile(
+    r"\b(?:collect\w*|pick(?:s|ed|ing)?\s+up|grab\w*|fetch\w*|haul\w*\s+away|come\s+(?:for|to get))"
+    r"\s+(?P<object>it\b|them\b|(?:the|your|this|that|these|those|both|all)(?:\s+[\w'\u2019-]+){1,4})|"
+    r"\bpick(?:s|ed|ing)?\s+(?P<held>it|them|(?:the|your|this|that)(?:\s+[\w'\u2019-]+){1,3}?)\s+up\b")
+_PICKUP = re.compile(
+    r"\b(?:pick-?ups?|kurier\w*|mensajero|coursier|abhol\w*|abgeholt|recog\w*|enlèvement|ramass\w*)\b|"
+    r"\b(?:courier|driver)\b.*\b(?:will|['\u2019]ll|is going to|shall|can)\s+(?:\w+\s+)?(?:come|arrive|visit|"
+    r"be there|swing by|stop by)\b|"
+    r"\b(?:someone|somebody)\b.*\b(?:will|['\u2019]ll|is going to|shall|can)\s+(?:\w+\s+)?"
+    r"(?:come|swing|stop|drop|pop)\s+(?:by|round|over)\b")
+
+
+def _claims_resolved(clause: str, sentence: str) -> bool:
+    """Whether the clause says the customer's problem is over (see `_RESOLVED`)."""
+    if _ABOUT_TICKETS.search(clause):
+        return False
+    for m in _RESOLVED.finditer(clause):
+        named = m.group("subject") or m.group("object") or ""
+        if not _NOT_THE_PROBLEM.search(named) and not _ABOUT_TICKETS.search(named):
+            return True
+    return bool(_BARE_DONE.search(clause)) and not _ABOUT_TICKETS.search(sentence) and not _COMBINED.search(sentence)
+
+
+def _claims_pickup(clause: str) -> bool:
+    """Whether the clause promises or tells of a pickup of the goods (see `_PICKUP_VERB`, `_PICKUP`)."""
+    if _ABOUT_TICKETS.search(clause):
+        return False
+    if _PICKUP.search(clause):
+        return True
+    return any(not _NOT_GOODS.search(m.group("object") or m.group("held")) for m in _PICKUP_VERB.finditer(clause))
 
 
 def _outcome_claims(facts: ReplyFacts) -> tuple[list[str], list[str]]:
@@ -226,13 +269,14 @@ def _outcome_claims(facts: ReplyFacts) -> tuple[list[str], list[str]]:
     """
     resolved: list[str] = []
     pickups: list[str] = []
-    for c in (c for s in facts.sentences for c in s.parts(CLAUSE)):
-        if not c.affirms or _PENDING.search(c.text):
-            continue
-        if _RESOLVED.search(c.text) and not _ABOUT_TICKETS.search(c.text):
-            resolved.append(c.text)
-        if _PICKUP.search(c.text) and not _ABOUT_TICKETS.search(c.text):
-            pickups.append(c.text)
+    for s in facts.sentences:
+        for c in s.parts(CLAUSE):
+            if not c.affirms or _PENDING.search(c.text):
+                continue
+            if _claims_resolved(c.text, s.text):
+                resolved.append(c.text)
+            if _claims_pickup(c.text):
+                pickups.append(c.text)
     return resolved, pickups
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 
 from saas_sim.domains.support.models import Order, OrderLine
 from saas_sim.domains.support.reply_facts import read_facts
 from saas_sim.domains.support.shipping_claims import shipping_claim_problems
+from saas_sim.runtime.environment import Environment
+from tests.domains.helpers import scripted_scores
 
 
 def _order(status: Literal["processing", "shipped", "delivered", "cancelled"] = "shipped") -> Order:
@@ -79,3 +81,122 @@ def test_a_negated_hedged_or_retold_claim_about_a_parcel_on_its_way_is_no_false_
 def test_a_delivered_order_is_not_judged_for_shipping_claims() -> None:
     facts = read_facts(["Your parcel arrived on Monday and is sitting at your door."])
     assert shipping_claim_problems(facts, _order("delivered")) == []
+
+
+# Finding A (underpay): an arrival verb that took the parcel to a carrier or into a region, city or facility
+# tells of transit; "lost" said of parcels in general or in a rule is no loss of this one; a promise of updates
+# is no delivery guarantee.
+TRANSIT_WORDING = [
+    "It was handed over to USPS shortly after you ordered and is moving normally.",
+    "Our warehouse handed it over to USPS on March 2, so it's now in their network.",
+    "The latest scan shows it arrived in your region this morning.",
+    "It has arrived in your city and should be out for delivery soon.",
+    "It arrived at the USPS facility in Denver yesterday.",
+]
+LOSS_IN_GENERAL = [
+    "Parcels with USPS very rarely get lost, and yours is moving normally.",
+    "We only treat a parcel as lost after 10 working days without a tracking update.",
+    "We treat your parcel as lost only after 10 working days without a scan.",
+]
+PROMISE_OF_NO_DELIVERY = [
+    "I promise we'll keep you updated until it's delivered.",
+    "I promise to keep an eye on it until it has arrived.",
+]
+HEDGED_OR_GENERAL_TIMING = [
+    "It should arrive Friday.",
+    "The carrier estimates Friday.",
+    "Standard shipping usually arrives in 3-5 business days.",
+    "It's coming from our warehouse in Ohio, and USPS has it now.",
+    "We cannot refund it while it is on its way.",
+]
+
+
+@pytest.mark.parametrize("body", TRANSIT_WORDING)
+def test_an_arrival_at_a_carrier_region_or_facility_is_transit_not_arrival(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped")) == []
+
+
+@pytest.mark.parametrize("body", LOSS_IN_GENERAL)
+def test_loss_said_of_parcels_in_general_or_in_a_rule_is_no_loss_of_this_parcel(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped")) == []
+
+
+@pytest.mark.parametrize("body", PROMISE_OF_NO_DELIVERY)
+def test_a_promise_without_a_delivery_time_in_its_own_clause_is_no_guarantee(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped")) == []
+
+
+@pytest.mark.parametrize("body", HEDGED_OR_GENERAL_TIMING)
+def test_a_hedged_or_general_delivery_time_promises_nothing(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped")) == []
+
+
+# Finding B (overpay): the same false claims in other words.
+ARRIVAL_IN_OTHER_WORDS = [
+    "Tracking confirms delivery to your address on Monday, so please check with your neighbours.",
+    "Your package was received at your address yesterday afternoon.",
+    "It reached you on Monday according to USPS.",
+    "It landed on your doorstep yesterday.",
+    "It was handed over to your neighbour on Monday.",
+    "It was delivered to the wrong address.",
+]
+LOSS_IN_OTHER_WORDS = [
+    "Sadly USPS has misplaced it for good, please place a new order.",
+    "I'm sorry, but it cannot be delivered anymore; please place a new order.",
+    "Unfortunately the parcel has been destroyed in transit and cannot be delivered.",
+    "It can't be delivered, sorry.",
+    "USPS lost your parcel.",
+]
+PRESENT_TENSE_PROMISES = [
+    "It's arriving Friday by 10am, 100% certain.",
+    "Your parcel arrives tomorrow at 9am.",
+    "It's coming tomorrow morning for sure.",
+    "It\u2019s arriving Friday.",
+    "Delivery is scheduled for tomorrow before noon, guaranteed.",
+]
+UPGRADES_IN_OTHER_WORDS = [
+    "I've bumped it up to express shipping at no cost to you.",
+    "Your order now ships express overnight.",
+]
+
+
+@pytest.mark.parametrize("body", ARRIVAL_IN_OTHER_WORDS)
+def test_an_arrival_told_by_noun_or_other_verb_at_the_customer_is_false(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped"))
+
+
+@pytest.mark.parametrize("body", LOSS_IN_OTHER_WORDS)
+def test_this_parcel_misplaced_destroyed_or_undeliverable_is_a_false_loss(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped"))
+
+
+@pytest.mark.parametrize("body", PRESENT_TENSE_PROMISES)
+def test_a_delivery_day_in_the_present_or_progressive_is_a_promise(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped"))
+
+
+@pytest.mark.parametrize("body", UPGRADES_IN_OTHER_WORDS)
+def test_an_upgrade_told_as_bumped_or_ships_express_is_false(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped"))
+
+
+TRANSIT = "support/parcel-in-transit"
+TRACKING = ("Hi {customer.first_name},\n\nYour order #{order.number} is on its way with {order.carrier}, tracking "
+            "number {order.tracking}. ")
+
+
+def _tracking_reply(sentence: str) -> dict[str, Any]:
+    body = TRACKING + sentence.replace("USPS", "{order.carrier}") + "\n\nBest regards"
+    return {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": body}}
+
+
+@pytest.mark.parametrize("sentence", [*TRANSIT_WORDING[:4], *LOSS_IN_GENERAL[:2], PROMISE_OF_NO_DELIVERY[0]])
+async def test_a_correct_tracking_reply_with_a_natural_transit_sentence_keeps_full_marks(
+        env: Environment, sentence: str) -> None:
+    assert await scripted_scores(env, TRANSIT, (1,), [_tracking_reply(sentence)]) == [1.0]
+
+
+@pytest.mark.parametrize("sentence", [*ARRIVAL_IN_OTHER_WORDS[:4], *LOSS_IN_OTHER_WORDS[:2],
+                                      *PRESENT_TENSE_PROMISES[:3], *UPGRADES_IN_OTHER_WORDS])
+async def test_a_correct_tracking_reply_with_a_false_parcel_claim_scores_low(env: Environment, sentence: str) -> None:
+    assert max(await scripted_scores(env, TRANSIT, (1,), [_tracking_reply(sentence)])) <= 0.2

@@ -255,6 +255,46 @@ async def test_pending_or_ticket_wording_claims_no_outcome(env: Environment, sai
     assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
 
 
+@pytest.mark.parametrize("body", [
+    "Hi {customer.first_name},\n\nAll set - I've combined your three tickets about the {line.name} into this one, so "
+    "you only need to follow this thread.\n\nBest regards",
+    "Hi {customer.first_name},\n\nI've merged your tickets about order {order.number} into this one. That part is "
+    "sorted, and the returns team will be in touch about the {line.name}.\n\nBest regards",
+    "Hi {customer.first_name}, I merged your tickets into this one and closed the other two.",
+    "Hi {customer.first_name}, I merged your tickets; the other two have been closed.",
+])
+async def test_all_set_or_sorted_said_of_the_merge_claims_no_resolution(env: Environment, body: str) -> None:
+    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
+
+
+@pytest.mark.parametrize("body", [
+    "Hi {customer.first_name},\n\nI've merged your requests about order {order.number} into this ticket and noted "
+    "the damage, so the returns team can collect the details they need and follow up here.\n\nBest regards",
+    "Hi {customer.first_name}, I merged your tickets. Our team has collected all the information about the "
+    "{line.name}.",
+    "Hi {customer.first_name}, I merged your tickets. The returns team will pick up your case from here.",
+    "Hi {customer.first_name}, I merged your tickets. Someone from the returns team will call you about the "
+    "{line.name}.",
+])
+async def test_collecting_details_or_taking_up_the_case_is_no_pickup(env: Environment, body: str) -> None:
+    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
+
+
+@pytest.mark.parametrize("said", [
+    "The issue with your {line.name} has been dealt with and closed.",
+    "We've taken care of the {line.name} for you, nothing else needed.",
+    "It's resolved.",
+    "A driver will swing by tomorrow to grab the {line.name}.",
+    "We'll pick it up on Monday.",
+    "We've booked a pickup for Friday.",
+])
+async def test_a_resolution_dealt_with_or_a_pickup_as_grab_breaks_the_gate(env: Environment, said: str) -> None:
+    body = "Hi {customer.first_name}, I merged your tickets into one. " + said
+    for seed in (1, 2, 4):
+        result = await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)])
+        assert result["no_false_outcome"] == 0.0 and result["score"] == 0.0
+
+
 CHARGEBACK = "support/chargeback-already-filed"
 ESCALATE = {"tool": "support.escalate_ticket", "args": {"ticket_id": "{ticket.id}", "team": "billing",
                                                         "reason": "{reason}"}}
