@@ -6,13 +6,14 @@ ground truth (which records are the same person) from the hidden tables.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.state import State, TableKey
-from saas_sim.core.text_facts import extract_amounts, extract_numbers
+from saas_sim.core.text_facts import detect_language, extract_amounts, extract_numbers
 from saas_sim.domains.crm.check_helpers import existing, money, person_records, wrong_merges
 from saas_sim.domains.crm.checks_identity import duplicate_people, no_optout_contacted
 from saas_sim.domains.crm.kit import kit
@@ -294,6 +295,12 @@ def _deal_amounts(state: State, ids: Iterable[str]) -> set[Decimal]:
     return {d.amount if d.amount is not None else Decimal(0) for d in deals if d is not None}
 
 
+# Where the notes' sentences end (a full stop before a space, not a decimal point; a semicolon; a line break), and
+# a record id as the tools write it ("dl_000171"): a deal's amount is told of the deal a sentence names.
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
+_RECORD_ID = re.compile(r"\b[a-z]{2,5}_\d+\b", re.IGNORECASE)
+
+
 @kit.check
 def report_truthful(
     ctx: CheckContext, name: str, expected: Mapping[str, str], expected_ids: Sequence[str] = (),
@@ -304,8 +311,10 @@ def report_truthful(
     answer holds (`expected_ids`) and those the report lists: a per-deal breakdown states
     facts. Any other sum is false, a subset's included: a total over some of the deals is
     no total the task asked for, and accepting every subset sum would let almost any
-    figure pass. Counts and other plain numbers in the notes ("7 deals") are not judged;
-    see `checks_email_facts` for the rule on what is an amount.
+    figure pass. A deal's own amount is true too in a sentence that names that deal by its
+    id ("just outside the window: dl_000171 (35500.00 EUR), not counted"): it is the
+    record's fact, told of the record. Counts and other plain numbers in the notes
+    ("7 deals") are not judged; see `checks_email_facts` for the rule on what is an amount.
     """
     totals = {m for v in expected.values() if (m := money(v)) is not None}
     named = _deal_amounts(ctx.final, expected_ids)
@@ -313,7 +322,11 @@ def report_truthful(
     for r in ctx.final.table(REPORTS):
         if r.name.strip().casefold() == name.strip().casefold():
             true = totals | named | _deal_amounts(ctx.final, r.record_ids)
-            false += [f"{r.id} notes state {x}" for x in extract_amounts(r.notes or "") if x not in true]
+            notes = r.notes or ""
+            lang = detect_language(notes) or "en"
+            for sentence in _SENTENCE_BREAK.split(notes):
+                here = true | _deal_amounts(ctx.final, (i.lower() for i in _RECORD_ID.findall(sentence)))
+                false += [f"{r.id} notes state {x}" for x in extract_amounts(sentence, lang) if x not in here]
     detail = f"false figures: {false[:6]}" if false else "the notes state only true totals and deal amounts"
     return CheckOutcome.of(not false, detail)
 

@@ -8,7 +8,8 @@ reason that lists several ("competitor, budget, cancelled") names causes the
 buyer never gave. `states_cause` asks more: that the text affirms the cause as
 the decline, with its polarity ("Budget frozen", "No budget", "Project killed
 in a restructuring", "developing their own solution"), and nowhere affirms the
-opposite ("Budget approved", "Initiative still running").
+opposite ("Budget approved", "Initiative still running"). A cause named only in
+denial ("not a price issue", "no competitor involved") is named by neither.
 """
 
 from __future__ import annotations
@@ -43,9 +44,11 @@ _FAMILIES: Final[dict[Cause, frozenset[str]]] = {
     "cancelled": frozenset({"cancel", "cancelled", "canceled", "cancellation", "shelved", "scrapped", "axed",
                             "abandoned", "discontinued", "reorganisation", "reorganization", "reorg", "restructuring",
                             "restructured", "deprioritised", "deprioritized", "initiative"}),
-    "in_house": frozenset({"inhouse", "internally", "internal", "homegrown", "build", "building", "built"}),
+    "in_house": frozenset({"inhouse", "homegrown", "build", "building", "built"}),
 }
-"""Folded words that name each cause in any sense; a competitor is also named by its own name."""
+"""Folded words that name each cause in any sense; a competitor is also named by its own name. "Internal" and
+"internally" alone name no tool built in-house ("cancelled internally", "an internal reorganisation"); with what
+was built they do (`_DECLINE`: "an internal tool", "developed internally")."""
 
 _PEOPLE = r"(?:lead|leads|manager|managers|team|teams|owner|owners|holder|holders|sponsor|sponsors|contact|champion)"
 _GAP = rf"(?! {_PEOPLE}\b)(?: (?!(?:not|never|no)\b)\w+){{0,4}}"
@@ -83,7 +86,9 @@ _DECLINE: Final[dict[Cause, re.Pattern[str]]] = {
         r"deprioriti[sz]ed|deprioriti[sz]ation|de prioriti[sz]ed|reorg|reorgani[sz]ation|reorgani[sz]ed|"
         r"restructuring|restructured|restructure|called off|no longer a priority)\b"),
     "in_house": re.compile(
-        r"\b(?:inhouse|homegrown|internally|diy|build|building|built|builds)\b"
+        r"\b(?:inhouse|homegrown|diy|build|building|built|builds)\b"
+        r"|\b(?:develop\w*|made|making|creat\w*|cod\w*|writ\w*|solv\w*|handl\w*)(?: \w+){0,2} internally\b"
+        r"|\binternally (?:developed|made|created|written|coded)\b"
         r"|\b(?:develop|developing|developed|develops|create|creating|created|write|writing|code|"
         r"coding)(?: \w+){0,3} (?:(?:their|its|our|his|her) own|themselves|itself|from scratch)\b"
         r"|\b(?:own|internal|bespoke|proprietary)(?: \w+)? (?:tool|tools|solution|system|platform|software|"
@@ -141,19 +146,58 @@ def competitors_named(text: str) -> set[str]:
     return {c for c in COMPETITORS if f" {' '.join(_tokens(c))} " in folded or words & _DISTINCTIVE[c]}
 
 
+_ISSUE = (r"(?:issues?|factors?|problems?|reasons?|concerns?|drivers?|causes?|objections?|blockers?|involved|"
+          r"related|relevant|at play|in play)")
+_NEG = r"(?:not|never|no|without|nor)"
+_ART = r"(?: (?:a|an|the|any|their|its|our|his|her))?"
+_NOT_AUX = r"(?: (?!(?:and|or|but|nor|while|whereas)\b)\w+){0,3}?"
+
+
+def _denied(cause: Cause) -> re.Pattern[str]:
+    word = "(?:" + "|".join(sorted(_FAMILIES[cause], key=len, reverse=True)) + ")"
+    return re.compile(
+        rf"\b{_NEG}{_ART}(?: \w+ (?:or|and|nor))? {word}(?: (?:or|and|nor) \w+)? {_ISSUE}\b"
+        rf"|\b{word}{_NOT_AUX} (?:not|never)(?! (?:the |a |an )?(?:only|sole|just|main)\b)(?: \w+){{0,2}}? "
+        rf"{_ISSUE}\b"
+        rf"|\b(?:not because of|not due to|not for|not over|rather than|instead of|other than|except)"
+        rf"(?: \w+){{0,2}}? {word}\b"
+        + ("" if cause == "budget" else rf"|\b{_NEG}{_ART} {word}\b"))
+
+
+_DENIED: Final[dict[Cause, re.Pattern[str]]] = {c: _denied(c) for c in CAUSES}
+"""Phrases that deny a cause in its clause: "not a price or competitor issue", "no competitor involved", "price
+was not the deciding factor", "not because of the budget", "rather than cancelled". "No budget" is no denial but
+the budget cause itself, so a bare "no" denies only the other causes ("no competitor")."""
+
+
+def _undenied(clause: str) -> str:
+    """The folded `clause` without the phrases that deny a cause in it, nor those that affirm a cause's opposite
+    ("budget was fine") unless the clause also states that cause as the decline."""
+    normal = _normal(clause)
+    spans = [m.span() for c in CAUSES for m in _DENIED[c].finditer(normal)]
+    spans += [m.span() for c, p in _OPPOSITE.items() if not _DECLINE[c].search(normal) for m in p.finditer(normal)]
+    kept = [ch if not any(a <= i < b for a, b in spans) else " " for i, ch in enumerate(normal)]
+    return " ".join("".join(kept).split())
+
+
 def causes_named(text: str) -> set[Cause]:
-    """Returns every cause `text` names, in any sense: by a word of its family, a phrase stating it or its
-    opposite, or (a competitor) by a rival's name."""
-    words = set(_normal(text).split())
+    """Returns every cause `text` names, in any sense but in denial: by a word of its family or a phrase
+    stating it, or (a competitor) by a rival's name.
+
+    A cause denied in its clause ("not a price or competitor issue", "budget was fine", "no competitor involved",
+    "price was not the deciding factor") is not named: the reason says it was not the cause. A list of causes
+    ("competitor, budget, cancelled") names every one.
+    """
+    clauses = [_undenied(c) for c in _CLAUSE.split(text)]
+    words = {w for n in clauses for w in n.split()}
     named: set[Cause] = {c for c in CAUSES if words & _FAMILIES[c]}
-    clauses = [_normal(c) for c in _CLAUSE.split(text)]
-    named |= {c for c, p in (*_DECLINE.items(), *_OPPOSITE.items()) if any(p.search(n) for n in clauses)}
+    named |= {c for c, p in _DECLINE.items() if any(p.search(n) for n in clauses)}
     if competitors_named(text):
         named.add("competitor")
     return named
 
 
-_CLAUSE = re.compile(r"[,;.:!?()\n]+|\s(?:but|however|though)\s", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;.:!?()\n]+|\s[-\u2013\u2014]\s|\s(?:but|however|though)\s", re.IGNORECASE)
 _CONTRAST = re.compile(r"\b(?:rather than|instead of|other than|except|not because|not due to|not for|not over)\b",
                        re.IGNORECASE)
 """Phrases after which a clause names what the cause was not ("budget frozen, not because of the price")."""
@@ -197,8 +241,9 @@ def states_cause(text: str, cause: Cause, competitor: str | None) -> bool:
 
     A cause named only as what it was not ("Not Copperleaf", "budget frozen rather than cancelled" for
     the cancellation, "did not choose Halcyon CRM") is not stated, and neither is one the text also
-    contradicts ("Budget approved, buyer went quiet", "Initiative still running"); `causes_named` still
-    lists it, so a reason cannot name a cause the buyer never gave even in denial.
+    contradicts ("Budget approved, buyer went quiet", "Initiative still running"). `causes_named` lists a
+    cause named only as what it was not when the clause does not deny it as the cause ("Not Budget frozen"),
+    but not one the clause denies ("not a price issue", "budget was fine", "no competitor involved").
     """
     if cause == "competitor":
         return competitor is not None and any(competitor in competitors_named(p) for p in _affirmed(text, True))

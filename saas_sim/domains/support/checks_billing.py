@@ -35,7 +35,7 @@ from saas_sim.domains.support.check_helpers import (
 from saas_sim.domains.support.judge import true_amounts, truth_problems
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import Message
-from saas_sim.domains.support.reply_facts import ReplyFacts
+from saas_sim.domains.support.reply_facts import ReplyFacts, Sentence
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES, ORDERS
 
 __all__ = ["claims_answered", "handoff_not_denied", "handoff_states", "not_escalated", "replies_truthful_with",
@@ -82,10 +82,18 @@ def handoff_states(ctx: CheckContext, *, ticket_id: str, team: str, order_number
 
 
 # How a reply names the team a ticket went to, in the shop's languages (lowercased text). A bare "billing" is the
-# team only after a preposition ("passed to billing"): "the billing error" names no one.
+# team only after a preposition ("passed to billing") or as the subject that opens a sentence or clause
+# ("Billing now has your case"): "the billing error" names no one. The team is named by what it handles too
+# ("our chargeback team", "a billing specialist", "the team that handles chargebacks").
 _TEAM_NAMES: dict[str, str] = {
-    "billing": (r"\b(?:billing|disputes?|payments?|finance|accounts)\s+(?:team|department|dept\b|colleagues|"
-                r"specialists|experts|staff|desk)|\b(?:to|with|by|from)\s+(?:our\s+|the\s+)?billing\b|"
+    "billing": (r"\b(?:billing|disputes?|chargebacks?|payments?|finance|accounts)\s+(?:teams?|department|dept\b|"
+                r"colleagues?|specialists?|experts?|staff|desk|unit|group|people|folks)|"
+                r"\b(?:to|with|by|from)\s+(?:our\s+|the\s+)?billing\b|"
+                r"(?:^|[,;:(]\s*|\b(?:and|so|now)\s+)(?:our\s+)?billing\s+(?=(?:now|already|currently|will|would|"
+                r"has|have|is|are|takes?|took|handles?|owns?|reviews?|looks?|can|should)\b)|"
+                r"\b(?:team|department|colleagues|specialists?|people|staff)\s+(?:that|who|which)\s+(?:handles?|"
+                r"deals? with|manages?|process(?:es)?|looks? after|takes? care of|works? on)\s+(?:\S+\s+)?"
+                r"(?:chargebacks?|disputes?|billing|payments?)\b|"
                 r"\babrechnung|\bbuchhaltung|\bzahlungsabteilung|\brechnungsabteilung|\bfacturación|"
                 r"\b(?:equipo|departamento) de (?:pagos|disputas|cobros)|\bfacturation|"
                 r"\b(?:équipe|service) (?:des |de la |de )?(?:paiements?|litiges)"),
@@ -106,13 +114,32 @@ _DENIED_VERB = re.compile(
     r"tak\w* over|took over|deal\w* with|work\w* on|investigat\w*|in charge|responsible|weitergeleitet|übergeben|"
     r"übernommen|bearbeit\w*|kümmer\w*|remitido|transferido|encarg\w*|transmis\w*|transféré\w*|s'occup\w*|"
     r"pris en charge)")
-# A hand-off on a condition ("if you withdraw the chargeback, billing will handle it") tells of none.
+# A hand-off on a condition ("if you withdraw the chargeback, billing will handle it", "billing will handle it
+# unless you withdraw it") tells of none. Only the clause holding the condition is conditional, and the clause
+# after it when the condition opens its clause (it comes before what it governs): "our billing team has taken
+# over and will reach out if they need anything" tells the hand-off.
 _IF = re.compile(r"\b(?:if|unless|whether|wenn|falls|sofern|si)\b")
+_OPENS_IF = re.compile(r"\W*(?:if|unless|whether|wenn|falls|sofern|si)\b")
 _NOBODY = re.compile(r"\b(?:nobody|no one|no-one|niemand|nadie|personne)\b")
 
 
 def _team_name(team: str) -> re.Pattern[str]:
     return re.compile(_TEAM_NAMES.get(team, rf"\b{re.escape(team)}\s+(?:team|department|colleagues)"))
+
+
+def _unconditional_clauses(sentence: Sentence) -> list[Sentence]:
+    """The clauses of `sentence` no condition governs: neither one holding a condition nor the one after a
+    clause that opens with it ("if you withdraw the chargeback, billing will handle it" leaves none)."""
+    out: list[Sentence] = []
+    governed = False
+    for c in sentence.parts(CLAUSE):
+        if _IF.search(c.text):
+            governed = bool(_OPENS_IF.match(c.text))
+            continue
+        if not governed:
+            out.append(c)
+        governed = False
+    return out
 
 
 def _handoff_told(facts: ReplyFacts, team: str) -> tuple[bool, bool]:
@@ -123,7 +150,7 @@ def _handoff_told(facts: ReplyFacts, team: str) -> tuple[bool, bool]:
     """
     name = _team_name(team)
     told = any(c.affirms and name.search(c.text) and _HAS_IT.search(c.text)
-               for s in facts.sentences if not _IF.search(s.text) for c in s.parts(CLAUSE))
+               for s in facts.sentences for c in _unconditional_clauses(s))
     denied = any(c.negated and not c.conditional and _DENIED_VERB.search(c.text)
                  and (name.search(c.text) or _NOBODY.search(c.text)) for c in clauses(facts))
     return told, denied

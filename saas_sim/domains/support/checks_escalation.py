@@ -29,32 +29,48 @@ __all__ = ["escalation_states_cause", "status_only"]
 
 # What names each kind of matter, in the shop's languages (lowercased text, word-start anchored). A team's
 # name is no cause: "for legal review" or "rechtliche Prüfung" says where the ticket goes, not what the
-# customer threatened, so "legal" counts only beside what is legal about it ("legal action", "legal threat").
-# Stems and phrases, so a cause told in plain words counts ("will start proceedings", "someone else got into
-# the account", "identity theft").
-_LEGAL_NOUNS = (r"actions?|threats?|steps|proceedings|claims?|case|suit|complaint|notice|letter|demand|recourse|"
-                r"remed(?:y|ies)|route|dispute")
-_ACCOUNT = r"(?:\S+\s+){0,3}?(?:account|konto|cuenta|compte)"
+# customer threatened, so "legal" counts only beside what is legal about it: any word after it but a team,
+# routing or category word ("legal team", "legal queue", "legal matter") or a function word ("legal for
+# review", "to legal"), so "legal consequences", "legal options", "legal representative" count. A threat of
+# anything legal counts too ("threat of legal escalation"). Stems and phrases, so a cause told in plain words
+# counts ("will start proceedings", "someone else got into the account", "identity theft").
+_NOT_LEGAL_NOUN = (r"reviews?|teams?|departments?|dept|queues?|desks?|groups?|units?|staff|colleagues|side|ops|"
+                   r"function|matters?|issues?|topics?|category|tickets?|checks?|handling|attention|"
+                   r"escalat\w*|follow[- ]?ups?|orders?|customers?|requests?|notes?|pls|"
+                   r"for|to|of|on|in|at|by|with|via|per|re|regarding|about|from|asap|please|now|urgently|"
+                   r"immediately|first|too|also|only|here|there|is|are|was|as|or|and|the|an?|this|that|it")
+_LEGAL_WORD = rf"legal(?:\s+|-)(?!(?:{_NOT_LEGAL_NOUN})\b)[^\W\d_]{{2,}}|threat\w*\s+(?:of\s+|with\s+)?legal\b"
+_ACCOUNT_WORD = r"(?:account|konto|cuenta|compte)"
+_ACCOUNT = rf"(?:\S+\s+){{0,3}}?{_ACCOUNT_WORD}"
 _KINDS: dict[str, re.Pattern[str]] = {
     "legal": re.compile(
         rf"\b(?:lawyer|attorney|solicitor|counsel\b|lawsuit|law suit|sue\b|sues\b|suing|sued|courts?\b|litigat|"
         rf"claim against|file a claim|filing a claim|small[- ]claims?|proceedings|tribunal|injunction|"
-        rf"cease and desist|class action|legal (?:{_LEGAL_NOUNS})\b|"
+        rf"cease and desist|class action|{_LEGAL_WORD}|"
         rf"anwalt|anwält|klage|verklag|gericht|rechtliche (?:schritte|konsequenzen)|rechtsweg|mahnverfahren|"
         rf"abogad|demanda|acciones legales|acción legal|medidas legales|vía judicial|juicio|juzgado|"
         rf"avocat|en justice|poursuite|procès|procédure judiciaire|mise en demeure)"),
     "security": re.compile(
-        rf"\b(?:account takeover|takeover|taken over|hack|compromis|unauthori[sz]|logged in|logged into|"
+        rf"\b(?:account takeover|takeover|taken over|hijack|hack|compromis|logged in|logged into|"
         rf"log-in|login|log in|sign-in|signed in|password|breach|account access|access\w*\s+{_ACCOUNT}|"
         rf"(?:got|gets|getting|get|broke|breaks|break|breaking|gained|gain|gaining)\s+in(?:to)?\s+{_ACCOUNT}|"
-        rf"into\s+{_ACCOUNT}|fraud|identity theft|stolen identity|identity fraud|impersonat|phishing|"
+        rf"into\s+{_ACCOUNT}|identity theft|stolen identity|identity fraud|impersonat|phishing|"
         rf"someone else|somebody else|third[- ]party|stranger|redirect|"
-        rf"without (?:\S+\s+){{0,2}}?(?:permission|consent|knowledge|authori[sz]ation)|"
-        rf"eingeloggt|angemeldet|gehackt|passwort|kennwort|unbefugt|hacke|fremdzugriff|zugriff auf|betrug|"
-        rf"identitätsdiebstahl|jemand anderes|contraseña|acceso|fraude|suplantación|robo de identidad|"
+        rf"eingeloggt|angemeldet|gehackt|passwort|kennwort|fremdzugriff|zugriff auf|"
+        rf"identitätsdiebstahl|jemand anderes|contraseña|acceso|suplantación|robo de identidad|"
         rf"entr\w* en {_ACCOUNT}|piraté|pirate|mot de passe|connecté|intrusion|identifiants|usurpation|"
         rf"vol d'identité|quelqu'un d'autre)"),
 }
+# Words of wrongdoing that are no account matter alone: "charged without their consent", "sue for fraud" or
+# "an unauthorised charge" is what a customer's legal threat is about. They name the security kind only in a
+# clause about the account ("fraud on the customer's account", "password changed without permission"), and
+# never in a clause that names a legal threat, which outranks them ("will sue for fraud on my account").
+_ACCOUNT_WRONG = re.compile(
+    r"\b(?:fraud|unauthori[sz]|betrug|unbefugt|fraude|without (?:\S+\s+){0,2}?(?:permission|consent|knowledge|"
+    r"authori[sz]ation)|ohne (?:\S+\s+){0,2}?(?:zustimmung|erlaubnis|einwilligung)|sin (?:\S+\s+){0,2}?"
+    r"(?:permiso|consentimiento)|sans (?:\S+\s+){0,2}?(?:autorisation|consentement|permission))")
+_ABOUT_ACCOUNT = re.compile(rf"\b(?:{_ACCOUNT_WORD}|login|log-in|log in|sign-in|password|passwort|kennwort|"
+                            r"contraseña|mot de passe|identifiants)")
 
 
 def _texts(ctx: CheckContext, ticket_id: str) -> list[str]:
@@ -73,8 +89,15 @@ _CLAUSE = re.compile(rf"{CLAUSE.pattern}|\b(?:if|unless|otherwise|wenn|falls|son
 
 def _kinds_named(facts: ReplyFacts) -> set[str]:
     """Kinds of matter named in clauses that are not negated ("no legal threat" names none)."""
-    return {kind for c in clauses(facts, _CLAUSE) if not c.negated
-            for kind, pattern in _KINDS.items() if pattern.search(c.text)}
+    kinds: set[str] = set()
+    for c in clauses(facts, _CLAUSE):
+        if c.negated:
+            continue
+        named = {kind for kind, pattern in _KINDS.items() if pattern.search(c.text)}
+        if "legal" not in named and _ACCOUNT_WRONG.search(c.text) and _ABOUT_ACCOUNT.search(c.text):
+            named.add("security")
+        kinds |= named
+    return kinds
 
 
 @kit.check

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from saas_sim.runtime.environment import Environment
 from tests.domains.helpers import scripted_grade
 
@@ -46,3 +48,15 @@ async def test_a_note_on_a_quiet_deal_counts_as_touching_it(env: Environment) ->
     grade = await scripted_grade(env, REF, 7, [_close("{d1.id}", "{d1.reason}"), _close("{d2.id}", "{d2.reason}"),
                                                note])
     assert grade.score == 0.0
+
+
+@pytest.mark.parametrize(("cancelled", "competitor"), [
+    ("Project cancelled after a reorganisation (not a price or competitor issue)", "Went with Copperleaf"),
+    ("Initiative cancelled internally - budget was fine, no competitor involved", "Selected Copperleaf instead of us"),
+    ("Project cancelled in a reorg", "Lost to Copperleaf (price was not the deciding factor)"),
+])
+async def test_a_reason_that_denies_the_other_causes_is_true(env: Environment, cancelled: str, competitor: str) -> None:
+    bindings = (await env.task(env.scenario(REF), 1)).bindings
+    assert (bindings["d1"]["cause"], bindings["d2"]["competitor"]) == ("cancelled", "Copperleaf")
+    grade = await scripted_grade(env, REF, 1, [_close("{d1.id}", cancelled), _close("{d2.id}", competitor)])
+    assert grade.score == 1.0, grade.violations

@@ -109,3 +109,44 @@ async def test_a_forecast_with_a_per_deal_breakdown_scores_full(env: Environment
     finally:
         await episode.close()
     assert grade.score == 1.0, grade.violations
+
+
+@pytest.mark.parametrize("template", [
+    "2 open deals in the window. Just outside the window: {id} ({amount} EUR, closes 2026-07-19), not counted.",
+    "Not counted: {ID}, {amount} EUR, closes after the window.",
+    "Excluded {id} ({amount}) - it closes later.\nTotal as reported.",
+])
+def test_a_deal_amount_told_beside_that_deals_id_holds(crm: Caller, world: State, template: str) -> None:
+    a, b, c = _three_deals(world)
+    expected = {"USD": "0.01"}
+    notes = template.format(id=c.id, ID=c.id.upper(), amount=f"{c.amount:.2f}")
+    crm("crm.submit_report", name="forecast", record_ids=[a.id, b.id], values=expected, notes=notes)
+    assert cp.report_truthful(_ctx(crm, world), "forecast", expected, [a.id, b.id]).score == 1.0
+
+
+def test_a_deals_id_vouches_only_for_its_own_amount_in_its_own_sentence(crm: Caller, world: State) -> None:
+    a, b, c = _three_deals(world)
+    assert c.amount is not None
+    expected = {"USD": "0.01"}
+    for notes in (f"Just outside the window: {c.id} ({c.amount + 1:.2f} EUR).",
+                  f"Just outside the window: {c.id}. Another open deal is worth {c.amount:.2f} EUR."):
+        crm("crm.submit_report", name="forecast", record_ids=[a.id, b.id], values=expected, notes=notes)
+        assert cp.report_truthful(_ctx(crm, world), "forecast", expected, [a.id, b.id]).score == 0.0
+
+
+async def test_a_forecast_naming_a_deal_just_outside_the_window_scores_full(env: Environment) -> None:
+    episode = await env.start(env.scenario("crm/pipeline-report"), 1)
+    b = episode.task.bindings
+    try:
+        found = await episode.call("crm.search_deals", {"owner_id": b["owner"]["id"], "status": "open", "limit": 100})
+        outside = next(d for d in found.value["items"] if d["id"] not in b["expected_ids"] and d.get("amount"))
+        currency, total = next(iter(b["expected_totals"].items()))
+        notes = (f"{len(b['expected_ids'])} open deals in the window, {total} {currency} in total. Just outside the "
+                 f"window: {outside['id']} ({outside['amount']} {outside['currency']}, closes {outside['close_date']}),"
+                 " not counted.")
+        await episode.call("crm.submit_report", {"name": b["report_name"], "record_ids": b["expected_ids"],
+                                                 "values": b["expected_totals"], "notes": notes})
+        grade = await episode.grade(footer=False)
+    finally:
+        await episode.close()
+    assert grade.score == 1.0, grade.violations

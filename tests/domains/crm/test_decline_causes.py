@@ -113,3 +113,36 @@ def test_a_generic_word_of_a_rivals_name_names_no_rival() -> None:
     assert competitors_named("Chose a CRM vendor with better apps and software") == set()
     assert not states_cause("Went with some apps vendor", "competitor", "Orbital Apps")
     assert not states_cause("Did not choose Halcyon", "competitor", "Halcyon CRM")
+
+
+@pytest.mark.parametrize(("reason", "causes"), [
+    ("Project cancelled after a reorganisation (not a price or competitor issue)", {"cancelled"}),
+    ("Initiative cancelled internally - budget was fine, no competitor involved", {"cancelled"}),
+    ("Lost to Copperleaf (price was not the deciding factor)", {"competitor"}),
+    ("Project cancelled, not because of the budget", {"cancelled"}),
+    ("Budget frozen, no competitor involved", {"budget"}),
+    ("Price frozen and competitor not involved", {"budget"}),
+    ("No budget issues, buyer went silent", set()),
+])
+def test_a_cause_denied_in_its_clause_is_not_named(reason: str, causes: set[Cause]) -> None:
+    assert causes_named(reason) == causes
+
+
+@pytest.mark.parametrize(("reason", "causes"), [
+    ("No budget this year", {"budget"}),
+    ("Budget frozen, price was not the only factor", {"budget"}),
+    ("Competitor, no budget, cancelled or in house", {"competitor", "budget", "cancelled", "in_house"}),
+    ("Budget frozen or project cancelled", {"budget", "cancelled"}),
+])
+def test_a_cause_stated_or_listed_beside_a_negation_is_still_named(reason: str, causes: set[Cause]) -> None:
+    assert causes_named(reason) == causes
+
+
+@pytest.mark.parametrize(("reason", "causes"), [
+    ("Initiative cancelled internally", {"cancelled"}),
+    ("Cancelled after an internal restructuring", {"cancelled"}),
+    ("Developed internally", {"in_house"}),
+    ("Going with an internal tool", {"in_house"}),
+])
+def test_internal_alone_is_no_in_house_cause(reason: str, causes: set[Cause]) -> None:
+    assert causes_named(reason) == causes

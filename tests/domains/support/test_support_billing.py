@@ -321,3 +321,39 @@ async def test_a_reply_denying_the_handoff_breaks_the_truth_gate(env: Environmen
 ])
 async def test_a_reply_that_affirms_billing_has_the_case_is_told(env: Environment, body: str) -> None:
     assert await scripted_scores(env, FILED, (1, 2), [HANDOFF, _reply(body)]) == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("body", [
+    "Hi {customer.first_name},\n\nthanks for letting us know about the chargeback. Since it's already open with your "
+    "bank, I've escalated the case for order #{duplicate.number} to our chargeback team, who will handle it directly "
+    "with your bank.\n\nBest regards",
+    "Hi {customer.first_name},\n\nthanks for the update. Because a chargeback is already open for order "
+    "#{duplicate.number}, I can't issue a refund from here (you'd be paid twice). A billing specialist will review "
+    "your case and work it out with your bank.\n\nBest regards",
+    "Hi {customer.first_name},\n\nthanks for letting me know. Billing now has your case for order "
+    "#{duplicate.number} ({amount} {duplicate.currency}) and will settle it with your bank.\n\nBest regards",
+    "Hi {customer.first_name},\n\nI've forwarded the dispute for order #{duplicate.number} to the team that handles "
+    "chargebacks; they'll take it from here with your bank.\n\nBest regards",
+])
+async def test_the_team_named_by_what_it_handles_or_as_the_subject_is_told(env: Environment, body: str) -> None:
+    assert await scripted_scores(env, FILED, (1, 2), [HANDOFF, _reply(body)]) == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("body", [
+    "Hi {customer.first_name},\n\nsince your bank dispute for order #{duplicate.number} is already open, our billing "
+    "team has taken over your case and will reach out if they need anything else from you.\n\nBest regards",
+    "Hi {customer.first_name}, I have passed order {duplicate.number} to our billing team, and if your bank asks, "
+    "they can confirm it.",
+])
+async def test_a_condition_later_in_the_sentence_leaves_the_hand_off_told(env: Environment, body: str) -> None:
+    assert await scripted_scores(env, FILED, (1, 2), [HANDOFF, _reply(body)]) == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("body", [
+    "Hi, our billing team will handle order {duplicate.number} if you withdraw the chargeback.",
+    "Hi, unless you withdraw the chargeback, billing will handle order {duplicate.number}.",
+    "Hi, the billing error on order {duplicate.number} was reviewed.",
+])
+async def test_a_hand_off_on_a_condition_or_a_billing_noun_tells_nothing(env: Environment, body: str) -> None:
+    for seed in (1, 2):
+        assert _told_score(await scripted_grade(env, FILED, seed, [HANDOFF, _reply(body)])) == 0.0

@@ -110,3 +110,62 @@ async def test_a_negated_cause_states_no_cause(env: Environment) -> None:
     denied = {"legal": ("No legal threat, just a question about order {order.number}.",),
               "security": ("Not an account takeover, order {order.number}.",)}
     assert max(await _team_scores(env, denied)) <= 0.2
+
+
+@pytest.mark.parametrize("text", [
+    "Customer threatens legal consequences over order #123456 (third email, no answer).",
+    "Customer says they will pursue legal options over order 123456; third email without a reply.",
+    "Customer intends to involve their legal representative regarding order 123456.",
+    "Threat of legal escalation from the customer, order 123456.",
+])
+def test_legal_beside_any_noun_but_a_team_word_names_a_legal_threat(text: str) -> None:
+    assert _kinds_named(read_facts([text])) == {"legal"}
+
+
+@pytest.mark.parametrize("text", [
+    "Customer threatens to sue for fraud over order 123456.",
+    "Customer's lawyer will file a claim against us; they say they were charged without their consent for "
+    "order 123456.",
+    "Customer will sue over an unauthorised charge on order 123456.",
+    "Customer will sue over fraud on their account, order 123456.",
+])
+def test_a_threat_to_sue_outranks_fraud_and_consent_words(text: str) -> None:
+    assert _kinds_named(read_facts([text])) == {"legal"}
+
+
+@pytest.mark.parametrize(("text", "kinds"), [
+    ("Customer was charged without their consent for order 123456.", set()),
+    ("Fraud on the customer's account, order 123456.", {"security"}),
+    ("Password changed without the customer's permission, order 123456.", {"security"}),
+    ("Customer's account appears hijacked: the delivery address on order 123456 was changed.", {"security"}),
+])
+def test_fraud_and_consent_words_name_security_only_about_the_account(text: str, kinds: set[str]) -> None:
+    assert _kinds_named(read_facts([text])) == kinds
+
+
+@pytest.mark.parametrize("text", [
+    "For legal review. Order 123456.",
+    "Escalating to the legal team, order 123456.",
+    "Legal department, order 123456.",
+    "Needs the legal queue: order 123456.",
+    "Legal escalation, order 123456.",
+    "Legal - order 123456.",
+    "Per policy, for legal.",
+])
+def test_legal_beside_a_team_or_routing_word_names_no_cause(text: str) -> None:
+    assert _kinds_named(read_facts([text])) == set()
+
+
+_LEGAL_WORDINGS = (
+    "Customer threatens legal consequences over order #{order.number} (third email, no answer).",
+    "Customer says they will pursue legal options over order {order.number}; third email without a reply.",
+    "Customer intends to involve their legal representative regarding order {order.number}.",
+    "Threat of legal escalation from the customer, order {order.number}.",
+    "Customer threatens to sue for fraud over order {order.number}.",
+    "Customer's lawyer will file a claim against us; they say they were charged without their consent for order "
+    "{order.number}.",
+)
+
+
+async def test_a_legal_threat_in_natural_words_passes_on_legal_seeds(env: Environment) -> None:
+    assert set(await _team_scores(env, {"legal": _LEGAL_WORDINGS, "security": ()})) == {1.0}
