@@ -681,9 +681,10 @@ def date_mentions(text: str, lang: str | None = None, today: date | None = None)
     As `extract_dates`, whose dates are the first readings; a weekday has two: the next one and the
     last one ("we spoke on Monday"). A check holds a mention true when one of its readings is.
     """
-    found: list[_Reading] = [(s, e, (d,)) for s, e, d in _date_matches(text, lang)]
+    explicit = _date_matches(text, lang)
+    found: list[_Reading] = [(s, e, (d,)) for s, e, d in explicit]
     if today is not None:
-        found += _relative_matches(text, lang, today, _date_matches(text, lang))
+        found += _relative_matches(text, lang, today, explicit)
     found.sort(key=lambda item: (item[0], -item[1]))
     out: list[_Reading] = []
     for item in found:

@@ -76,7 +76,7 @@ def clauses(facts: ReplyFacts, splitter: re.Pattern[str] = CLAUSE) -> list[Sente
     that makes it: "we have not passed anything to billing" denies a hand-off, while "billing has your
     case, so you are not paid twice" affirms one.
     """
-    return [c for s in facts.sentences for c in (s.parts(splitter) if s.negated or s.conditional else [s])]
+    return facts.clauses(splitter)
 
 
 def order_by_number(state: State, number: str) -> Order | None:

@@ -307,8 +307,12 @@ class ReplyFacts:
         # asks for the claims a dozen times, and `replies_facts` hands every check the same facts.
         # Likewise a question or condition elsewhere in the sentence ("I have refunded 24.99 USD, is there
         # anything else?") leaves its other clauses' claims standing.
-        return tuple(c for s in self.sentences for c in (s.parts(_CLAUSE) if s.negated or s.conditional else [s])
-                     if c.affirms)
+        return tuple(c for c in self.clauses(_CLAUSE) if c.affirms)
+
+    def clauses(self, splitter: re.Pattern[str]) -> list[Sentence]:
+        """Every sentence, a negated or conditional one split by `splitter` into its clauses, each flagged alone:
+        a "no" or an "if" in one clause says nothing of the others."""
+        return [c for s in self.sentences for c in (s.parts(splitter) if s.negated or s.conditional else [s])]
 
     @functools.cached_property
     def affirmed_text(self) -> str:
