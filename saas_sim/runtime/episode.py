@@ -354,7 +354,7 @@ class Episode:
                         remote = await self.grader.grade(self.task, job)
                     scores, error = remote if remote is not None else run_checks(
                         spec.checks, self.task.scenario.check_fns, initial=self.task.initial,
-                        final=self._state, bindings=copy.deepcopy(self.task.bindings),
+                        final=self._state, bindings=self.task.fresh_bindings(),
                         events=events, now=now, scope=spec.scope, writes=writes, effects=effects,
                         refused=refused,
                     )

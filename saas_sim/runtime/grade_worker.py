@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import copy
 import dataclasses
 import itertools
 import logging
@@ -319,7 +318,7 @@ def grade_in_worker(task: TaskInstance | None, job: GradeJob) -> tuple[str, Any]
         outcome: Outcome = run_checks(
             spec.checks, task.scenario.check_fns, initial=task.initial,
             final=task.world.projection.fold(task.initial, job.events),
-            bindings=copy.deepcopy(task.bindings), events=job.events, now=job.now, scope=spec.scope,
+            bindings=task.fresh_bindings(), events=job.events, now=job.now, scope=spec.scope,
             writes=job.writes, effects=job.effects, refused=job.refused,
         )
     except Exception:

@@ -44,3 +44,15 @@ async def test_one_step_in_a_list_is_the_same_task_as_the_step_alone(tmp_path: P
         ta, tb = await a.task("notes/archive-and-follow-up", 5), await b.task("notes/archive-and-follow-up", 5)
     assert ta.bindings == tb.bindings
     assert ta.start_head == tb.start_head
+
+
+async def test_fresh_bindings_are_equal_to_the_tasks_and_share_nothing_with_them(tmp_path: Path) -> None:
+    async with env_with_scenario(tmp_path, TWO_STEPS) as env:
+        task = await env.task("notes/archive-and-follow-up", 3)
+    first, second = task.fresh_bindings(), task.fresh_bindings()
+    assert first == second == task.bindings
+    first["staged"]["title"] = "changed in place by a check"
+    first["added"] = 1
+    assert task.bindings["staged"]["title"] == "Staged note"
+    assert "added" not in task.bindings
+    assert task.fresh_bindings() == second

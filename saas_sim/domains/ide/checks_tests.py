@@ -18,7 +18,7 @@ from saas_sim.core.effects import EffectOutcome
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.sandbox import strict_equal
 from saas_sim.domains.ide.state import TASK
-from saas_sim.domains.ide.task_model import HiddenCall, IdeTask
+from saas_sim.domains.ide.task_model import HiddenCall, IdeTask, task_of
 from saas_sim.errors import HarnessError
 
 __all__ = ["HIDDEN_RUN", "HiddenRun", "fail_to_pass", "hidden_run", "pass_to_pass", "read_hidden_run", "staged_task"]
@@ -62,7 +62,7 @@ def staged_task(ctx: CheckContext) -> IdeTask:
     staged = ctx.final.value(TASK)
     if staged is None:
         raise HarnessError("no IDE task was staged; the scenario's setup must stage one")
-    return IdeTask.model_validate(staged.task)
+    return task_of(staged.task)
 
 
 def hidden_run(ctx: CheckContext) -> HiddenRun:

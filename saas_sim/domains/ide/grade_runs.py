@@ -38,7 +38,7 @@ from saas_sim.core.tools import ToolContext
 from saas_sim.domains.ide import sandbox
 from saas_sim.domains.ide.sandbox.runner import files_key
 from saas_sim.domains.ide.state import TASK
-from saas_sim.domains.ide.task_model import HIDDEN_DIR, IdeTask
+from saas_sim.domains.ide.task_model import HIDDEN_DIR, IdeTask, task_of
 from saas_sim.domains.ide.workspace import base_files, tree_files
 from saas_sim.errors import HarnessError
 
@@ -178,7 +178,7 @@ def grade_effects(state: State, bindings: Mapping[str, Any]) -> dict[str, Effect
     staged = state.value(TASK)
     if staged is None:
         return {}
-    task = IdeTask.model_validate(staged.task)
+    task = task_of(staged.task)
     files = graded_files(tree_files(state), base_files(state), task)
     if task.family == "tests":
         return _mutant_runs(task, files, base_files(state))

@@ -23,6 +23,7 @@ Conventions every family keeps:
 from __future__ import annotations
 
 import fnmatch
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -39,6 +40,7 @@ __all__ = [
     "TaskScope",
     "load_task",
     "matches_any",
+    "task_of",
 ]
 
 TaskFamily = Literal["bugfix", "implement", "refactor", "flaky", "config", "review", "tests"]
@@ -199,7 +201,38 @@ def matches_any(path: str, globs: Iterable[str]) -> bool:
 
 
 def load_task(value: Mapping[str, Any] | None) -> IdeTask | None:
-    """Validates the staged `hidden.ide.task` value; None when no task was staged."""
-    if value is None:
-        return None
-    return IdeTask.model_validate(dict(value))
+    """Validates the staged `hidden.ide.task` value; None when no task was staged.
+
+    Memoized by the value's identity: a grade reads the task in its grade effects and in several
+    checks, and every episode of a task shares its staged value (states are immutable), so each is
+    validated once. The task is frozen; callers must not change its lists or dicts either.
+    """
+    return None if value is None else task_of(value)
+
+
+def task_of(value: Mapping[str, Any]) -> IdeTask:
+    """Validates a staged `hidden.ide.task` value (memoized, see `load_task`)."""
+    return _validated(_ByIdentity(value))
+
+
+class _ByIdentity:
+    """A key that is its object's identity (a staged value is a dict, which hashes by content, if at all).
+
+    The key holds its object, so the object's id cannot be reused while the key is cached.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Mapping[str, Any]) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ByIdentity) and other.value is self.value
+
+
+@functools.lru_cache(maxsize=256)
+def _validated(key: _ByIdentity) -> IdeTask:
+    return IdeTask.model_validate(dict(key.value))
