@@ -33,12 +33,6 @@ _BENIGN_NO = re.compile(r"\b(?:at|for|with) no (?:extra |additional )?(?:cost|ch
                         r"\bcomme promis\b|\brest assured\b")
 _CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|so|because|though|although|while|whereas|"
                      r"und|aber|doch|weil|pero|porque|y|et|mais|donc|car)\b")
-# A clause opening with a condition or a time to come makes itself and the next clause no claim ("once it has
-# arrived, it will be at your door").
-_OPENS_CONDITION = re.compile(r"^\s*(?:once|when|whenever|after|until|till|before|as soon as|by the time|unless|"
-                              r"wenn|sobald|falls|nachdem|bis|cuando|una vez|hasta que|si|dès que|quand|lorsque|"
-                              r"jusqu)\b")
-_CONDITION_INSIDE = re.compile(r"\b(?:in case|unless|im falle|en caso|au cas)\b")
 # The customer's worry or words told back: "I know you're worried it got lost" claims nothing.
 _RETOLD = re.compile(r"\b(?:worr\w*|afraid|fear\w*|concern\w*|wonder\w*|anxious|you\s+(?:\w+\s+){0,2}?(?:think|thought|"
                      r"suspect\w*|assum\w*|believ\w*|ask\w*|mention\w*|wrote|said|say|feel|felt)|sorge\w*|"
@@ -181,21 +175,21 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 
 def _clauses(facts: ReplyFacts) -> Iterator[tuple[list[Sentence], int]]:
-    """Yields (clauses of a sentence, index) for every clause that claims something: affirmed, not under a
-    condition. The sentence's other clauses come along: a bare "guaranteed" vouches for its neighbour."""
+    """Yields (clauses of a sentence, index) for every clause that claims something: affirmed, no condition
+    governing it (`Sentence.claims`: "once it has arrived, it will be at your door" claims nothing, "if you check
+    the tracking, you'll see it was delivered" does), and not itself a condition or a time to come ("once it has
+    arrived" tells no arrival). The sentence's other clauses come along: a bare "guaranteed" vouches for its
+    neighbour."""
     for sentence in facts.sentences:
-        conditioned = False
         parts = sentence.without(_BENIGN_NO).parts(_CLAUSE)
         for i, clause in enumerate(parts):
-            opens = bool(_OPENS_CONDITION.search(clause.text))
-            if clause.affirms and not conditioned and not opens and not _CONDITION_INSIDE.search(clause.text):
+            if clause.claims and clause.opens is None:
                 yield parts, i
-            conditioned = opens
 
 
 def _never_comes(facts: ReplyFacts) -> bool:
     """Whether a clause says the parcel will not come (a negated clause, so read apart from `_clauses`)."""
-    return any(_NEVER_COMES.search(c.text) and not _TIME_BOUND.search(c.text) and not c.conditional
+    return any(_NEVER_COMES.search(c.text) and not _TIME_BOUND.search(c.text) and not c.conditional and not c.governed
                and not _RETOLD.search(c.text) and not _HEDGE.search(c.text)
                for s in facts.sentences for c in s.parts(_CLAUSE))
 
