@@ -33,7 +33,14 @@ from saas_sim.core.text_facts import (
     numbers_as_digits,
     sentences,
 )
-from saas_sim.domains.support.conditions import BEFORE_CONDITION, CONDITION_OR_TIME, CONDITIONAL, QUESTION, governed, opens
+from saas_sim.domains.support.conditions import (
+    BEFORE_CONDITION,
+    CONDITION_OR_TIME,
+    CONDITIONAL,
+    QUESTION,
+    governed,
+    opens,
+)
 from saas_sim.domains.support.models import Message, Ticket
 from saas_sim.domains.support.threads import agent_replies, reply_text
 
