@@ -92,7 +92,7 @@ _DONE = {
         r"(?<!will )(?<!'ll )(?<!would )(?<!'d )(?<!could )(?<!should )(?<!might )(?<!may )(?<!must )(?<!to )"
         rf"\b(?:have|has|'ve|had|was|were|'s been)\s+(?:\w+\s+){{0,2}}?{_EN_PARTICIPLE}\b|"
         r"\b(?:i|we)\s+(?:(?:already|just|also|then|now)\s+)?(?:\w+ed|sent|paid|made|put|gave|took|went|did)\b|"
-        r"\b(?:it|they|the\s+\w+|your\s+\w+)\s+(?:\w+ed|went|came|left|got)\b|\balready\b"),
+        r"\b(?:it|they|the\s+\w+|your\s+\w+)\s+(?:went|came|arrived|reached|showed)\b|\balready\b"),
     "de": re.compile(
         r"\b(?:habe|hat|haben|habt|hatte|hatten|ist|sind|war|waren|wurde|wurden)\b.*"
         r"\b(?:ge\w+(?:t|en)|\w+iert|erstattet|überwiesen|zurückerstattet|versandt|verschickt|ersetzt|"

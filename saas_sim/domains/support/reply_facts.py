@@ -169,8 +169,10 @@ _CONTRAST = re.compile(r"\b(?:but|however|still|instead|nevertheless|as an excep
                        r"trotzdem|stattdessen|pero|sin embargo|mais|cependant|toutefois|néanmoins)\b")
 # "... will go back to your card so no chargeback is needed": a consequence is a clause of its own, its "no" not the
 # refund's.
-_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|so|because|therefore|und|aber|weil|"
-                     r"y|pero|porque|et|mais|donc)\b|" + _CONTRAST.pattern)
+# A comma or colon between digits is part of a figure ("1,250.00", "25,00 €", "9:30"), never a clause break: split
+# there, "ich habe Ihnen 25,00 € erstattet" claimed a refund of 0.
+_CLAUSE = re.compile(r"[,:](?!\d)|(?<!\d)[,:]|[;()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|so|because|therefore|"
+                     r"und|aber|weil|y|pero|porque|et|mais|donc)\b|" + _CONTRAST.pattern)
 # Claims are read in clauses split before a condition too ("we'll refund you | if it doesn't arrive"), so the
 # condition governs what it follows and a precaution ("... in case it gets lost") leaves its head a claim.
 _CLAIM_CLAUSE = re.compile(rf"{_CLAUSE.pattern}|{BEFORE_CONDITION.pattern}")

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from saas_sim.domains.support.reply_facts import read_facts
+from saas_sim.domains.support.shipping_claims import shipping_claim_problems
 from saas_sim.runtime.environment import Environment
 from tests.domains.helpers import scripted_scores
+from tests.domains.support.test_shipping_claims import _order
 
 CONDITIONAL_OFFERS = [
     "If it hasn't arrived by next week, we'll look into a refund or replacement.",
@@ -115,3 +117,34 @@ async def test_a_correct_transit_reply_with_a_conditional_offer_scores_full(env:
 ])
 async def test_a_false_refund_told_under_a_condition_still_fails(env: Environment, sentence: str) -> None:
     assert max(await scripted_scores(env, TRANSIT, SEEDS, [_reply(sentence)])) <= 0.2
+
+
+@pytest.mark.parametrize(("body", "amount"), [
+    ("Leider kam es nicht an, ich habe Ihnen 25,00 € erstattet.", "25.00"),
+    ("Sorry it did not work out, I refunded 1,250.00 USD.", "1250.00"),
+    ("Lo siento, no llegó: le he reembolsado 1.250,00 €.", "1250.00"),
+])
+def test_a_comma_inside_a_figure_does_not_split_the_clause(body: str, amount: str) -> None:
+    assert [str(a) for a in read_facts([body]).claimed_amounts()] == [amount]
+
+
+@pytest.mark.parametrize("body", [
+    "If you check the tracking, you'll see it was delivered yesterday.",
+    "In case you were wondering, it was delivered on Monday.",
+    "It was delivered yesterday if you want to check.",
+    "You can see that it arrived on Monday.",
+    "When I checked, the tracking showed it as delivered.",
+])
+def test_an_arrival_told_under_a_condition_or_as_something_to_see_is_false(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped"))
+
+
+@pytest.mark.parametrize("body", [
+    "Should it not turn up within 10 days, we will treat it as lost and send a replacement.",
+    "Once it arrives, you'll see the tracking marked as delivered.",
+    "If it has not arrived by Friday, let me know and we will open a claim.",
+    "On the tracking page you will see it is on its way.",
+    "Sollte es nicht ankommen, melden Sie sich bitte, dann schicken wir Ersatz.",
+])
+def test_a_remedy_on_a_condition_about_a_parcel_on_its_way_is_no_false_claim(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped")) == []
