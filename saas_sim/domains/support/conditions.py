@@ -32,13 +32,13 @@ __all__ = ["BEFORE_CONDITION", "CONDITIONAL", "CONDITION_OR_TIME", "QUESTION", "
 
 # A condition, anywhere in a clause. Word-bounded: "ebenfalls", "définitif" and "gift" hold none.
 _CONDITION_WORDS = (
-    r"if|unless|in case|otherwise|provided that|"
+    r"if|unless|in case|in the (?:unlikely )?event|otherwise|provided that|"
     r"wenn|falls|sofern|sonst|andernfalls|ansonsten|im fall(?:e)?|es sei denn|gegebenenfalls|"
     r"si|en caso|a menos que|salvo que|de lo contrario|de no ser así|en caso contrario|"
     r"s'ils?(?! vous pla)|au cas où|à moins qu|sinon|faute de quoi|dans le cas où|en cas de|si jamais")
 # An inverted condition opens its clause: "Should it not turn up", "Were it to get lost", "Had it been lost",
 # "Sollte es nicht ankommen".
-_INVERTED = (r"should\s+(?:it|you|they|we|there|the|your|this|that|any)\b|"
+_INVERTED = (r"should\s+(?:it|you|they|we|there|the|your|this|that|any|anything|something|anyone)\b|"
              r"were\s+(?:it|you|they|the\s+\w+|your\s+\w+)\s+(?:not\s+)?to\b|"
              r"had\s+(?:it|you|they|we|the\s+\w+|your\s+\w+)\s+(?:not\s+)?(?:been|arrived|gone|come|turned|reached|"
              r"known|told|asked|contacted|written)\b|"
@@ -53,6 +53,9 @@ _PRECAUTION = re.compile(r"^\W*(?:in case|au cas où|otherwise|sonst|andernfalls
                          r"en caso contrario|de no ser así|sinon|faute de quoi)\b")
 _OPENS_CONDITION = re.compile(rf"^\W*(?:(?:{_CONDITION_WORDS})\b|{_INVERTED})")
 _OPENS_TIME = re.compile(rf"^\W*(?:{_TIME_WORDS})\b")
+# A time told of the past is no time to come: "when I checked, ...", "after reviewing your case, ...".
+_NARRATIVE = re.compile(rf"^\W*(?:{_TIME_WORDS})\s+(?:\w+ing\b|(?:i|we)\s+(?:\w+ed|saw|got|found|heard|spoke|took|"
+                        r"went|sent|did|had|was|were)\b)")
 _CONDITION = re.compile(rf"\b(?:{_CONDITION_WORDS})\b")
 
 BEFORE_CONDITION = re.compile(rf"(?=\b(?:{_CONDITION_WORDS})\b|\bshould\s+(?:it|you|they|the|your)\b|"
@@ -78,11 +81,18 @@ _READER_ACTS = (r"check\w*|look\w*|log\w* in|open\w*|view\w*|see|visit\w*|glance
                 r"vérifiez|regardez|consultez|jetez|prefer\w*|like|want|wish|agree|möchten|wünschen|wollen|mögen|"
                 r"einverstanden|préférez|souhaitez|voulez|désirez")
 _LOOKING = re.compile(
-    rf"^\W*(?:{_CONDITION_WORDS}|should)\s+(?:(?:you|you'd|you're|you've|you'll|sie|vous)\s+(?:[\w']+\s+){{0,3}}?"
+    rf"^\W*(?:{_CONDITION_WORDS}|{_TIME_WORDS}|should|sollten?)\s+(?:(?:you|you'd|you're|you've|you'll|sie|vous)\s+(?:[\w']+\s+){{0,3}}?"
     rf"(?:{_READER_ACTS})|(?:lo\s+|le\s+|usted\s+)?(?:revisa\w*|mira\w*|consulta\w*|comprueba\w*|verifica\w*|"
-    r"prefiere|desea|quiere))\b|^\W*(?:falls|wenn|if)\s+(?:gewünscht|erwünscht|desired|preferred)\b")
-# Joined on to a governed consequence, so governed too: "..., let me know and we'll send a replacement".
+    r"prefiere|desea|quiere))\b|^\W*(?:falls|wenn|if)\s+(?:gewünscht|erwünscht|desired|preferred)\b|"
+    # A condition only in name: leave to the customer ("if that's OK"), help ("if it helps"), or hedge the speaker's
+    # memory ("unless I'm mistaken"): what it goes with is said anyway.
+    r"^\W*(?:if|unless)\s+(?:(?:that|this|it)(?:'s|\s+is|\s+works)\s+(?:ok|okay|alright|all right|fine|good)|"
+    r"(?:that|this|it)\s+helps|i(?:'m|\s+am)\s+(?:not\s+)?mistaken|i\s+(?:remember|recall)\s+(?:correctly|right))\b")
+# Joined on to a governed consequence, so governed too: "..., let me know and we'll send a replacement", "...,
+# melden Sie sich, dann schicken wir Ersatz".
 _JOINED = re.compile(r"^[\s,]*(?:and|or|then|und|oder|dann|y|o|e|et|ou|puis)[\s,]*$")
+_THEN = re.compile(r"^\W*(?:then|dann|entonces|luego|alors|puis)\b")
+_PUNCTUATION = re.compile(r"[,;:()\u2013\u2014-]")
 
 # Something done, by language: a perfect or a past passive with its participle, a past of the shop's act, or
 # "already". A modal before the perfect ("would have refunded") is a counterfactual, not a report.
@@ -120,7 +130,7 @@ def opens(text: str) -> str | None:
         return None
     if _OPENS_CONDITION.search(text):
         return "condition"
-    return "time" if _OPENS_TIME.search(text) else None
+    return "time" if _OPENS_TIME.search(text) and not _NARRATIVE.search(text) else None
 
 
 def _trailing(text: str, lang: str | None) -> bool:
@@ -151,11 +161,15 @@ def governed(clauses: Sequence[str], separators: Sequence[str], lang: str | None
         if kind is None:
             continue
         j = i + 1
-        while j < n and (j == i + 1 or _JOINED.match(separators[j])):
-            if kinds[j] is not None:
-                break  # a condition of its own
+        # The condition runs on up to a punctuation mark ("if it | still hasn't shown up by Friday, ..." is split
+        # at "still"); then comes its consequence, and what is joined on to that ("... and we'll send one").
+        while j < n and kinds[j] is None and not _PUNCTUATION.search(separators[j]):
             out[j] = out[j] or not _done(clauses[j], lang)
             j += 1
+        k = j
+        while k < n and kinds[k] is None and (k == j or _JOINED.match(separators[k]) or _THEN.match(clauses[k])):
+            out[k] = out[k] or not _done(clauses[k], lang)
+            k += 1
         if kind == "condition" and i == n - 1 and i > 0 and kinds[i - 1] is None \
                 and not _PRECAUTION.search(clauses[i]):
             # A condition ending its sentence governs the clause before it.

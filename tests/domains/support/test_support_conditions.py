@@ -34,6 +34,12 @@ CONDITIONAL_OFFERS = [
     "En caso de que no llegue, le reembolsaremos el importe.",
     "Si le colis n'arrive pas la semaine prochaine, nous vous rembourserons.",
     "Au cas où il n'arriverait pas, nous vous enverrons un remplacement.",
+    "In the unlikely event that it gets lost, we'll of course send a replacement.",
+    "Should anything go wrong, we'll make it right with a replacement.",
+    "If it still hasn't shown up by next Friday, we'll happily refund you.",
+    "If there's still no movement after 10 working days, we'll treat it as lost and refund you.",
+    "Wenn es bis Freitag nicht da ist, melden Sie sich gerne, dann schicken wir Ersatz oder erstatten den Betrag.",
+    "S'il n'arrive pas d'ici la semaine prochaine, nous vous rembourserons intégralement.",
 ]
 
 PAST_ACTS_UNDER_A_CONDITION = [
@@ -46,6 +52,21 @@ PAST_ACTS_UNDER_A_CONDITION = [
     "Wenn Sie Ihren Kontoauszug prüfen, sehen Sie, dass ich Ihnen 25,00 € erstattet habe.",
     "Si revisa su cuenta, verá que le hemos reembolsado 25,00 €.",
     "Si vous vérifiez votre compte, vous verrez que nous avons remboursé 25,00 €.",
+    "Whenever you look, the 25.00 is back on your card.",
+    "Sollten Sie nachsehen, sehen Sie die Erstattung von 25,00 €.",
+    "After reviewing your case, we issue a full refund.",
+    "Once we received your return, we refund 25.00.",
+]
+
+OFFERS_ON_THE_CUSTOMERS_WORD = [
+    "If you prefer, we can replace it.",
+    "We can replace it if you prefer.",
+    "If you'd like, I can send a new one.",
+    "We'll refund you in full, if that's OK.",
+    "If it helps, we will refund 25.00 today.",
+    "Unless I'm mistaken, the refund is on its way to you.",
+    "Wenn Sie möchten, schicken wir Ihnen Ersatz.",
+    "Si vous le souhaitez, nous vous enverrons un remplacement.",
 ]
 
 
@@ -57,6 +78,12 @@ def test_a_conditional_offer_of_a_refund_or_replacement_claims_nothing(body: str
 
 @pytest.mark.parametrize("body", PAST_ACTS_UNDER_A_CONDITION)
 def test_a_past_or_perfect_act_under_a_condition_is_still_a_claim(body: str) -> None:
+    facts = read_facts([body])
+    assert facts.refund_claims() or facts.replacement_claims()
+
+
+@pytest.mark.parametrize("body", OFFERS_ON_THE_CUSTOMERS_WORD)
+def test_an_offer_on_the_customers_word_or_a_condition_in_name_only_is_a_promise(body: str) -> None:
     facts = read_facts([body])
     assert facts.refund_claims() or facts.replacement_claims()
 
