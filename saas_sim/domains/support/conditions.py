@@ -5,10 +5,11 @@ offers a refund on a condition, and a customer reads it so; a reader that took "
 a refund claimed would fail a correct reply. The rule, in the shop's languages (en, de, es, fr):
 
 - A clause that opens with a condition ("if", "unless", "in case", "should it ...", "were it to ...", "had it
-  ...", "otherwise", "falls", "sollte", "si", "au cas où", ...) is under it, and it governs the next clause and
-  those joined on to that one by "and" or "or" ("..., let me know and we'll send a replacement"). A clause
-  that opens with a time to come ("once", "as soon as", "sobald", ...) governs the next clause the same way,
-  but is itself no condition: "once the refund has gone through, ..." still speaks of a refund.
+  ...", "otherwise", "falls", "sollte", "si", "au cas où", ...) is under it. The condition runs on up to a
+  punctuation mark, and it governs the clause after that and those joined on to it by "and", "or" or "then"
+  ("..., let me know and we'll send a replacement"). A clause that opens with a time to come ("once", "as soon
+  as", "sobald", ...) governs the same way, but is itself no condition ("once the refund has gone through, ..."
+  still speaks of a refund), and a time told of the past ("when I checked", "after reviewing") governs nothing.
 - A condition that ends its sentence governs the clause before it ("Wir schicken Ihnen Ersatz, falls es nicht
   ankommt"), and one inside a clause governs what comes before it there ("we'll refund 25.00 if it doesn't
   arrive"). A precaution ("we'll send a replacement in case it doesn't arrive") is no such condition: the
@@ -18,7 +19,9 @@ a refund claimed would fail a correct reply. The rule, in the shop's languages (
   only tells where to look. A future, modal or offered act ("we'll look into", "we can", "we'd be happy to
   send") or an instruction claims nothing done.
 - A condition about the reader looking or wondering ("if you check your statement", "in case you were
-  wondering") governs nothing: what it introduces is stated as fact.
+  wondering") governs nothing: what it introduces is stated as fact. Nor does one on the customer's wish ("if
+  you prefer, we can replace it": an offer they need only accept) or one in name only ("if that's OK", "if it
+  helps", "unless I'm mistaken").
 
 Readers ask `Sentence.governed` (reply_facts), which this module computes; the words are here only.
 """
@@ -28,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["BEFORE_CONDITION", "CONDITIONAL", "CONDITION_OR_TIME", "QUESTION", "governed", "opens"]
+__all__ = ["BEFORE_CONDITION", "CONDITIONAL", "CONDITION_OR_TIME", "QUESTION", "governed", "opens", "split_governed"]
 
 # A condition, anywhere in a clause. Word-bounded: "ebenfalls", "définitif" and "gift" hold none.
 _CONDITION_WORDS = (
@@ -81,8 +84,8 @@ _READER_ACTS = (r"check\w*|look\w*|log\w* in|open\w*|view\w*|see|visit\w*|glance
                 r"vérifiez|regardez|consultez|jetez|prefer\w*|like|want|wish|agree|möchten|wünschen|wollen|mögen|"
                 r"einverstanden|préférez|souhaitez|voulez|désirez")
 _LOOKING = re.compile(
-    rf"^\W*(?:{_CONDITION_WORDS}|{_TIME_WORDS}|should|sollten?)\s+(?:(?:you|you'd|you're|you've|you'll|sie|vous)\s+(?:[\w']+\s+){{0,3}}?"
-    rf"(?:{_READER_ACTS})|(?:lo\s+|le\s+|usted\s+)?(?:revisa\w*|mira\w*|consulta\w*|comprueba\w*|verifica\w*|"
+    rf"^\W*(?:{_CONDITION_WORDS}|{_TIME_WORDS}|should|sollten?)\s+"
+    rf"(?:(?:you|you'd|you're|you've|you'll|sie|vous)\s+(?:[\w']+\s+){{0,3}}?(?:{_READER_ACTS})|(?:lo\s+|le\s+|usted\s+)?(?:revisa\w*|mira\w*|consulta\w*|comprueba\w*|verifica\w*|"
     r"prefiere|desea|quiere))\b|^\W*(?:falls|wenn|if)\s+(?:gewünscht|erwünscht|desired|preferred)\b|"
     # A condition only in name: leave to the customer ("if that's OK"), help ("if it helps"), or hedge the speaker's
     # memory ("unless I'm mistaken"): what it goes with is said anyway.
@@ -96,7 +99,7 @@ _PUNCTUATION = re.compile(r"[,;:()\u2013\u2014-]")
 
 # Something done, by language: a perfect or a past passive with its participle, a past of the shop's act, or
 # "already". A modal before the perfect ("would have refunded") is a counterfactual, not a report.
-_EN_PARTICIPLE = r"(?:\w+ed|sent|paid|made|done|put|set|got|gotten|taken|given|gone|written|seen|shown|\w+en)"
+_EN_PARTICIPLE = r"(?:\w+ed|sent|paid|made|done|put|set|got|gotten|taken|given|gone|written|seen|shown|been|known)"
 _DONE = {
     "en": re.compile(
         r"(?<!will )(?<!'ll )(?<!would )(?<!'d )(?<!could )(?<!should )(?<!might )(?<!may )(?<!must )(?<!to )"
@@ -175,3 +178,29 @@ def governed(clauses: Sequence[str], separators: Sequence[str], lang: str | None
             # A condition ending its sentence governs the clause before it.
             out[i - 1] = out[i - 1] or not _done(clauses[i - 1], lang)
     return out
+
+
+def split_governed(text: str, splitter: re.Pattern[str], lang: str | None) -> list[tuple[str, bool]]:
+    """Splits a sentence by `splitter` into its clauses, each with whether a condition governs it (`governed`).
+
+    The separators are kept for the rule: a clause joined on by "and" to a governed one is governed too.
+    """
+    pieces: list[str] = []
+    seps: list[str] = []
+    at = 0
+    sep = ""
+    for m in splitter.finditer(text):
+        piece = text[at:m.start()]
+        if piece.strip():
+            pieces.append(piece)
+            seps.append(sep)
+            sep = ""
+        else:
+            sep += piece
+        sep += m.group(0)
+        at = m.end()
+    if text[at:].strip():
+        pieces.append(text[at:])
+        seps.append(sep)
+    flags = governed([p.strip().lower() for p in pieces], [p.lower() for p in seps], lang)
+    return list(zip(pieces, flags, strict=True))

@@ -40,6 +40,7 @@ from saas_sim.domains.support.conditions import (
     QUESTION,
     governed,
     opens,
+    split_governed,
 )
 from saas_sim.domains.support.models import Message, Ticket
 from saas_sim.domains.support.threads import agent_replies, reply_text
@@ -592,28 +593,8 @@ def _norm_code(code: str) -> str:
 def _parts(text: str, lang: str | None, splitter: re.Pattern[str]) -> tuple[Sentence, ...]:
     """The clauses of a sentence, flagged; empty when it is one clause. Memoized (bounded): it is a pure
     function of its arguments, and the same sentences are read by several checks and every regrade."""
-    pieces: list[str] = []
-    seps: list[str] = []
-    at = 0
-    sep = ""
-    # The separators are kept: a clause joined on by "and" to a governed one is governed too (`conditions`).
-    for m in splitter.finditer(text):
-        piece = text[at:m.start()]
-        if piece.strip():
-            pieces.append(piece)
-            seps.append(sep)
-            sep = ""
-        else:
-            sep += piece
-        sep += m.group(0)
-        at = m.end()
-    if text[at:].strip():
-        pieces.append(text[at:])
-        seps.append(sep)
-    if len(pieces) < 2:
-        return ()
-    flags = governed([p.strip().lower() for p in pieces], [p.lower() for p in seps], lang)
-    return tuple(_sentence(p, lang, g) for p, g in zip(pieces, flags, strict=True))
+    pieces = split_governed(text, splitter, lang)
+    return tuple(_sentence(p, lang, g) for p, g in pieces) if len(pieces) > 1 else ()
 
 
 def _sentence(text: str, lang: str | None, under: bool | None = None) -> Sentence:
