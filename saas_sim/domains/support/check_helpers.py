@@ -63,10 +63,11 @@ def replies_facts(bodies: Iterable[str]) -> ReplyFacts:
     return _facts_of(tuple(bodies))
 
 
-CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|so|because|und|aber|weil|denn|y|pero|porque|et|mais|"
-                    r"donc)\b")
+CLAUSE = re.compile(r"[,:](?!\d)|(?<!\d)[,:]|[;()]|\s[-\u2013\u2014]\s|\b(?:and|but|so|because|und|aber|weil|denn|"
+                    r"y|pero|porque|et|mais|donc)\b")
 """Where a sentence splits into clauses that can be negated on their own ("no reply from support; account
-takeover", "our billing team has it, so you are not paid twice")."""
+takeover", "our billing team has it, so you are not paid twice"). A comma or colon between digits belongs to a
+figure ("1,250.00", "25,00 €")."""
 
 
 def clauses(facts: ReplyFacts, splitter: re.Pattern[str] = CLAUSE) -> list[Sentence]:

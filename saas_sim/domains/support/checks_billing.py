@@ -35,7 +35,7 @@ from saas_sim.domains.support.check_helpers import (
 from saas_sim.domains.support.judge import true_amounts, truth_problems
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import Message
-from saas_sim.domains.support.reply_facts import ReplyFacts, Sentence
+from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES, ORDERS
 
 __all__ = ["claims_answered", "handoff_not_denied", "handoff_states", "not_escalated", "replies_truthful_with",
@@ -115,31 +115,13 @@ _DENIED_VERB = re.compile(
     r"übernommen|bearbeit\w*|kümmer\w*|remitido|transferido|encarg\w*|transmis\w*|transféré\w*|s'occup\w*|"
     r"pris en charge)")
 # A hand-off on a condition ("if you withdraw the chargeback, billing will handle it", "billing will handle it
-# unless you withdraw it") tells of none. Only the clause holding the condition is conditional, and the clause
-# after it when the condition opens its clause (it comes before what it governs): "our billing team has taken
-# over and will reach out if they need anything" tells the hand-off.
-_IF = re.compile(r"\b(?:if|unless|whether|wenn|falls|sofern|si)\b")
-_OPENS_IF = re.compile(r"\W*(?:if|unless|whether|wenn|falls|sofern|si)\b")
+# unless you withdraw it") tells of none: a clause a condition governs claims nothing (`Sentence.claims`), while
+# "our billing team has taken over and will reach out if they need anything" tells the hand-off.
 _NOBODY = re.compile(r"\b(?:nobody|no one|no-one|niemand|nadie|personne)\b")
 
 
 def _team_name(team: str) -> re.Pattern[str]:
     return re.compile(_TEAM_NAMES.get(team, rf"\b{re.escape(team)}\s+(?:team|department|colleagues)"))
-
-
-def _unconditional_clauses(sentence: Sentence) -> list[Sentence]:
-    """The clauses of `sentence` no condition governs: neither one holding a condition nor the one after a
-    clause that opens with it ("if you withdraw the chargeback, billing will handle it" leaves none)."""
-    out: list[Sentence] = []
-    governed = False
-    for c in sentence.parts(CLAUSE):
-        if _IF.search(c.text):
-            governed = bool(_OPENS_IF.match(c.text))
-            continue
-        if not governed:
-            out.append(c)
-        governed = False
-    return out
 
 
 def _handoff_told(facts: ReplyFacts, team: str) -> tuple[bool, bool]:
@@ -149,8 +131,8 @@ def _handoff_told(facts: ReplyFacts, team: str) -> tuple[bool, bool]:
     not passed anything to our billing team" or "nobody will look at your dispute" denies it.
     """
     name = _team_name(team)
-    told = any(c.affirms and name.search(c.text) and _HAS_IT.search(c.text)
-               for s in facts.sentences for c in _unconditional_clauses(s))
+    told = any(c.claims and name.search(c.text) and _HAS_IT.search(c.text)
+               for s in facts.sentences for c in s.parts(CLAUSE))
     denied = any(c.negated and not c.conditional and _DENIED_VERB.search(c.text)
                  and (name.search(c.text) or _NOBODY.search(c.text)) for c in clauses(facts))
     return told, denied

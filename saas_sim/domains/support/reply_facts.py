@@ -33,6 +33,15 @@ from saas_sim.core.text_facts import (
     numbers_as_digits,
     sentences,
 )
+from saas_sim.domains.support.conditions import (
+    BEFORE_CONDITION,
+    CONDITION_OR_TIME,
+    CONDITIONAL,
+    QUESTION,
+    governed,
+    opens,
+    split_governed,
+)
 from saas_sim.domains.support.models import Message, Ticket
 from saas_sim.domains.support.threads import agent_replies, reply_text
 
@@ -161,13 +170,17 @@ _CONTRAST = re.compile(r"\b(?:but|however|still|instead|nevertheless|as an excep
                        r"trotzdem|stattdessen|pero|sin embargo|mais|cependant|toutefois|néanmoins)\b")
 # "... will go back to your card so no chargeback is needed": a consequence is a clause of its own, its "no" not the
 # refund's.
-_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|so|because|therefore|und|aber|weil|"
-                     r"y|pero|porque|et|mais|donc)\b|" + _CONTRAST.pattern)
+# A comma or colon between digits is part of a figure ("1,250.00", "25,00 €", "9:30"), never a clause break: split
+# there, "ich habe Ihnen 25,00 € erstattet" claimed a refund of 0.
+_CLAUSE = re.compile(r"[,:](?!\d)|(?<!\d)[,:]|[;()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|so|because|therefore|"
+                     r"und|aber|weil|y|pero|porque|et|mais|donc)\b|" + _CONTRAST.pattern)
+# Claims are read in clauses split before a condition too ("we'll refund you | if it doesn't arrive"), so the
+# condition governs what it follows and a precaution ("... in case it gets lost") leaves its head a claim.
+_CLAIM_CLAUSE = re.compile(rf"{_CLAUSE.pattern}|{BEFORE_CONDITION.pattern}")
 _AGE_WORDS = ("ago", "deliver", "window", "return", "since", "purchase", "bought", "order", "arriv", "received",
               "vor ", "geliefert", "zugestellt", "rückgabe", "bestell", "gekauft", "hace", "entreg", "devoluci",
               "compra", "pedido", "il y a", "livr", "retour", "achat", "commande")
 _DAY_WORDS = ("day", "tag", "día", "dia", "jour")
-_CONDITIONAL = ("if ", "whether", "wenn ", "falls ", " si ", "si usted", "si vous", "¿", "?")
 # Refusal cues lingua-independent negation may miss ("unable", "impossible").
 _EXTRA_NEGATION = ("unable", "impossible", "not eligible", "ineligible", "no longer", "leider nicht",
                    "nicht möglich", "no es posible", "pas possible", "ne pouvons")
@@ -239,13 +252,16 @@ class Sentence:
     Attributes:
         text: The sentence, plain and lowercased.
         negated: It contains a negation or refusal cue.
-        conditional: It is a question or a condition ("if you prefer ..."), so it claims nothing.
+        conditional: It is a question or holds an "if" ("if you prefer ..."): it affirms nothing.
+        governed: A condition governs it and it reports nothing done (`conditions`): "we'll look into a
+            refund" after "if it hasn't arrived by Friday". Claims are read from clauses no condition governs.
     """
 
     text: str
     negated: bool
     conditional: bool
     lang: str | None = None
+    governed: bool = False
 
     def mentions(self, stems: Iterable[str]) -> bool:
         """Returns whether the sentence contains one of `stems`."""
@@ -255,6 +271,17 @@ class Sentence:
     def affirms(self) -> bool:
         """The sentence states something as done or promised (not negated, not conditional)."""
         return not self.negated and not self.conditional
+
+    @property
+    def claims(self) -> bool:
+        """The clause claims what it says: not negated, no question, and no condition governs it. Unlike
+        `affirms`, an "if" only where to look ("I refunded 25.00 if you want to check") leaves a claim standing."""
+        return not self.negated and not self.governed and not QUESTION.search(self.text)
+
+    @property
+    def opens(self) -> str | None:
+        """How the clause opens: "condition", "time" (a time to come) or None (`conditions.opens`)."""
+        return opens(self.text)
 
     def without(self, pattern: re.Pattern[str], repl: str = " ") -> Sentence:
         """The sentence with `pattern` replaced by `repl`, its flags read again (for a phrase whose "no"
@@ -306,20 +333,26 @@ class ReplyFacts:
         # Each clause of a negated sentence is judged on its own. Cached on the (immutable) facts: a grade
         # asks for the claims a dozen times, and `replies_facts` hands every check the same facts.
         # Likewise a question or condition elsewhere in the sentence ("I have refunded 24.99 USD, is there
-        # anything else?") leaves its other clauses' claims standing.
-        return tuple(c for c in self.clauses(_CLAUSE) if c.affirms)
+        # anything else?") leaves its other clauses' claims standing, and a condition governs its consequence:
+        # "if it hasn't arrived by Friday, we'll look into a refund" claims no refund (`conditions`).
+        return tuple(c for c in self.clauses(_CLAIM_CLAUSE) if c.claims)
 
     def clauses(self, splitter: re.Pattern[str]) -> list[Sentence]:
-        """Every sentence, a negated or conditional one split by `splitter` into its clauses, each flagged alone:
-        a "no" or an "if" in one clause says nothing of the others."""
-        return [c for s in self.sentences for c in (s.parts(splitter) if s.negated or s.conditional else [s])]
+        """Every sentence, one that is negated or holds a condition split by `splitter` into its clauses, each
+        flagged alone: a "no" or an "if" in one clause says nothing of the others, but a condition governs its
+        consequence (`Sentence.governed`)."""
+        return [c for s in self.sentences
+                for c in (s.parts(splitter) if s.negated or s.conditional or CONDITION_OR_TIME.search(s.text)
+                          else [s])]
 
     @functools.cached_property
     def affirmed_text(self) -> str:
         """What the replies affirm, as one lowercase text with number words as digits: every sentence that is
         neither negated nor conditional, and the affirmed clauses of those that are ("do not unplug it, hold
-        the light button for 9 seconds" affirms the second clause only). Clauses are joined by line breaks."""
-        return "\n".join(numbers_as_digits(c.text, c.lang) for c in self._claims)
+        the light button for 9 seconds" affirms the second clause only). Clauses are joined by line breaks.
+        An instruction under a condition is still the answer given ("if it blinks, hold it for 9 seconds"), so
+        a governed clause counts here: only claims of acts done or promised exclude it."""
+        return "\n".join(numbers_as_digits(c.text, c.lang) for c in self.clauses(_CLAIM_CLAUSE) if c.affirms)
 
     @functools.cached_property
     def _refund_claims(self) -> tuple[Sentence, ...]:
@@ -560,17 +593,20 @@ def _norm_code(code: str) -> str:
 def _parts(text: str, lang: str | None, splitter: re.Pattern[str]) -> tuple[Sentence, ...]:
     """The clauses of a sentence, flagged; empty when it is one clause. Memoized (bounded): it is a pure
     function of its arguments, and the same sentences are read by several checks and every regrade."""
-    pieces = [p for p in splitter.split(text) if p and p.strip()]
-    return tuple(_sentence(p, lang) for p in pieces) if len(pieces) > 1 else ()
+    pieces = split_governed(text, splitter, lang)
+    return tuple(_sentence(p, lang, g) for p, g in pieces) if len(pieces) > 1 else ()
 
 
-def _sentence(text: str, lang: str | None) -> Sentence:
+def _sentence(text: str, lang: str | None, under: bool | None = None) -> Sentence:
+    """A sentence or clause with its flags; `under` is whether a condition governs it (None: read from the text
+    alone, as a sentence of one clause)."""
     t = text.strip().lower()
     return Sentence(
         text=t,
         negated=negated(t, lang) or any(c in t for c in _EXTRA_NEGATION),
-        conditional=any(c in f" {t}" for c in _CONDITIONAL),
+        conditional=bool(CONDITIONAL.search(t)),
         lang=lang,
+        governed=governed([t], [""], lang)[0] if under is None else under,
     )
 
 

@@ -31,14 +31,9 @@ _ON_ITS_WAY = ("processing", "shipped")
 _BENIGN_NO = re.compile(r"\b(?:at|for|with) no (?:extra |additional )?(?:cost|charge|fee)s?\b|\bno charge\b|"
                         r"\bno (?:worries|problem)\b|\bas promised\b|\bwie versprochen\b|\bcomo promet\w+\b|"
                         r"\bcomme promis\b|\brest assured\b")
-_CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|so|because|though|although|while|whereas|"
-                     r"und|aber|doch|weil|pero|porque|y|et|mais|donc|car)\b")
-# A clause opening with a condition or a time to come makes itself and the next clause no claim ("once it has
-# arrived, it will be at your door").
-_OPENS_CONDITION = re.compile(r"^\s*(?:once|when|whenever|after|until|till|before|as soon as|by the time|unless|"
-                              r"wenn|sobald|falls|nachdem|bis|cuando|una vez|hasta que|si|dès que|quand|lorsque|"
-                              r"jusqu)\b")
-_CONDITION_INSIDE = re.compile(r"\b(?:in case|unless|im falle|en caso|au cas)\b")
+# A comma or colon between digits belongs to a figure ("9:30", "1,250.00"), as in `reply_facts`.
+_CLAUSE = re.compile(r"[,:](?!\d)|(?<!\d)[,:]|[;()]|\s[-\u2013\u2014]\s|\b(?:and|but|however|so|because|though|"
+                     r"although|while|whereas|und|aber|doch|weil|pero|porque|y|et|mais|donc|car)\b")
 # The customer's worry or words told back: "I know you're worried it got lost" claims nothing.
 _RETOLD = re.compile(r"\b(?:worr\w*|afraid|fear\w*|concern\w*|wonder\w*|anxious|you\s+(?:\w+\s+){0,2}?(?:think|thought|"
                      r"suspect\w*|assum\w*|believ\w*|ask\w*|mention\w*|wrote|said|say|feel|felt)|sorge\w*|"
@@ -46,6 +41,10 @@ _RETOLD = re.compile(r"\b(?:worr\w*|afraid|fear\w*|concern\w*|wonder\w*|anxious|
 # A time to come: such a clause is judged as a promise, never as a claim that the parcel already came.
 _FUTURE = re.compile(r"\b(?:will|'ll|shall|going to|gonna|wird|werden|llegará|llegarán|recibirá|será|sera|seront|"
                      r"arrivera|arriveront|recevrez|recevra)\b")
+# The reader shown a fact ("you'll see it was delivered", "you can see that it arrived"): the fact is claimed, and the
+# frame's "will" or "can" is no time to come or hedge of it.
+_SEE_FRAME = re.compile(r"\byou(?:['\u2019]ll|\s+will|\s+can|\s+should|\s+may|\s+might|\s+would)?\s+"
+                        r"(?:see|notice|find|spot)\s+(?:that\s+)?")
 # A hedge: an estimate or a possibility is no promise, and no claim that the parcel came.
 _HEDGE = re.compile(r"\b(?:should|would|expect\w*|estimat\w*|usually|typically|normally|generally|likely|probably|"
                     r"hopefully|hope|may(?!\s+\d)|might|could|approximately|roughly|aim\w*|try|trying|"
@@ -92,7 +91,7 @@ _ARRIVED = re.compile(
     r"successfully\s+)?(?:delivered|dropped off|handed over|signed for)\b|"
     r"\b(?:is|are|['\u2019]s)\s+(?:already\s+|now\s+)?delivered\b(?!\s+by\b)|"
     rf"\b(?:delivered|dropped off|handed over)\s+(?:{_PARCEL}|on|yesterday|last|this|at|to)\b|"
-    r"\b(?:marked|shows?|showing|shown|listed|says|status)\s+(?:\w+\s+){0,2}?[\"'\u2019]?(?:delivered|arrived)\b|"
+    r"\b(?:marked|shows?|showed|showing|shown|listed|says|said|status)\s+(?:\w+\s+){0,2}?[\"'\u2019]?(?:delivered|arrived)\b|"
     rf"\byou(?:['\u2019]ve|\s+have|\s+already|\s+have already)?\s+(?:received|got|collected|picked up)\s+{_PARCEL}\b|"
     r"\b(?:is|are|['\u2019]s|was|were|sitting|waiting|left|placed|dropped|lying|been)\s+(?:\w+\s+){0,3}?"
     r"(?:at|on|in|by|outside|with)\s+(?:your|the)\s+(?:front\s+|back\s+)?(?:door|doorstep|porch|mailbox|letterbox|"
@@ -181,21 +180,21 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 
 def _clauses(facts: ReplyFacts) -> Iterator[tuple[list[Sentence], int]]:
-    """Yields (clauses of a sentence, index) for every clause that claims something: affirmed, not under a
-    condition. The sentence's other clauses come along: a bare "guaranteed" vouches for its neighbour."""
+    """Yields (clauses of a sentence, index) for every clause that claims something: affirmed, no condition
+    governing it (`Sentence.claims`: "once it has arrived, it will be at your door" claims nothing, "if you check
+    the tracking, you'll see it was delivered" does), and not itself a condition or a time to come ("once it has
+    arrived" tells no arrival). The sentence's other clauses come along: a bare "guaranteed" vouches for its
+    neighbour."""
     for sentence in facts.sentences:
-        conditioned = False
         parts = sentence.without(_BENIGN_NO).parts(_CLAUSE)
         for i, clause in enumerate(parts):
-            opens = bool(_OPENS_CONDITION.search(clause.text))
-            if clause.affirms and not conditioned and not opens and not _CONDITION_INSIDE.search(clause.text):
+            if clause.claims and clause.opens is None:
                 yield parts, i
-            conditioned = opens
 
 
 def _never_comes(facts: ReplyFacts) -> bool:
     """Whether a clause says the parcel will not come (a negated clause, so read apart from `_clauses`)."""
-    return any(_NEVER_COMES.search(c.text) and not _TIME_BOUND.search(c.text) and not c.conditional
+    return any(_NEVER_COMES.search(c.text) and not _TIME_BOUND.search(c.text) and not c.conditional and not c.governed
                and not _RETOLD.search(c.text) and not _HEDGE.search(c.text)
                for s in facts.sentences for c in s.parts(_CLAUSE))
 
@@ -226,7 +225,7 @@ def _arrived(clause: Sentence) -> bool:
     """Whether the clause says the parcel already came: to the customer, their address or door (an arrival
     verb that took it to a carrier or into a region or facility tells of transit). What follows a condition
     or a time to come ("I'll keep an eye on it until it has arrived") claims nothing."""
-    text = _SUBORDINATE.split(clause.text, maxsplit=1)[0]
+    text = _SUBORDINATE.split(_SEE_FRAME.sub("", clause.text), maxsplit=1)[0]
     if (_FUTURE.search(text) or _HEDGE.search(text) or _RETOLD.search(text) or _WAYPOINT.search(text)
             or _NOT_YET.search(text) or _PLANNED.search(text)):
         return False

@@ -344,6 +344,8 @@ async def test_the_team_named_by_what_it_handles_or_as_the_subject_is_told(env: 
     "team has taken over your case and will reach out if they need anything else from you.\n\nBest regards",
     "Hi {customer.first_name}, I have passed order {duplicate.number} to our billing team, and if your bank asks, "
     "they can confirm it.",
+    "Hi {customer.first_name}, in case you were wondering, our billing team has taken over your case for order "
+    "#{duplicate.number} and will settle it with your bank.",
 ])
 async def test_a_condition_later_in_the_sentence_leaves_the_hand_off_told(env: Environment, body: str) -> None:
     assert await scripted_scores(env, FILED, (1, 2), [HANDOFF, _reply(body)]) == [1.0, 1.0]
@@ -352,6 +354,8 @@ async def test_a_condition_later_in_the_sentence_leaves_the_hand_off_told(env: E
 @pytest.mark.parametrize("body", [
     "Hi, our billing team will handle order {duplicate.number} if you withdraw the chargeback.",
     "Hi, unless you withdraw the chargeback, billing will handle order {duplicate.number}.",
+    "Hi, should you withdraw the chargeback, our billing team will handle order {duplicate.number}.",
+    "Hi, in case you withdraw the chargeback, our billing team will take over order {duplicate.number}.",
     "Hi, the billing error on order {duplicate.number} was reviewed.",
 ])
 async def test_a_hand_off_on_a_condition_or_a_billing_noun_tells_nothing(env: Environment, body: str) -> None:

@@ -7,11 +7,15 @@ asked twice (the second answer comes from the caches).
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from saas_sim.core.text_facts import extract_amounts
+from saas_sim.domains.support.conditions import CONDITION_OR_TIME, governed
 from saas_sim.domains.support.reply_facts import (
+    _CLAIM_CLAUSE,
     _CLAUSE,
     _CREDIT,
     _DENIES_REFUND,
@@ -36,16 +40,32 @@ _SENTENCES = (
     "Your order was delivered 57 days ago, outside our 30-day window.",
     "Thanks for writing, we will get back to you soon.",
     "You will get your 12,50 € back within five days.",
+    "If it hasn't arrived by Friday, let me know and we'll send a replacement.",
+    "If you check your statement, you'll see I refunded 25.00 USD.",
+    "Wir schicken Ihnen Ersatz, falls es nicht ankommt.",
 )
 
 
-def _fresh_parts(s: Sentence) -> list[Sentence]:
-    pieces = [p for p in _CLAUSE.split(s.text) if p and p.strip()]
-    return [_sentence(p, s.lang) for p in pieces] if len(pieces) > 1 else [s]
+def _fresh_parts(s: Sentence, splitter: re.Pattern[str] = _CLAUSE) -> list[Sentence]:
+    bits = re.split(f"({splitter.pattern})", s.text)  # clauses at even places, separators at odd ones
+    pieces: list[str] = []
+    seps: list[str] = []
+    sep = ""
+    for i, bit in enumerate(bits):
+        if i % 2 or not bit.strip():
+            sep += bit
+        else:
+            pieces, seps, sep = [*pieces, bit], [*seps, sep], ""
+    if len(pieces) < 2:
+        return [s]
+    flags = governed([p.strip() for p in pieces], seps, s.lang)
+    return [_sentence(p, s.lang, g) for p, g in zip(pieces, flags, strict=True)]
 
 
 def _fresh_claims(facts: ReplyFacts) -> list[Sentence]:
-    return [c for s in facts.sentences for c in (_fresh_parts(s) if s.negated or s.conditional else [s]) if c.affirms]
+    return [c for s in facts.sentences
+            for c in (_fresh_parts(s, _CLAIM_CLAUSE) if s.negated or s.conditional or CONDITION_OR_TIME.search(s.text)
+                      else [s]) if c.claims]
 
 
 @settings(max_examples=60, deadline=None)
