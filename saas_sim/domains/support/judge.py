@@ -26,6 +26,7 @@ from saas_sim.domains.support.check_helpers import (
 )
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
 from saas_sim.domains.support.people import person_records
+from saas_sim.domains.support.refund_shares import false_shares
 from saas_sim.domains.support.reply_facts import ORDER_NUMBER, ReplyFacts
 from saas_sim.domains.support.shipping_claims import shipping_claim_problems
 from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS
@@ -151,6 +152,12 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     if wrong:
         problems.append(f"a reply says {[str(a) for a in wrong]} was refunded; the records say "
                         f"{sorted(str(a) for a in refunded if a)}")
+    # "I refunded 50% of your order" claims the amount it implies: a share no refund makes of its base is false.
+    shares = false_shares(facts.claimed_shares(terms), terms, refunded | history) if order is not None else []
+    if shares and order is not None:
+        said = [f"{s.percent}% of {s.base or 'the order or an item'}" for s in shares]
+        problems.append(f"a reply says {said} was refunded; the records say {sorted(str(a) for a in refunded if a)} "
+                        f"of an order of {order.total} {order.currency}")
     # "Another 34.00" claims a refund after a first one: the amount of one of the later refunds, or all of them.
     later = [r.amount for r in sorted(every, key=lambda r: (r.created_at, r.id))[1:]]
     further = {a.quantize(Decimal("0.01")) for a in later} | ({sum(later, Decimal("0"))} if later else set())

@@ -34,8 +34,9 @@ from saas_sim.core.text_facts import (
     sentences,
 )
 from saas_sim.domains.support.models import Message, Ticket
+from saas_sim.domains.support.refund_shares import Share, refund_shares
 from saas_sim.domains.support.threads import agent_replies, reply_text
-from saas_sim.domains.support.unit_rates import OrderTerms, per_unit_amounts, products, states_line_price
+from saas_sim.domains.support.unit_rates import AMOUNT_TEXT, OrderTerms, per_unit_amounts, products, states_line_price
 
 __all__ = [
     "ORDER_NUMBER",
@@ -172,11 +173,6 @@ _CONDITIONAL = ("if ", "whether", "wenn ", "falls ", " si ", "si usted", "si vou
 # Refusal cues lingua-independent negation may miss ("unable", "impossible").
 _EXTRA_NEGATION = ("unable", "impossible", "not eligible", "ineligible", "no longer", "leider nicht",
                    "nicht möglich", "no es posible", "pas possible", "ne pouvons")
-# An amount stated per unit ("17.00 per unit", "12.50 per damaged bulb", "2 x 17.00") is a rate, not a sum: the
-# judge checks it times a line's quantity (`unit_rates`). Amount-shaped text only; the amount readers decide what
-# it is. Groups of exactly three digits after a separator keep the match linear.
-_AMOUNT_TEXT = (r"(?:[$€£]\s?)?\d{1,3}(?:[.,\u00a0 ]\d{3})*(?:[.,]\d{1,2})?(?!\d)"
-                r"(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?")
 # A clause that states another fact about money than what came back: what was paid, charged, owed or costs.
 # ("... 149.70 USD in total" after a refund is the refund's total: only a total with a subject of its own counts.)
 _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|owed|owing|billed|invoiced|balance|"
@@ -184,6 +180,8 @@ _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|ow
                                r"total (?:is|was|comes|stands)|comes to|amounts to|gesamtbetrag|rechnungsbetrag|"
                                r"importe total|montant total|priced|bezahlt|gezahlt|berechnet|kostet|pagado|pagó|"
                                r"cobrado|cuesta|payé|facturé|coûte)\b")
+# A clause that restates what came before: "..., that is 50% of what you paid".
+_RESTATES = re.compile(r"\s*(?:that is|that's|which is|this is|i\.e\.|das sind|das ist|es decir|soit|c'est)\b")
 # A refund claimed as one more on top of another ("another 34.00", "an additional refund of 34.00", "34.00 more"):
 # true only when a refund after the order's first is of that amount. A modifier of the charge ("the extra charge
 # of 34.00 was refunded") is no such claim, so the refund nouns between marker and amount are the only words allowed.
@@ -191,8 +189,8 @@ _EXTRA_REFUND = re.compile(
     rf"\b(?:another|an? additional|additional|a further|further|an extra|a second|one more|weitere[nr]?|"
     rf"zusätzliche[nr]?|nochmals|noch einmal|otr[oa]s?|encore|un autre|une autre)\s+"
     rf"(?:(?:refund|reimbursement|payment|credit|transfer|amount|sum|erstattung|rückerstattung|betrag|reembolso|"
-    rf"importe|remboursement|montant)\s+(?:of\s+|von\s+|de\s+)?)?{_AMOUNT_TEXT}|"
-    rf"{_AMOUNT_TEXT}\s+(?:more\b(?!\s+than)|on top\b|in addition\b|additionally\b|zusätzlich\b|mehr\b(?!\s+als)|"
+    rf"importe|remboursement|montant)\s+(?:of\s+|von\s+|de\s+)?)?{AMOUNT_TEXT}|"
+    rf"{AMOUNT_TEXT}\s+(?:more\b(?!\s+than)|on top\b|in addition\b|additionally\b|zusätzlich\b|mehr\b(?!\s+als)|"
     rf"adicional(?:es)?\b|más\b(?!\s+que)|de plus\b|en plus\b|supplémentaires?\b)",
     re.IGNORECASE)
 # What a request for the order names, and how a reply asks (`asks_for_order`).
@@ -373,6 +371,12 @@ class ReplyFacts:
         "12.50 per damaged bulb"); a rate on a stated count ("5.00 on each of your three lamps") is a sum."""
         return list(self._claimed_figures(terms)[1])
 
+    def claimed_shares(self, terms: OrderTerms | None = None) -> list[Share]:
+        """Percentages a refund claim states as refunded ("I refunded 50% of your order", "a 100% refund"), for
+        the judge to read as the amounts they imply; "20% off your next order" is none."""
+        key = terms or OrderTerms()
+        return [sh for claim in self._refund_claims for sh in _claim_shares(claim, key)]
+
     def rates_stated(self, terms: OrderTerms | None = None) -> list[Decimal]:
         """The amounts among `amounts` stated per unit of the order's lines (`per_unit` without `terms`)."""
         if terms is None:
@@ -506,6 +510,16 @@ def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, .
     rates = Counter(a for a in per_unit if a in stated) - Counter(rate for rate, _ in counted)
     sums = (Counter(stated) - Counter(per_unit)).elements()
     return (*sums, *(rate * n for rate, n in counted)), tuple(rates.elements())
+
+
+@functools.lru_cache(maxsize=4096)
+def _claim_shares(claim: Sentence, terms: OrderTerms) -> tuple[Share, ...]:
+    """The percentages a refund claim's claiming clauses state as refunded (memoized as `_claim_figures`), and
+    those of a clause that restates the refund as a share of another money fact ("I refunded 49.90, that is
+    50% of what the bulbs cost": a share of a cost, not the cost itself)."""
+    kept = _claiming_clauses(claim, terms)
+    said = [c.text for c in claim.parts(_CLAUSE) if c in kept or _RESTATES.match(c.text)]
+    return tuple(refund_shares(" ; ".join(said), claim.lang))
 
 
 @functools.lru_cache(maxsize=4096)

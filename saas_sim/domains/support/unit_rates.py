@@ -19,7 +19,7 @@ from decimal import Decimal
 from saas_sim.core.text_facts import extract_amounts
 from saas_sim.domains.support.models import Order
 
-__all__ = ["GENERIC_UNITS", "LineTerms", "OrderTerms", "order_terms", "per_unit_amounts", "products",
+__all__ = ["AMOUNT_TEXT", "GENERIC_UNITS", "LineTerms", "OrderTerms", "order_terms", "per_unit_amounts", "products",
            "states_line_price"]
 
 GENERIC_UNITS = frozenset({
@@ -30,10 +30,11 @@ GENERIC_UNITS = frozenset({
     "siège", "sièges"})
 """Words that name a unit of any line ("17.00 per unit", "for each item")."""
 
-# An amount as written (the amount readers decide what it is). Groups of exactly three digits after a
-# separator keep the match linear: a run of digits and spaces has one reading.
-_AMOUNT_TEXT = (r"(?:[$€£]\s?)?\d{1,3}(?:[.,\u00a0 ]\d{3})*(?:[.,]\d{1,2})?(?!\d)"
-                r"(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?")
+AMOUNT_TEXT = (r"(?:[$€£]\s?)?\d{1,3}(?:[.,\u00a0 ]\d{3})*(?:[.,]\d{1,2})?(?!\d)"
+               r"(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?")
+r"""An amount as written, for patterns around it (the amount readers decide what it is). Groups of exactly
+three digits after a separator keep the match linear: a run of digits and spaces has one reading (a looser
+`[\d., ]*\d` backtracked for seconds over a long list of numbers)."""
 # Words that end the words allowed before a unit's noun: "12.91 per month for the bulb" is no rate per bulb.
 _STOP = (r"for|on|of|in|to|at|by|with|from|and|or|but|the|a|an|your|our|per|each|every|is|are|was|were|"
          r"day|days|week|weeks|month|months|year|years|hour|hours|cent|percent|order|orders|refund")
@@ -47,14 +48,14 @@ _SMALL = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven
 _COUNT = rf"(\d{{1,4}}|{'|'.join(_SMALL)})"
 _EACH = r"(?:for|on|für|je|por|pour)\s+(?:each|every|jede[nsmr]?|cada|chaque)(?:\s+(?:one|single))?(?:\s+of)?\s+"
 # "2 x 17.00", "17.00 x 2", "3 times 5.00": a count of units times a rate.
-_TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({_AMOUNT_TEXT})|"
-                    rf"({_AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)", re.IGNORECASE)
+_TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({AMOUNT_TEXT})|"
+                    rf"({AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)", re.IGNORECASE)
 # Rate forms that need no noun: "17.00 each", "a unit price of 17.00".
 _FIXED_RATES = (
-    rf"{_AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
+    rf"{AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
     rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
-    rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{_AMOUNT_TEXT}|"
-    rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*|times)\s*{_AMOUNT_TEXT}|{_AMOUNT_TEXT}\s*(?:x|\u00d7|\*)\s*\d{{1,4}}\b")
+    rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{AMOUNT_TEXT}|"
+    rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*|times)\s*{AMOUNT_TEXT}|{AMOUNT_TEXT}\s*(?:x|\u00d7|\*)\s*\d{{1,4}}\b")
 # A clause with a verb of its own ("the lamp at 89.00 each stays as it is") says something of its subject; a
 # bare noun phrase after a refund ("... and the lamp at 89.00 each") is more of what was refunded.
 _OWN_PREDICATE = re.compile(
@@ -65,7 +66,7 @@ _OWN_PREDICATE = re.compile(
     r"\w'(?:s|re|ll)\b")
 
 # A price said of a thing, besides the rates: "the bottle at 29.95".
-_PRICE = re.compile(rf"\b(?:at|zu|à)\s+({_AMOUNT_TEXT})", re.IGNORECASE)
+_PRICE = re.compile(rf"\b(?:at|zu|à)\s+({AMOUNT_TEXT})", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -134,9 +135,9 @@ def _name_nouns(name: str) -> frozenset[str]:
 def _patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The rate pattern and the counted-rate pattern for a set of unit nouns (memoized: few orders, many reads)."""
     noun = "(?:" + "|".join(re.escape(n) for n in sorted(nouns, key=lambda n: (-len(n), n))) + r")(?![\w-])"
-    counted = rf"({_AMOUNT_TEXT})\s*{_EACH}{_DETERMINER}{_COUNT}\s+{_MODIFIERS}{noun}"
-    rate = (rf"{counted}|{_AMOUNT_TEXT}\s*{_EACH}{_DETERMINER}{_MODIFIERS}{noun}|"
-            rf"{_AMOUNT_TEXT}\s*(?:(?:per|pro|je|por|par|a)\b|/)\s*{_MODIFIERS}{noun}|{_FIXED_RATES}")
+    counted = rf"({AMOUNT_TEXT})\s*{_EACH}{_DETERMINER}{_COUNT}\s+{_MODIFIERS}{noun}"
+    rate = (rf"{counted}|{AMOUNT_TEXT}\s*{_EACH}{_DETERMINER}{_MODIFIERS}{noun}|"
+            rf"{AMOUNT_TEXT}\s*(?:(?:per|pro|je|por|par|a)\b|/)\s*{_MODIFIERS}{noun}|{_FIXED_RATES}")
     return re.compile(rate, re.IGNORECASE), re.compile(counted, re.IGNORECASE)
 
 
