@@ -15,6 +15,7 @@ goal was met: goals are met by the state plus stated facts that are true.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -180,6 +181,8 @@ _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|ow
                                r"total (?:is|was|comes|stands)|comes to|amounts to|gesamtbetrag|rechnungsbetrag|"
                                r"importe total|montant total|priced|bezahlt|gezahlt|berechnet|kostet|pagado|pagó|"
                                r"cobrado|cuesta|payé|facturé|coûte)\b")
+# Words that join what follows to the refund before it ("the bottle at 29.95 is included", "..., too").
+_JOINS_REFUND = re.compile(r"\bback\b|\b(?:includ\w*|inclus\w*|incluid\w*|enthalten|as well|too|auch|también|aussi)\b")
 # A clause that restates what came before: "..., that is 50% of what you paid".
 _RESTATES = re.compile(r"\s*(?:that is|that's|which is|this is|i\.e\.|das sind|das ist|es decir|soit|c'est)\b")
 # A refund claimed as one more on top of another ("another 34.00", "an additional refund of 34.00", "34.00 more"):
@@ -544,22 +547,31 @@ def _claiming_clauses(claim: Sentence, terms: OrderTerms) -> list[Sentence]:
     """
     kept: list[Sentence] = []
     other = False
-    for clause in claim.parts(_CLAUSE):
+    parts = claim.parts(_CLAUSE)
+    for i, clause in enumerate(parts):
         moving = claims_money(clause)
         other = not moving and (other or bool(_OTHER_MONEY_FACT.search(clause.text))
-                                or (not _speaks_of_payout(clause.text)
-                                    and states_line_price(clause.text, clause.lang, terms)))
+                                or _line_price_run(parts[i:], terms))
         if not other:
             kept.append(clause)
     return kept
 
 
+def _line_price_run(parts: list[Sentence], terms: OrderTerms) -> bool:
+    """Whether `parts` (from a clause that claims no money) open with a line's price said of the line, up to
+    the next clause that claims money (`unit_rates.states_line_price`)."""
+    if all(ln.refunded for ln in terms.lines):
+        return False  # before reading the clauses, which costs a parse each
+    run = [c.text for c in itertools.takewhile(lambda c: not claims_money(c), parts)]
+    return not _speaks_of_payout(" ; ".join(run)) and states_line_price(run, parts[0].lang, terms)
+
+
 def _speaks_of_payout(text: str) -> bool:
-    """Whether a clause has any word of money or goods coming back, claimed or not: a line's price is said
-    beside a refund only in a clause without one ("the boards at 24.99 each are on their way back to you" is
-    more of the refund, though "back to you" alone is no claim)."""
+    """Whether clauses have any word of money or goods coming back, claimed or not, or of joining the refund:
+    a line's price is said beside a refund only in clauses without one ("the boards at 24.99 each are on their
+    way back to you" or "the bottle at 29.95 is included" is more of the refund, though neither is a claim)."""
     return (any(stem in text for stem in (*_REFUND, *_PAYOUT, *_PAYOUT_WITH_AMOUNT, *_CREDIT, *_REPLACE))
-            or bool(re.search(r"\bback\b", text)))
+            or bool(_JOINS_REFUND.search(text)))
 
 
 def _norm_code(code: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -56,15 +56,23 @@ _FIXED_RATES = (
     rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
     rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{AMOUNT_TEXT}|"
     rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*|times)\s*{AMOUNT_TEXT}|{AMOUNT_TEXT}\s*(?:x|\u00d7|\*)\s*\d{{1,4}}\b")
-# A clause with a verb of its own ("the lamp at 89.00 each stays as it is") says something of its subject; a
-# bare noun phrase after a refund ("... and the lamp at 89.00 each") is more of what was refunded.
+# A verb of state of its own ("the lamp at 89.00 each stays as it is", "the boards were fine") says what its
+# subject is; a bare noun phrase after a refund ("... and the lamp at 89.00 each") is more of what was
+# refunded, and so is an action done to it ("the boards are taken care of", "will follow next week").
+_DONE = r"(?!\s+(?:(?!un)[^\W\d_]+ed|taken|done|paid|sent|given|made|being|been|handled)\b)"
 _OWN_PREDICATE = re.compile(
-    r"\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|be|been|being|will|won't|would|can|could|should|may|"
-    r"might|must|stays?|stayed|staying|remains?|remained|keeps?|kept|keeping|has|have|had|does|do|did|goes|go|"
-    r"went|ships?|shipped|arrived?|arrives|looks?|seems?|belongs?|comes?|came|sits?|works?|worked|ist|sind|war|"
-    r"waren|bleibt|bleiben|wird|werden|es|son|está|están|sigue|siguen|queda|quedan|est|sont|reste|restent)\b|"
-    r"\w'(?:s|re|ll)\b")
+    r"\b(?:stays?|stayed|staying|remains?|remained|keeps?|kept|belongs?|bleibt|bleiben|sigue|siguen|queda|"
+    r"quedan|reste|restent)\b|"
+    rf"\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|ist|sind|war|waren|es|son|está|están|est|sont)\b{_DONE}|"
+    rf"\w'(?:s|re)\b{_DONE}")
 
+# A relative clause ("..., which stay with you") says nothing of its own: its verb is no predicate of the run.
+_RELATIVE = re.compile(r"\s*(?:which|that|who|wo|que|qui|die|der|das)\b")
+# The subject a line-price run opens with: up to five words before a figure or a preposition ("the boards",
+# "while your bamboo cutting boards"), after a word that joins it to the refund.
+_SUBJECT = re.compile(r"\s*(?:(?:while|whereas|although|though|yet|meanwhile|only|just)\s+)?((?:(?!(?:at|for|on|of|"
+                      r"in|to|by|with|from)\b)[^\W\d_][\w'-]*\s*){0,6})")
+_BARE_AMOUNT = re.compile(rf"\s*{AMOUNT_TEXT}\s*$", re.IGNORECASE)
 # A price said of a thing, besides the rates: "the bottle at 29.95".
 _PRICE = re.compile(rf"\b(?:at|zu|à)\s+({AMOUNT_TEXT})", re.IGNORECASE)
 
@@ -165,22 +173,34 @@ def products(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS)
     return out
 
 
-def states_line_price(text: str, lang: str | None, terms: OrderTerms) -> bool:
-    """Whether a clause states the price of a line no refund covers, as a sentence of its own about it.
+def states_line_price(run: Sequence[str], lang: str | None, terms: OrderTerms) -> bool:
+    """Whether clauses that follow a refund claim state the price of a line no refund covers, as a sentence
+    of their own about it.
 
-    "The cutting boards at 24.99 each stay as they are" beside a refund of the bulbs tells what a board
-    costs; it claims no refund of 24.99. The clause must name the line, state its unit price as a rate or a
-    price ("at 29.95"; not "29.95 for the bottle", which is how a refund is told) and have a
-    verb of its own: "... and the cutting boards at 24.99 each" (no verb) is more of what was refunded,
-    and a rate that is no line's price is judged as claimed.
+    `run` is a clause of a refund claim and the clauses after it up to the next that claims money: "the
+    cutting boards at 24.99 each stay as they are" or "the boards, at 24.99 each, were fine" beside a refund
+    of the bulbs tells what a board costs; it claims no refund of 24.99. The run must open with the line as
+    its subject, state its unit price as a rate or a price ("at 29.95", "(29.95)"; not "29.95 for the bottle", which is
+    how a refund is told) and have a verb of its own outside a relative clause: "... and the boards at 24.99
+    each" (no verb), "... and 24.99 each for the boards" (no subject) and "... and the boards at 24.99 each,
+    which stay with you" are more of what was refunded. A rate that is no line's price is judged as claimed.
     """
-    if not _OWN_PREDICATE.search(text):
-        return False  # before reading amounts, which costs a parse
     left = [ln for ln in terms.lines if not ln.refunded]
-    if not left:
+    if not left or not run:
+        return False
+    said = [c for c in run if not _RELATIVE.match(c)]
+    text = " ; ".join(said)
+    if not said or not _OWN_PREDICATE.search(text):
+        return False  # before reading amounts, which costs a parse
+    opening = set(re.findall(r"[^\W_][\w'-]*", _SUBJECT.match(run[0]).group(1).lower()))  # type: ignore[union-attr]
+    subjects = [ln for ln in left if opening & (ln.nouns - GENERIC_UNITS)]
+    if not subjects:
         return False
     priced = set(per_unit_amounts(text, lang, terms.nouns))
     for m in _PRICE.finditer(text):
         priced |= set(extract_amounts(m.group(1), lang))
-    words = set(re.findall(r"[^\W_][\w'-]*", text.lower()))
-    return any(ln.unit_price in priced and words & ln.nouns for ln in left)
+    # An amount set off alone after the subject is its price: "the bottle (29.95 USD) stays as it is".
+    for clause in said[1:]:
+        if _BARE_AMOUNT.match(clause):
+            priced |= set(extract_amounts(clause, lang))
+    return any(ln.unit_price in priced for ln in subjects)

@@ -68,6 +68,9 @@ def test_without_the_order_a_rate_per_a_product_noun_is_still_unknown() -> None:
     "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each stay as they are.",
     "I refunded 37.50 USD for the bulbs, while your boards at 24.99 USD each remain as they were.",
     "I refunded 37.50 USD for the bulbs; the board at 24.99 USD is fine.",
+    "I refunded 37.50 USD for the bulbs; the boards, at 24.99 USD each, were fine and stay as they are.",
+    "I refunded 37.50 USD for the bulbs, while the board (24.99 USD) stays as it is.",
+    "I refunded 37.50 USD for the bulbs - the boards at 24.99 USD apiece are still on your order.",
 ])
 def test_the_price_of_a_line_left_alone_beside_a_refund_is_no_refund_claim(said: str) -> None:
     facts = read_facts([said])
@@ -81,6 +84,11 @@ def test_the_price_of_a_line_left_alone_beside_a_refund_is_no_refund_claim(said:
     "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each will be refunded next week.",
     "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each are on their way back to you.",
     "I refunded 37.50 USD for the bulbs; 24.99 USD for the board is on its way too.",
+    "I refunded 37.50 USD for the bulbs and the boards at 24.99 USD each, which stay with you.",
+    "I refunded 37.50 USD for the bulbs; the board at 24.99 USD is included.",
+    "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each are taken care of.",
+    "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each will follow next week.",
+    "I refunded 37.50 USD for the bulbs and the board, 24.99 USD.",
 ])
 def test_a_refund_of_the_line_left_alone_is_still_claimed(said: str) -> None:
     facts = read_facts([said])
