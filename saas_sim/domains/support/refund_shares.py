@@ -20,7 +20,10 @@ from saas_sim.domains.support.unit_rates import GENERIC_UNITS, OrderTerms
 
 __all__ = ["Share", "false_shares", "refund_shares"]
 
-_PERCENT = r"(?<![\w.,])(\d{1,3}(?:[.,]\d{1,2})?)\s?(?:%|percent\b|per cent\b|prozent\b|por ciento\b|pour ?cent\b)"
+# A percentage; one of a tax, fee or discount ("the 8% tax", "20% off") is a rate of something else, never a share
+# of the order refunded.
+_PERCENT = (r"(?<![\w.,])(\d{1,3}(?:[.,]\d{1,2})?)\s?(?:%|percent\b|per cent\b|prozent\b|por ciento\b|pour ?cent\b)"
+            r"(?![\s-]*(?:sales\s+)?(?:tax|vat|mwst|ust|iva|tva|fee|interest|discount|off|coupon|sure|certain)\b)")
 _MARK = re.compile(r"%|percent|per cent|prozent|por ciento|pour ?cent", re.IGNORECASE)
 # "50% of your order", "50 % de votre commande": the words after "of" name the base (up to five, to a stop).
 _OF_BASE = re.compile(_PERCENT + r"\s+(?:of|von|vom|de|du|des|del)\s+((?:[^\W\d_][\w'-]*\s*){1,5})", re.IGNORECASE)

@@ -32,7 +32,7 @@ def test_a_share_said_refunded_is_read_with_its_base(text: str, percent: str, ba
 
 @pytest.mark.parametrize("text", [
     "and you get 20% off your next order", "we are 100% sure it went through", "a 20% discount code",
-    "your bank takes 2% as a fee",
+    "your bank takes 2% as a fee", "a refund of 8% tax went out", "i refunded the 8% vat",
 ])
 def test_a_percentage_that_is_no_refund_share_is_no_claim(text: str) -> None:
     assert refund_shares(text, "en") == []
