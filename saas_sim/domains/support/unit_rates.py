@@ -192,7 +192,8 @@ def states_line_price(run: Sequence[str], lang: str | None, terms: OrderTerms) -
     text = " ; ".join(said)
     if not said or not _OWN_PREDICATE.search(text):
         return False  # before reading amounts, which costs a parse
-    opening = set(re.findall(r"[^\W_][\w'-]*", _SUBJECT.match(run[0]).group(1).lower()))  # type: ignore[union-attr]
+    subject = _SUBJECT.match(run[0])
+    opening = set(re.findall(r"[^\W_][\w'-]*", subject.group(1).lower())) if subject else set()
     subjects = [ln for ln in left if opening & (ln.nouns - GENERIC_UNITS)]
     if not subjects:
         return False
