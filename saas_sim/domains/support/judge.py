@@ -26,9 +26,11 @@ from saas_sim.domains.support.check_helpers import (
 )
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
 from saas_sim.domains.support.people import person_records
+from saas_sim.domains.support.refund_shares import false_shares
 from saas_sim.domains.support.reply_facts import ORDER_NUMBER, ReplyFacts
 from saas_sim.domains.support.shipping_claims import shipping_claim_problems
 from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS
+from saas_sim.domains.support.unit_rates import order_terms
 
 __all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts", "truth_problems"]
 
@@ -138,15 +140,24 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     history = {r.amount for r in earlier}
     quantities = {ln.quantity for ln in order.lines} if order is not None else set()
     # A refunded rate is per unit of the lines the refunds were for (all of them for a refund of the order).
-    lines = {r.line_id for r in every}
+    lines: set[str | None] = {r.line_id for r in every}
     refunded_quantities = quantities if None in lines or order is None else {
         ln.quantity for ln in order.lines if ln.id in lines}
-    wrong = sorted({a for a in facts.claimed_amounts() if a not in refunded | history}
-                   | {a for a in facts.claimed_rates()
+    # The order's lines name the units a rate may be per ("12.50 per damaged bulb"), and a line no refund covers
+    # may have its price said beside a refund ("the lamp at 89.00 each stays as it is") without claiming it.
+    terms = order_terms(order, lines)
+    wrong = sorted({a for a in facts.claimed_amounts(terms) if a not in refunded | history}
+                   | {a for a in facts.claimed_rates(terms)
                       if not _per_unit_of(a, refunded | history, refunded_quantities)})
     if wrong:
         problems.append(f"a reply says {[str(a) for a in wrong]} was refunded; the records say "
                         f"{sorted(str(a) for a in refunded if a)}")
+    # "I refunded 50% of your order" claims the amount it implies: a share no refund makes of its base is false.
+    shares = false_shares(facts.claimed_shares(terms), terms, refunded | history) if order is not None else []
+    if shares and order is not None:
+        said = [f"{s.percent}% of {s.base or 'the order or an item'}" for s in shares]
+        problems.append(f"a reply says {said} was refunded; the records say {sorted(str(a) for a in refunded if a)} "
+                        f"of an order of {order.total} {order.currency}")
     # "Another 34.00" claims a refund after a first one: the amount of one of the later refunds, or all of them.
     later = [r.amount for r in sorted(every, key=lambda r: (r.created_at, r.id))[1:]]
     further = {a.quantize(Decimal("0.01")) for a in later} | ({sum(later, Decimal("0"))} if later else set())
@@ -159,8 +170,9 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         allowed = true_amounts(state, order) | {a.quantize(Decimal("0.01")) for a in refunded}
         # A rate ("17.00 per unit") is true when it times a count up to a line's quantity is a true amount; every
         # occurrence of a value stated otherwise is judged as a sum.
-        sums = Counter(facts.amounts) - Counter(facts.per_unit)
-        rates = {a for a in facts.per_unit if not _per_unit_of(a, allowed, quantities)}
+        stated_rates = facts.rates_stated(terms)
+        sums = Counter(facts.amounts) - Counter(stated_rates)
+        rates = {a for a in stated_rates if not _per_unit_of(a, allowed, quantities)}
         stray = sorted({a for a in {*sums.elements(), *rates} if a.quantize(Decimal("0.01")) not in allowed
                         and str(a) not in facts.codes})
         if stray:

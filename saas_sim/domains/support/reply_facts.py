@@ -15,6 +15,7 @@ goal was met: goals are met by the state plus stated facts that are true.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -43,7 +44,9 @@ from saas_sim.domains.support.conditions import (
     split_governed,
 )
 from saas_sim.domains.support.models import Message, Ticket
+from saas_sim.domains.support.refund_shares import Share, refund_shares
 from saas_sim.domains.support.threads import agent_replies, reply_text
+from saas_sim.domains.support.unit_rates import AMOUNT_TEXT, OrderTerms, per_unit_amounts, products, states_line_price
 
 __all__ = [
     "ORDER_NUMBER",
@@ -184,22 +187,6 @@ _DAY_WORDS = ("day", "tag", "día", "dia", "jour")
 # Refusal cues lingua-independent negation may miss ("unable", "impossible").
 _EXTRA_NEGATION = ("unable", "impossible", "not eligible", "ineligible", "no longer", "leider nicht",
                    "nicht möglich", "no es posible", "pas possible", "ne pouvons")
-# An amount stated per unit ("17.00 per unit", "2 x 17.00", "a unit price of 17.00") is a rate, not a sum:
-# the judge checks it times a line's quantity. Amount-shaped text only; the amount readers decide what it is.
-# Groups of exactly three digits after a separator keep the match linear: a run of digits and spaces has one
-# reading (a looser `[\d., ]*\d` backtracked for seconds over a long list of numbers).
-_AMOUNT_TEXT = (r"(?:[$€£]\s?)?\d{1,3}(?:[.,\u00a0 ]\d{3})*(?:[.,]\d{1,2})?(?!\d)"
-                r"(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?")
-_PER_UNIT = re.compile(
-    rf"{_AMOUNT_TEXT}\s*(?:per|pro|je|por|par|a|/)\s*(?:unit|item|piece|seat|licen[cs]e|stück|einheit|artikel|"
-    rf"platz|unidad|artículo|articulo|puesto|unité|article|pièce|siège)\b|"
-    rf"{_AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
-    rf"{_AMOUNT_TEXT}\s*(?:for|on|für|je|por|pour)\s+(?:each|every|jede[nsmr]?|cada|chaque)\s+(?:\w+\s+){{0,3}}?"
-    rf"(?:unit|item|piece|seat|licen[cs]e|one|stück|einheit|artikel|unidad|artículo|unité|article|pièce)s?\b|"
-    rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*|times)\s*{_AMOUNT_TEXT}|{_AMOUNT_TEXT}\s*(?:x|\u00d7|\*)\s*\d{{1,4}}\b|"
-    rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
-    rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{_AMOUNT_TEXT}",
-    re.IGNORECASE)
 # A clause that states another fact about money than what came back: what was paid, charged, owed or costs.
 # ("... 149.70 USD in total" after a refund is the refund's total: only a total with a subject of its own counts.)
 _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|owed|owing|billed|invoiced|balance|"
@@ -207,6 +194,10 @@ _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|ow
                                r"total (?:is|was|comes|stands)|comes to|amounts to|gesamtbetrag|rechnungsbetrag|"
                                r"importe total|montant total|priced|bezahlt|gezahlt|berechnet|kostet|pagado|pagó|"
                                r"cobrado|cuesta|payé|facturé|coûte)\b")
+# Words that join what follows to the refund before it ("the bottle at 29.95 is included", "..., too").
+_JOINS_REFUND = re.compile(r"\bback\b|\b(?:includ\w*|inclus\w*|incluid\w*|enthalten|as well|too|auch|también|aussi)\b")
+# A clause that restates what came before: "..., that is 50% of what you paid".
+_RESTATES = re.compile(r"\s*(?:that is|that's|which is|this is|i\.e\.|das sind|das ist|es decir|soit|c'est)\b")
 # A refund claimed as one more on top of another ("another 34.00", "an additional refund of 34.00", "34.00 more"):
 # true only when a refund after the order's first is of that amount. A modifier of the charge ("the extra charge
 # of 34.00 was refunded") is no such claim, so the refund nouns between marker and amount are the only words allowed.
@@ -214,12 +205,10 @@ _EXTRA_REFUND = re.compile(
     rf"\b(?:another|an? additional|additional|a further|further|an extra|a second|one more|weitere[nr]?|"
     rf"zusätzliche[nr]?|nochmals|noch einmal|otr[oa]s?|encore|un autre|une autre)\s+"
     rf"(?:(?:refund|reimbursement|payment|credit|transfer|amount|sum|erstattung|rückerstattung|betrag|reembolso|"
-    rf"importe|remboursement|montant)\s+(?:of\s+|von\s+|de\s+)?)?{_AMOUNT_TEXT}|"
-    rf"{_AMOUNT_TEXT}\s+(?:more\b(?!\s+than)|on top\b|in addition\b|additionally\b|zusätzlich\b|mehr\b(?!\s+als)|"
+    rf"importe|remboursement|montant)\s+(?:of\s+|von\s+|de\s+)?)?{AMOUNT_TEXT}|"
+    rf"{AMOUNT_TEXT}\s+(?:more\b(?!\s+than)|on top\b|in addition\b|additionally\b|zusätzlich\b|mehr\b(?!\s+als)|"
     rf"adicional(?:es)?\b|más\b(?!\s+que)|de plus\b|en plus\b|supplémentaires?\b)",
     re.IGNORECASE)
-_TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({_AMOUNT_TEXT})|"
-                    rf"({_AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)")
 # What a request for the order names, and how a reply asks (`asks_for_order`).
 _ORDER_NOUN = re.compile(r"\b(?:orders?|purchases?|receipts?|invoices?|confirmation|bestell\w*|kauf\w*|rechnung\w*|"
                          r"beleg\w*|bestätigung\w*|pedidos?|compras?|facturas?|recibos?|confirmación|commandes?|"
@@ -390,24 +379,46 @@ class ReplyFacts:
         return [s for s in self._claims if s.mentions(_REPLACE)]
 
     @functools.cached_property
-    def _claimed_amounts(self) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
-        # Cached like `_claims`: several checks of a grade ask, and reading amounts costs a parse per sentence.
-        out: list[Decimal] = []
-        rates: list[Decimal] = []
-        for claim in self._refund_claims:
-            sums, claim_rates = _claim_figures(claim)
-            out += [a for a in sums if str(a) not in self.codes]
-            rates += claim_rates
-        return tuple(out), tuple(rates)
+    def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[Decimal, ...]]]:
+        # The claimed sums and rates by order: several checks of a grade ask, and reading amounts costs a parse
+        # per sentence. A pure function of the (immutable) facts and the (hashable) order terms.
+        return {}
 
-    def claimed_amounts(self) -> list[Decimal]:
+    def _claimed_figures(self, terms: OrderTerms | None) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
+        key = terms or OrderTerms()
+        if key not in self._figures_memo:
+            out: list[Decimal] = []
+            rates: list[Decimal] = []
+            for claim in self._refund_claims:
+                sums, claim_rates = _claim_figures(claim, key)
+                out += [a for a in sums if str(a) not in self.codes]
+                rates += claim_rates
+            self._figures_memo[key] = (tuple(out), tuple(rates))
+        return self._figures_memo[key]
+
+    def claimed_amounts(self, terms: OrderTerms | None = None) -> list[Decimal]:
         """Amounts stated in sentences that claim a refund (what the reply says was refunded), but for the
-        rates (`claimed_rates`)."""
-        return list(self._claimed_amounts[0])
+        rates (`claimed_rates`). `terms` (the order judged against) name the units a rate may be per ("12.50
+        per damaged bulb") and the lines whose own price is no refund claim; without them, generic units."""
+        return list(self._claimed_figures(terms)[0])
 
-    def claimed_rates(self) -> list[Decimal]:
-        """Amounts a refund claim states per unit ("I refunded 17.00 per unit", "34.00, that is 17.00 each")."""
-        return list(self._claimed_amounts[1])
+    def claimed_rates(self, terms: OrderTerms | None = None) -> list[Decimal]:
+        """Amounts a refund claim states per unit ("I refunded 17.00 per unit", "34.00, that is 17.00 each",
+        "12.50 per damaged bulb"); a rate on a stated count ("5.00 on each of your three lamps") is a sum."""
+        return list(self._claimed_figures(terms)[1])
+
+    def claimed_shares(self, terms: OrderTerms | None = None) -> list[Share]:
+        """Percentages a refund claim states as refunded ("I refunded 50% of your order", "a 100% refund"), for
+        the judge to read as the amounts they imply; "20% off your next order" is none."""
+        key = terms or OrderTerms()
+        return [sh for claim in self._refund_claims for sh in _claim_shares(claim, key)]
+
+    def rates_stated(self, terms: OrderTerms | None = None) -> list[Decimal]:
+        """The amounts among `amounts` stated per unit of the order's lines (`per_unit` without `terms`)."""
+        if terms is None:
+            return list(self.per_unit)
+        return [a for body, lang in zip(self.bodies, self.languages, strict=True)
+                for a in per_unit_amounts(body, lang, terms.nouns)]
 
     def claimed_extras(self) -> list[Decimal]:
         """Amounts a refund claim states as one more refund ("another 34.00", "an additional refund of 34.00")."""
@@ -519,69 +530,81 @@ def _payout(text: str, lang: str | None) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _claim_figures(claim: Sentence) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
+def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
     """The sums and the rates a refund claim states (memoized: the simulator reads a thread again at each reply).
 
     "I refunded 34.00, that is 17.00 per unit" claims a sum of 34.00 and a rate of 17.00; "I refunded 2 x
-    17.00" claims the sum 34.00 (its count is stated, so it is no open rate).
+    17.00" and "17.00 on each of your 2 mugs" claim the sum 34.00 (the count is stated, so it is no open rate).
     """
     s = claim
-    kept = _claiming_clauses(claim)
+    kept = _claiming_clauses(claim, terms)
     if len(kept) < len(claim.parts(_CLAUSE)) and any(extract_amounts(c.text, c.lang) for c in kept):
         s = _sentence(" ; ".join(c.text for c in kept), claim.lang)
     stated = extract_amounts(s.text, s.lang)
-    per_unit = per_unit_amounts(s.text, s.lang)
-    products = _products(s.text, s.lang)
-    rates = Counter(a for a in per_unit if a in stated) - Counter(rate for rate, _ in products)
+    per_unit = per_unit_amounts(s.text, s.lang, terms.nouns)
+    counted = products(s.text, s.lang, terms.nouns)
+    rates = Counter(a for a in per_unit if a in stated) - Counter(rate for rate, _ in counted)
     sums = (Counter(stated) - Counter(per_unit)).elements()
-    return (*sums, *(rate * n for rate, n in products)), tuple(rates.elements())
+    return (*sums, *(rate * n for rate, n in counted)), tuple(rates.elements())
+
+
+@functools.lru_cache(maxsize=4096)
+def _claim_shares(claim: Sentence, terms: OrderTerms) -> tuple[Share, ...]:
+    """The percentages a refund claim's claiming clauses state as refunded (memoized as `_claim_figures`), and
+    those of a clause that restates the refund as a share of another money fact ("I refunded 49.90, that is
+    50% of what the bulbs cost": a share of a cost, not the cost itself)."""
+    kept = _claiming_clauses(claim, terms)
+    said = [c.text for c in claim.parts(_CLAUSE) if c in kept or _RESTATES.match(c.text)]
+    return tuple(refund_shares(" ; ".join(said), claim.lang))
 
 
 @functools.lru_cache(maxsize=4096)
 def _extra_figures(claim: Sentence) -> tuple[Decimal, ...]:
     """The amounts a refund claim's claiming clauses state as a further refund (memoized as `_claim_figures`)."""
-    text = " ; ".join(c.text for c in _claiming_clauses(claim))
+    text = " ; ".join(c.text for c in _claiming_clauses(claim, OrderTerms()))
     if not _EXTRA_REFUND.search(text):
         return ()  # before reading amounts, which costs a parse
     masked = _EXTRA_REFUND.sub(" ; ", text)
     return tuple((Counter(extract_amounts(text, claim.lang)) - Counter(extract_amounts(masked, claim.lang))).elements())
 
 
-def _products(text: str, lang: str | None) -> list[tuple[Decimal, int]]:
-    """The (rate, count) pairs a text multiplies out: "2 x 17.00", "17.00 x 2", "3 times 5.00"."""
-    out: list[tuple[Decimal, int]] = []
-    for m in _TIMES.finditer(text):
-        count, amount = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        found = extract_amounts(amount, lang)
-        if found:
-            out.append((found[0], int(count)))
-    return out
-
-
-def _claiming_clauses(claim: Sentence) -> list[Sentence]:
+def _claiming_clauses(claim: Sentence, terms: OrderTerms) -> list[Sentence]:
     """The clauses of a refund claim that may hold its amount.
 
     A clause stating another fact about money is not the claim, nor are the clauses that continue it until
     one claims money again: "those months cost 1,767.00 USD at 142 seats and 1,000.00 USD at 133 seats, so
     I have refunded the difference, 767.00 USD" claims 767.00, and "I refunded 14.24 USD of tax, so you paid
-    196.38 USD in the end" claims 14.24. The rest is read together ("24.99 USD and 10.00 USD").
+    196.38 USD in the end" claims 14.24. So is the price of a line no refund covers, said of it ("I refunded
+    34.00 for the mug; the lamp at 89.00 each stays as it is", `unit_rates.states_line_price`). The rest is
+    read together ("24.99 USD and 10.00 USD").
     """
     kept: list[Sentence] = []
     other = False
-    for clause in claim.parts(_CLAUSE):
+    parts = claim.parts(_CLAUSE)
+    for i, clause in enumerate(parts):
         moving = claims_money(clause)
-        other = not moving and (other or bool(_OTHER_MONEY_FACT.search(clause.text)))
+        other = not moving and (other or bool(_OTHER_MONEY_FACT.search(clause.text))
+                                or _line_price_run(parts[i:], terms))
         if not other:
             kept.append(clause)
     return kept
 
 
-def per_unit_amounts(text: str, lang: str | None) -> list[Decimal]:
-    """The amounts `text` states per unit ("17.00 per unit", "2 x 17.00", "a unit price of 17.00")."""
-    if not _PER_UNIT.search(text):
-        return []  # before reading amounts, which costs a parse
-    masked = _PER_UNIT.sub(" ; ", text)
-    return list((Counter(extract_amounts(text, lang)) - Counter(extract_amounts(masked, lang))).elements())
+def _line_price_run(parts: list[Sentence], terms: OrderTerms) -> bool:
+    """Whether `parts` (from a clause that claims no money) open with a line's price said of the line, up to
+    the next clause that claims money (`unit_rates.states_line_price`)."""
+    if all(ln.refunded for ln in terms.lines):
+        return False  # before reading the clauses, which costs a parse each
+    run = [c.text for c in itertools.takewhile(lambda c: not claims_money(c), parts)]
+    return not _speaks_of_payout(" ; ".join(run)) and states_line_price(run, parts[0].lang, terms)
+
+
+def _speaks_of_payout(text: str) -> bool:
+    """Whether clauses have any word of money or goods coming back, claimed or not, or of joining the refund:
+    a line's price is said beside a refund only in clauses without one ("the boards at 24.99 each are on their
+    way back to you" or "the bottle at 29.95 is included" is more of the refund, though neither is a claim)."""
+    return (any(stem in text for stem in (*_REFUND, *_PAYOUT, *_PAYOUT_WITH_AMOUNT, *_CREDIT, *_REPLACE))
+            or bool(_JOINS_REFUND.search(text)))
 
 
 def _norm_code(code: str) -> str:

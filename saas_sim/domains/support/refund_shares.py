@@ -1,0 +1,118 @@
+"""Refunds claimed as a percentage ("I refunded 50% of your order", "a 100% refund"), read as the amount implied.
+
+A percentage in a refund claim is a claim of an amount: the share of a base (the order, a line named, or,
+when no base is named, any price or total of the order) that was refunded. It is true when some refund of
+the order, as a share of that base, rounds to the stated percentage at the precision it was written with
+("33%" of three equal units is one unit). A percentage that is no refund share ("20% off your next order",
+"we are 100% sure") is no claim: only a share of something ("50% of your order"), a share refund ("a 50%
+refund", "50% back") or an amount refunded ("refunded 50%", "a refund of 50%") counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from saas_sim.core.text_facts import numbers_as_digits
+from saas_sim.domains.support.unit_rates import GENERIC_UNITS, OrderTerms
+
+__all__ = ["Share", "false_shares", "refund_shares"]
+
+# A percentage; one of a tax, fee or discount ("the 8% tax", "20% off") is a rate of something else, never a share
+# of the order refunded.
+_PERCENT = (r"(?<![\w.,])(\d{1,3}(?:[.,]\d{1,2})?)\s?(?:%|percent\b|per cent\b|prozent\b|por ciento\b|pour ?cent\b)"
+            r"(?![\s-]*(?:sales\s+)?(?:tax|vat|mwst|ust|iva|tva|fee|interest|discount|off|coupon|sure|certain)\b)")
+_MARK = re.compile(r"%|percent|per cent|prozent|por ciento|pour ?cent", re.IGNORECASE)
+# "50% of your order", "50 % de votre commande": the words after "of" name the base (up to five, to a stop).
+_OF_BASE = re.compile(_PERCENT + r"\s+(?:of|von|vom|de|du|des|del)\s+((?:[^\W\d_][\w'-]*\s*){1,5})", re.IGNORECASE)
+# What a share refund is of, when said after it: "a 100% refund of your order", "50% back on the lamp".
+_TAIL = r"(?:\s+(?:of|on|for|von|für|de|du|del|pour)\s+((?:[^\W\d_][\w'-]*\s*){1,5}))?"
+# "a 50% refund", "50 percent back", "eine 50%-Erstattung".
+_SHARE_REFUND = re.compile(_PERCENT + r"[\s-]*(?:full\s+|partial\s+)?(?:refund|reimbursement|erstattung|"
+                                      r"rückerstattung|reembolso|remboursement|back\b|zurück)\w*" + _TAIL,
+                           re.IGNORECASE)
+# "refunded 50%", "a refund of 50%", "reimbursed you 50 percent".
+_REFUNDED_SHARE = re.compile(r"\b(?:refund(?:ed)?|reimbursed?|credited|returned|erstattet|reembolsado|remboursé)"
+                             r"\s+(?:of\s+|you\s+|back\s+|von\s+|de\s+)*" + _PERCENT + _TAIL, re.IGNORECASE)
+# The words of a base that mean the whole order.
+_ORDER_WORDS = frozenset({"order", "orders", "purchase", "purchases", "total", "payment", "everything", "bill",
+                          "bestellung", "einkauf", "pedido", "compra", "commande", "achat"})
+# A base's words that end it: "50% of your order, as promised" names the order, not the promise, and "a 100%
+# refund of your order went out" the order, not its going.
+_BASE_END = re.compile(r"(?:[;,:]|\b(?:as|so|and|but|which|that|because|since|back|went|goes|go|is|are|was|were|has|"
+                       r"have|had|will|should|would|can|may)\b).*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Share:
+    """A percentage a refund claim states.
+
+    Attributes:
+        percent: The percentage as written (50 for "50%").
+        places: The decimal places it was written with (its precision).
+        base: The words naming what it is a share of ("your order", "the lamp"); empty when none.
+        context: The claim it was said in, whose words name the base when `base` is empty ("your order was
+            refunded 100%" is a share of the order).
+    """
+
+    percent: Decimal
+    places: int
+    base: str
+    context: str = ""
+
+
+def refund_shares(text: str, lang: str | None) -> list[Share]:
+    """The percentages `text` (a refund claim's claiming clauses) states as refunded, number words read too."""
+    if not _MARK.search(text):
+        return []  # before reading number words, which costs a parse
+    text = numbers_as_digits(text, lang)
+    found: dict[int, Share] = {}
+    for m in _OF_BASE.finditer(text):
+        found[m.start(1)] = _share(m.group(1), _BASE_END.sub("", m.group(2)).strip(), text)
+    for pattern in (_SHARE_REFUND, _REFUNDED_SHARE):
+        for m in pattern.finditer(text):
+            found.setdefault(m.start(1), _share(m.group(1), _BASE_END.sub("", m.group(2) or "").strip(), text))
+    return [found[k] for k in sorted(found)]
+
+
+def _share(number: str, base: str, text: str) -> Share:
+    digits = number.replace(",", ".")
+    return Share(Decimal(digits), len(digits.split(".")[1]) if "." in digits else 0, base.lower(),
+                 "" if base else text.lower())
+
+
+def _bases(share: Share, terms: OrderTerms) -> set[Decimal]:
+    """What `share` may be a share of: the line its base names, else the order when its base names the order,
+    else any price or total of the order."""
+    words = set(re.findall(r"[^\W_][\w'-]*", share.base or share.context))
+    named = [ln for ln in terms.lines if words & (ln.nouns - GENERIC_UNITS)]
+    lines = named or terms.lines
+    # A line's share is of one unit ("100% of the lamp") or of the whole line ("33% of the bulb packs").
+    out = {ln.unit_price for ln in lines} | {ln.total for ln in lines}
+    order = {terms.total, sum((ln.total for ln in terms.lines), Decimal("0"))} if terms.total is not None else set()
+    if named:
+        return out
+    if words & _ORDER_WORDS:
+        return order
+    return out | order
+
+
+def false_shares(shares: Collection[Share], terms: OrderTerms, refunded: Collection[Decimal]) -> list[Share]:
+    """The shares no refund of `refunded` makes of any base they may be of (rounded as written)."""
+    bad: list[Share] = []
+    for share in shares:
+        step = Decimal(1).scaleb(-share.places)
+        if not any(_rounds_to(r, b, share.percent, step) for b in _bases(share, terms) for r in refunded):
+            bad.append(share)
+    return bad
+
+
+def _rounds_to(refund: Decimal, base: Decimal, percent: Decimal, step: Decimal) -> bool:
+    if base <= 0 or refund <= 0:
+        return False
+    try:
+        return (refund * 100 / base).quantize(step, rounding=ROUND_HALF_UP) == percent.quantize(step)
+    except InvalidOperation:  # an absurd precision; the parsers allow two places, so this is defensive
+        return False

@@ -1,0 +1,207 @@
+"""Money stated per unit in a reply, read against the order's lines: rates, counted rates and line prices.
+
+"12.50 per damaged bulb", "5.00 on each of your three lamps" and "the lamp at 89.00 each" state an amount
+per unit, not a sum: the judge checks a rate times a count of units, a counted rate ("on each of your three
+lamps") as the sum it makes, and a line's own price said beside a refund as a price, not a refund. A rate
+names a unit by any noun the order's lines could be called by (the words of their names, singular or
+plural) or by a generic unit word ("unit", "item", "pair"), so a new product in the catalog needs no list.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from saas_sim.core.text_facts import extract_amounts
+from saas_sim.domains.support.models import Order
+
+__all__ = ["AMOUNT_TEXT", "GENERIC_UNITS", "LineTerms", "OrderTerms", "order_terms", "per_unit_amounts", "products",
+           "states_line_price"]
+
+GENERIC_UNITS = frozenset({
+    "unit", "units", "item", "items", "piece", "pieces", "seat", "seats", "licence", "licences", "license",
+    "licenses", "one", "ones", "pair", "pairs", "set", "sets", "pack", "packs", "box", "boxes", "product",
+    "products", "article", "articles", "stück", "einheit", "einheiten", "artikel", "platz", "unidad", "unidades",
+    "artículo", "artículos", "articulo", "articulos", "puesto", "puestos", "unité", "unités", "pièce", "pièces",
+    "siège", "sièges"})
+"""Words that name a unit of any line ("17.00 per unit", "for each item")."""
+
+AMOUNT_TEXT = (r"(?:[$€£]\s?)?\d{1,3}(?:[.,\u00a0 ]\d{3})*(?:[.,]\d{1,2})?(?!\d)"
+               r"(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?")
+r"""An amount as written, for patterns around it (the amount readers decide what it is). Groups of exactly
+three digits after a separator keep the match linear: a run of digits and spaces has one reading (a looser
+`[\d., ]*\d` backtracked for seconds over a long list of numbers)."""
+# Words that end the words allowed before a unit's noun: "12.91 per month for the bulb" is no rate per bulb.
+_STOP = (r"for|on|of|in|to|at|by|with|from|and|or|but|the|a|an|your|our|per|each|every|is|are|was|were|"
+         r"day|days|week|weeks|month|months|year|years|hour|hours|cent|percent|order|orders|refund")
+# Up to four words (adjectives, a brand) between the rate word and the unit's noun: "per damaged bulb",
+# "per Glow Smart Bulb 4-pack".
+_MODIFIERS = rf"(?:(?!(?:{_STOP})\b)[^\W\d_][\w'-]*\s+){{0,4}}?"
+_DETERMINER = (r"(?:(?:your|the|those|these|all|its|their|ihre[nrs]?|der|die|den|sus|los|las|vos|les|des)\s+)?")
+_SMALL = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10, "eleven": 11, "twelve": 12, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "dos": 2, "tres": 3,
+          "cuatro": 4, "cinco": 5, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5}
+_COUNT = rf"(\d{{1,4}}|{'|'.join(_SMALL)})"
+_EACH = r"(?:for|on|für|je|por|pour)\s+(?:each|every|jede[nsmr]?|cada|chaque)(?:\s+(?:one|single))?(?:\s+of)?\s+"
+# "2 x 17.00", "17.00 x 2", "3 times 5.00": a count of units times a rate.
+_TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({AMOUNT_TEXT})|"
+                    rf"({AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)", re.IGNORECASE)
+# Rate forms that need no noun: "17.00 each", "a unit price of 17.00".
+_FIXED_RATES = (
+    rf"{AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
+    rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
+    rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{AMOUNT_TEXT}|"
+    rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*|times)\s*{AMOUNT_TEXT}|{AMOUNT_TEXT}\s*(?:x|\u00d7|\*)\s*\d{{1,4}}\b")
+# A verb of state of its own ("the lamp at 89.00 each stays as it is", "the boards were fine") says what its
+# subject is; a bare noun phrase after a refund ("... and the lamp at 89.00 each") is more of what was
+# refunded, and so is an action done to it ("the boards are taken care of", "will follow next week").
+_DONE = r"(?!\s+(?:(?!un)[^\W\d_]+ed|taken|done|paid|sent|given|made|being|been|handled)\b)"
+_OWN_PREDICATE = re.compile(
+    r"\b(?:stays?|stayed|staying|remains?|remained|keeps?|kept|belongs?|bleibt|bleiben|sigue|siguen|queda|"
+    r"quedan|reste|restent)\b|"
+    rf"\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|ist|sind|war|waren|es|son|está|están|est|sont)\b{_DONE}|"
+    rf"\w'(?:s|re)\b{_DONE}")
+
+# A relative clause ("..., which stay with you") says nothing of its own: its verb is no predicate of the run.
+_RELATIVE = re.compile(r"\s*(?:which|that|who|wo|que|qui|die|der|das)\b")
+# The subject a line-price run opens with: up to five words before a figure or a preposition ("the boards",
+# "while your bamboo cutting boards"), after a word that joins it to the refund.
+_SUBJECT = re.compile(r"\s*(?:(?:while|whereas|although|though|yet|meanwhile|only|just)\s+)?((?:(?!(?:at|for|on|of|"
+                      r"in|to|by|with|from)\b)[^\W\d_][\w'-]*\s*){0,6})")
+_BARE_AMOUNT = re.compile(rf"\s*{AMOUNT_TEXT}\s*$", re.IGNORECASE)
+# A price said of a thing, besides the rates: "the bottle at 29.95".
+_PRICE = re.compile(rf"\b(?:at|zu|à)\s+({AMOUNT_TEXT})", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LineTerms:
+    """What a reply may call one order line by, and its prices.
+
+    Attributes:
+        nouns: The words of the line's name, each singular and plural ("bulb", "bulbs", "4-pack").
+        unit_price: The price of one unit.
+        total: The line's total.
+        quantity: How many units the order has.
+        refunded: Some refund covers the line (its own, or one of the whole order).
+    """
+
+    nouns: frozenset[str]
+    unit_price: Decimal
+    total: Decimal
+    quantity: int
+    refunded: bool
+
+
+@dataclass(frozen=True)
+class OrderTerms:
+    """The order a reply is judged against, as the words and prices that read its money (hashable, so the
+    readings are memoized per order).
+
+    Attributes:
+        lines: The order's lines.
+        total: What the customer paid (None: no order).
+    """
+
+    lines: tuple[LineTerms, ...] = ()
+    total: Decimal | None = None
+
+    @functools.cached_property
+    def nouns(self) -> frozenset[str]:
+        """Every noun a rate may name a unit by: the generic unit words and the words of the lines' names."""
+        return GENERIC_UNITS.union(*(ln.nouns for ln in self.lines))
+
+
+def order_terms(order: Order | None, refunded_lines: Collection[str | None] = ()) -> OrderTerms:
+    """The terms of `order`; `refunded_lines` are the line ids refunds were made for (None: the whole order)."""
+    if order is None:
+        return OrderTerms()
+    whole = None in refunded_lines
+    return OrderTerms(tuple(LineTerms(_name_nouns(ln.name), ln.unit_price, ln.total, ln.quantity,
+                                      whole or ln.id in refunded_lines) for ln in order.lines), order.total)
+
+
+def _name_nouns(name: str) -> frozenset[str]:
+    """The words of a product's name and of its hyphenated parts ("4-pack", "pack"), singular and plural."""
+    words: set[str] = set()
+    for word in re.findall(r"[^\W_][\w'-]*", name.lower()):
+        words |= {word, *(p for p in word.split("-") if len(p) > 2 and not p.isdigit())}
+    out: set[str] = set()
+    for w in (w for w in words if len(w) > 2 and not w.isdigit()):
+        out |= {w, f"{w}s", f"{w}es"}
+        if w.endswith("s"):
+            out.add(w[:-1])
+        if w.endswith("es"):
+            out.add(w[:-2])
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=256)
+def _patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The rate pattern and the counted-rate pattern for a set of unit nouns (memoized: few orders, many reads)."""
+    noun = "(?:" + "|".join(re.escape(n) for n in sorted(nouns, key=lambda n: (-len(n), n))) + r")(?![\w-])"
+    counted = rf"({AMOUNT_TEXT})\s*{_EACH}{_DETERMINER}{_COUNT}\s+{_MODIFIERS}{noun}"
+    rate = (rf"{counted}|{AMOUNT_TEXT}\s*{_EACH}{_DETERMINER}{_MODIFIERS}{noun}|"
+            rf"{AMOUNT_TEXT}\s*(?:(?:per|pro|je|por|par|a)\b|/)\s*{_MODIFIERS}{noun}|{_FIXED_RATES}")
+    return re.compile(rate, re.IGNORECASE), re.compile(counted, re.IGNORECASE)
+
+
+def per_unit_amounts(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> list[Decimal]:
+    """The amounts `text` states per unit of one of `nouns` ("17.00 per unit", "12.50 per damaged bulb",
+    "2 x 17.00", "5.00 on each of your three lamps", "a unit price of 17.00"), each occurrence once."""
+    rate, _ = _patterns(nouns)
+    if not rate.search(text):
+        return []  # before reading amounts, which costs a parse
+    masked = rate.sub(" ; ", text)
+    return list((Counter(extract_amounts(text, lang)) - Counter(extract_amounts(masked, lang))).elements())
+
+
+def products(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> list[tuple[Decimal, int]]:
+    """The (rate, count) pairs a text multiplies out: "2 x 17.00", "17.00 x 2", "3 times 5.00", and a rate on
+    each of a stated count of units ("5.00 on each of your three lamps", "17.00 for each of the 2 units")."""
+    out: list[tuple[Decimal, int]] = []
+    for m in _TIMES.finditer(text):
+        count, amount = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        out += [(a, int(count)) for a in extract_amounts(amount, lang)[:1]]
+    _, counted = _patterns(nouns)
+    for m in counted.finditer(text):
+        n = m.group(2).lower()
+        out += [(a, int(n) if n.isdigit() else _SMALL[n]) for a in extract_amounts(m.group(1), lang)[:1]]
+    return out
+
+
+def states_line_price(run: Sequence[str], lang: str | None, terms: OrderTerms) -> bool:
+    """Whether clauses that follow a refund claim state the price of a line no refund covers, as a sentence
+    of their own about it.
+
+    `run` is a clause of a refund claim and the clauses after it up to the next that claims money: "the
+    cutting boards at 24.99 each stay as they are" or "the boards, at 24.99 each, were fine" beside a refund
+    of the bulbs tells what a board costs; it claims no refund of 24.99. The run must open with the line as
+    its subject, state its unit price as a rate or a price ("at 29.95", "(29.95)"; not "29.95 for the bottle", which is
+    how a refund is told) and have a verb of its own outside a relative clause: "... and the boards at 24.99
+    each" (no verb), "... and 24.99 each for the boards" (no subject) and "... and the boards at 24.99 each,
+    which stay with you" are more of what was refunded. A rate that is no line's price is judged as claimed.
+    """
+    left = [ln for ln in terms.lines if not ln.refunded]
+    if not left or not run:
+        return False
+    said = [c for c in run if not _RELATIVE.match(c)]
+    text = " ; ".join(said)
+    if not said or not _OWN_PREDICATE.search(text):
+        return False  # before reading amounts, which costs a parse
+    subject = _SUBJECT.match(run[0])
+    opening = set(re.findall(r"[^\W_][\w'-]*", subject.group(1).lower())) if subject else set()
+    subjects = [ln for ln in left if opening & (ln.nouns - GENERIC_UNITS)]
+    if not subjects:
+        return False
+    priced = set(per_unit_amounts(text, lang, terms.nouns))
+    for m in _PRICE.finditer(text):
+        priced |= set(extract_amounts(m.group(1), lang))
+    # An amount set off alone after the subject is its price: "the bottle (29.95 USD) stays as it is".
+    for clause in said[1:]:
+        if _BARE_AMOUNT.match(clause):
+            priced |= set(extract_amounts(clause, lang))
+    return any(ln.unit_price in priced for ln in subjects)

@@ -1,0 +1,152 @@
+"""Money stated per unit of the order's lines: rates by any noun of a line, counted rates, and line prices."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from saas_sim.domains.support.reply_facts import read_facts
+from saas_sim.domains.support.unit_rates import LineTerms, OrderTerms, per_unit_amounts, products
+from saas_sim.runtime.environment import Environment
+from tests.domains.helpers import scripted_grade
+
+D = Decimal
+BULBS = LineTerms(frozenset({"bulb", "bulbs", "lamp", "lamps"}), D("12.50"), D("37.50"), 3, True)
+BOARDS = LineTerms(frozenset({"board", "boards"}), D("24.99"), D("74.97"), 3, False)
+TERMS = OrderTerms((BULBS, BOARDS), D("112.47"))
+
+
+def _reply(body: str) -> dict[str, Any]:
+    return {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": body}}
+
+
+SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}", "status": "solved"}}
+
+
+async def _truthful(env: Environment, ref: str, seed: int, refund: dict[str, Any], body: str) -> float:
+    grade = await scripted_grade(env, ref, seed, [refund, _reply(body), SOLVE])
+    return {c.name: c.score for c in grade.checks}["replies_truthful"]
+
+
+@pytest.mark.parametrize("text", [
+    "that is 12.50 per damaged bulb", "12.50 usd per lamp", "12.50 for every bulb you bought",
+    "12.50 for each broken lamp", "12.50/bulb", "12.50 per unit", "12.50 each",
+])
+def test_a_rate_per_any_noun_of_the_lines_is_read_as_a_rate(text: str) -> None:
+    assert per_unit_amounts(text, "en", TERMS.nouns) == [D("12.50")]
+
+
+@pytest.mark.parametrize("text", [
+    "12.50 per month", "12.50 per order", "12.50 per cent", "12.50 per month for the bulb", "12.50 and new bulbs",
+])
+def test_a_rate_of_no_unit_of_the_lines_is_no_rate(text: str) -> None:
+    assert per_unit_amounts(text, "en", TERMS.nouns) == []
+
+
+@pytest.mark.parametrize(("text", "count"), [
+    ("5.00 on each of your three lamps", 3), ("5.00 for each of the 2 damaged bulbs", 2),
+    ("5.00 for every one of your three bulbs", 3), ("2 x 5.00", 2),
+])
+def test_a_rate_on_each_of_a_stated_count_multiplies_out(text: str, count: int) -> None:
+    assert products(text, "en", TERMS.nouns) == [(D("5.00"), count)]
+
+
+def test_a_counted_rate_in_a_refund_claim_is_the_sum_it_makes() -> None:
+    facts = read_facts(["I have refunded 12.50 USD on each of your three lamps."])
+    assert facts.claimed_amounts(TERMS) == [D("37.50")] and facts.claimed_rates(TERMS) == []
+
+
+def test_without_the_order_a_rate_per_a_product_noun_is_still_unknown() -> None:
+    facts = read_facts(["I have refunded 37.50 USD, that is 12.50 USD per bulb."])
+    assert facts.claimed_rates(TERMS) == [D("12.50")]
+    assert D("12.50") in facts.claimed_amounts()
+
+
+@pytest.mark.parametrize("said", [
+    "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each stay as they are.",
+    "I refunded 37.50 USD for the bulbs, while your boards at 24.99 USD each remain as they were.",
+    "I refunded 37.50 USD for the bulbs; the board at 24.99 USD is fine.",
+    "I refunded 37.50 USD for the bulbs; the boards, at 24.99 USD each, were fine and stay as they are.",
+    "I refunded 37.50 USD for the bulbs, while the board (24.99 USD) stays as it is.",
+    "I refunded 37.50 USD for the bulbs - the boards at 24.99 USD apiece are still on your order.",
+])
+def test_the_price_of_a_line_left_alone_beside_a_refund_is_no_refund_claim(said: str) -> None:
+    facts = read_facts([said])
+    assert facts.claimed_amounts(TERMS) == [D("37.50")] and facts.claimed_rates(TERMS) == []
+
+
+@pytest.mark.parametrize("said", [
+    "I refunded 37.50 USD for the bulbs and 24.99 USD each for the boards.",
+    "I refunded 37.50 USD for the bulbs and the boards at 24.99 USD each.",
+    "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each too.",
+    "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each will be refunded next week.",
+    "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each are on their way back to you.",
+    "I refunded 37.50 USD for the bulbs; 24.99 USD for the board is on its way too.",
+    "I refunded 37.50 USD for the bulbs and the boards at 24.99 USD each, which stay with you.",
+    "I refunded 37.50 USD for the bulbs; the board at 24.99 USD is included.",
+    "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each are taken care of.",
+    "I refunded 37.50 USD for the bulbs; the boards at 24.99 USD each will follow next week.",
+    "I refunded 37.50 USD for the bulbs and the board, 24.99 USD.",
+])
+def test_a_refund_of_the_line_left_alone_is_still_claimed(said: str) -> None:
+    facts = read_facts([said])
+    assert D("24.99") in facts.claimed_amounts(TERMS) + facts.claimed_rates(TERMS)
+
+
+def test_a_price_of_a_refunded_line_is_still_judged_as_its_refund() -> None:
+    facts = read_facts(["I refunded 24.99 USD for the boards; the bulbs at 12.50 USD each stay as they are."])
+    assert facts.claimed_rates(TERMS) == [D("12.50")]
+
+
+PRICE_DROP = "support/refund-price-drop"
+PRICE_DROP_REFUND = {"tool": "support.issue_refund", "args": {
+    "order_id": "{order.id}", "line_id": "{line.id}", "amount": "{amount}", "reason": "other",
+    "ticket_id": "{ticket.id}"}}
+
+
+@pytest.mark.parametrize("said", [
+    # Seed 1 drops the price of three Glow Smart Bulb 4-packs by {diff} each.
+    "I have refunded {amount} {order.currency}, that is {diff} {order.currency} per damaged bulb.",
+    "I have refunded {amount} {order.currency}, {diff} {order.currency} per {line.name}.",
+    "I have refunded {diff} {order.currency} on each of your three 4-packs, {amount} {order.currency} in total.",
+    "I have refunded {diff} {order.currency} for every pack you bought, {amount} {order.currency} in total.",
+    "I have refunded {amount} {order.currency}: {diff} {order.currency} for each of the 3 bulb packs.",
+])
+async def test_a_true_refund_stated_per_named_unit_is_true(env: Environment, said: str) -> None:
+    body = "Hi {customer.first_name}, about order #{order.number}: " + said
+    assert await _truthful(env, PRICE_DROP, 1, PRICE_DROP_REFUND, body) == 1.0
+
+
+@pytest.mark.parametrize("said", [
+    "I have refunded {amount} {order.currency} on each of your three bulb packs.",
+    "I have refunded {diff} {order.currency} on each of your two bulb packs.",
+    "I have refunded {amount} {order.currency}, that is {diff} {order.currency} per month.",
+])
+async def test_a_rate_or_count_that_does_not_make_the_refund_is_false(env: Environment, said: str) -> None:
+    body = "Hi {customer.first_name}, about order #{order.number}: " + said
+    assert await _truthful(env, PRICE_DROP, 1, PRICE_DROP_REFUND, body) == 0.0
+
+
+DAMAGED = "support/refund-damaged-item"
+DAMAGED_REFUND = {"tool": "support.issue_refund", "args": {
+    "order_id": "{order.id}", "line_id": "{line.id}", "amount": "{amount}", "reason": "damaged",
+    "ticket_id": "{ticket.id}"}}
+
+
+@pytest.mark.parametrize(("said", "truthful"), [
+    # Seed 0's order also has three Bamboo Cutting Boards at 24.99 each, which nobody refunded.
+    ("I refunded the {amount} {order.currency} for the damaged {line.name}; the cutting boards at 24.99 "
+     "{order.currency} each stay as they are.", 1.0),
+    ("I refunded the {amount} {order.currency} for the damaged {line.name}; the water bottle at 29.95 "
+     "{order.currency} is fine.", 1.0),
+    ("I refunded {amount} {order.currency} for the damaged {line.name} and 24.99 {order.currency} each for the "
+     "cutting boards.", 0.0),
+    ("I refunded {amount} {order.currency} for the damaged {line.name} and the cutting boards at 24.99 "
+     "{order.currency} each.", 0.0),
+])
+async def test_another_lines_price_beside_a_refund_is_no_claim_but_its_refund_is(
+        env: Environment, said: str, truthful: float) -> None:
+    body = "Hi {customer.first_name}, on order #{order.number}: " + said
+    assert await _truthful(env, DAMAGED, 0, DAMAGED_REFUND, body) == truthful
