@@ -36,7 +36,7 @@ from fastapi.responses import JSONResponse
 from pydantic import TypeAdapter, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from saas_sim.adapters._error_responses import AsciiJSONResponse
+from saas_sim.adapters._error_responses import AsciiJSONResponse, finite_json
 from saas_sim.adapters._registry import RETRY_AFTER_S, ApiError, EpisodeRegistry
 from saas_sim.adapters.openenv_models import (
     CallToolAction,
@@ -398,8 +398,10 @@ def _errors(exc: ValidationError) -> list[dict[str, Any]]:
 
     Not `exc.json()`: it writes UTF-8, and an input holding a lone surrogate (`"\\ud800"` in a frame)
     made it raise, which closed the connection. Frames are sent with ASCII escapes, which carry any text.
+    An echoed NaN or infinity (Python's parser reads `NaN`, `Infinity`, `1e999`) is the text of its literal,
+    so every frame stays strict JSON.
     """
-    errors: list[dict[str, Any]] = json.loads(json.dumps(exc.errors(include_url=False), default=str))
+    errors: list[dict[str, Any]] = json.loads(json.dumps(finite_json(exc.errors(include_url=False)), default=str))
     return errors
 
 

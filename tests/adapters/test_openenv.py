@@ -263,6 +263,21 @@ class TestBadFrames:
         assert reply["type"] == "error" and reply["data"]["code"] == "INVALID_JSON"
         assert "nests deeper" in reply["data"]["message"]
 
+    @pytest.mark.parametrize("raw", [
+        '{"type": "reset", "data": {"seed": NaN}}', '{"type": "reset", "data": {"seed": 1e999}}',
+        '{"type": "step", "data": {"type": "call_tool", "tool_name": -Infinity}}',
+    ])
+    def test_a_non_finite_number_echoed_in_an_error_frame_is_written_as_text(
+        self, client: TestClient, raw: str
+    ) -> None:
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(raw)
+            text = ws.receive_text()
+            assert send(ws, "state")["type"] == "state"
+        reply = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the frame: not strict JSON"))
+        assert reply["data"]["code"] == "VALIDATION_ERROR"
+        assert reply["data"]["errors"][0]["input"] in ("NaN", "Infinity", "-Infinity")
+
     def test_an_oversized_frame_is_refused_and_the_connection_stays_usable(self) -> None:
         with serve(max_frame_bytes=1024) as c, c.websocket_connect("/ws") as ws:
             reply = send(ws, "step", {"type": "call_tool", "tool_name": "x", "arguments": {"pad": "x" * 2048}})
