@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -33,6 +33,7 @@ from saas_sim.scenarios.model import (
     SETUP_KNOBS,
     FaultProfile,
     FaultRates,
+    KnobName,
     KnobSpec,
     ScenarioFile,
     knob_target,
@@ -215,7 +216,7 @@ def resolve(spec: ScenarioFile, level: str | None = None, overrides: Mapping[str
             raise UsageError(f"{spec.id} has no {name!r} knob; its knobs: {sorted(values)}")
         problem = knob_value_problem(name, value)
         if problem is None and name in SETUP_KNOBS:
-            problem = _setup_value_problem(name, spec.difficulty.knobs[name], value)
+            problem = _setup_value_problem(name, spec.difficulty.knobs[cast(KnobName, name)], value)
         if problem:
             raise UsageError(f"{spec.id}: {problem}")
         if name == "specificity" and value > len(spec.hints):
