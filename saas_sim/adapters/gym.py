@@ -50,6 +50,7 @@ from saas_sim.core.rng import SeedTree
 from saas_sim.core.tool_errors import bad_args
 from saas_sim.core.tools import ToolSpec
 from saas_sim.errors import ToolError
+from saas_sim.runtime.arg_bounds import loads_bounded
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.schema_args import fill_args
 from saas_sim.runtime.tool_schemas import json_schema
@@ -163,7 +164,7 @@ def parse_action(action: Any) -> tuple[Any, Any, Any]:
             raise bad_args("the action is not UTF-8 text", ["action"]) from None
     if isinstance(action, str):
         try:
-            action = json.loads(action)
+            action = loads_bounded(action)  # a model's text: nested past json.loads' stack, it raised RecursionError
         except ValueError as exc:
             raise bad_args(f"the action is not JSON: {exc}", ["action"]) from None
     if not isinstance(action, Mapping):

@@ -36,7 +36,7 @@ from fastapi.responses import JSONResponse
 from pydantic import TypeAdapter, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from saas_sim.adapters._error_responses import AsciiJSONResponse
+from saas_sim.adapters._error_responses import AsciiJSONResponse, finite_json
 from saas_sim.adapters._registry import RETRY_AFTER_S, ApiError, EpisodeRegistry
 from saas_sim.adapters.openenv_models import (
     CallToolAction,
@@ -56,6 +56,7 @@ from saas_sim.adapters.openenv_models import (
 )
 from saas_sim.adapters.openenv_service import OpenEnvService, ProtocolError, wire_payload
 from saas_sim.adapters.openenv_sessions import OpenEnvSession, SessionCapacityError, SessionError
+from saas_sim.runtime.arg_bounds import loads_bounded
 from saas_sim.runtime.environment import Environment
 
 __all__ = ["MAX_FRAME_BYTES", "SEND_TIMEOUT_S", "mount_openenv", "openenv_health"]
@@ -183,8 +184,8 @@ class _Routes:
                 return AsciiJSONResponse(_rpc_error(None, JsonRpcCode.INVALID_REQUEST,
                                                f"request larger than {self.max_frame_bytes} bytes"))
         try:
-            message = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
+            message = loads_bounded(bytes(body))
+        except ValueError as exc:
             return AsciiJSONResponse(_rpc_error(None, JsonRpcCode.PARSE_ERROR, f"Parse error: {exc}"))
         return AsciiJSONResponse(await self.rpc(message, None))
 
@@ -348,8 +349,8 @@ class _Routes:
         if size > self.max_frame_bytes:
             return _ws_error(WSErrorCode.VALIDATION_ERROR, f"frame larger than {self.max_frame_bytes} bytes")
         try:
-            frame = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
+            frame = loads_bounded(raw)
+        except ValueError as exc:
             return _ws_error(WSErrorCode.INVALID_JSON, f"Invalid JSON: {exc}")
         if not isinstance(frame, dict):
             return _ws_error(WSErrorCode.VALIDATION_ERROR, "a frame is a JSON object with a type",
@@ -397,8 +398,10 @@ def _errors(exc: ValidationError) -> list[dict[str, Any]]:
 
     Not `exc.json()`: it writes UTF-8, and an input holding a lone surrogate (`"\\ud800"` in a frame)
     made it raise, which closed the connection. Frames are sent with ASCII escapes, which carry any text.
+    An echoed NaN or infinity (Python's parser reads `NaN`, `Infinity`, `1e999`) is the text of its literal,
+    so every frame stays strict JSON.
     """
-    errors: list[dict[str, Any]] = json.loads(json.dumps(exc.errors(include_url=False), default=str))
+    errors: list[dict[str, Any]] = json.loads(json.dumps(finite_json(exc.errors(include_url=False)), default=str))
     return errors
 
 

@@ -9,6 +9,7 @@ overflow, and they run before anything else touches the arguments.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import date
 from decimal import Decimal
@@ -17,7 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["MAX_ARGS_BYTES", "MAX_DEPTH", "MAX_PYTHON_DEPTH", "json_text_depth", "not_json", "python_depth"]
+__all__ = [
+    "MAX_ARGS_BYTES", "MAX_DEPTH", "MAX_PYTHON_DEPTH", "json_text_depth", "loads_bounded", "not_json", "python_depth",
+]
 
 MAX_ARGS_BYTES = 64_000
 """The largest JSON argument payload a call may carry."""
@@ -74,6 +77,23 @@ def json_text_depth(text: str | bytes, limit: int = MAX_DEPTH) -> int:
         elif byte in (0x5D, 0x7D):  # ] }
             depth -= 1
     return deepest
+
+
+def loads_bounded(text: str | bytes, limit: int = MAX_PYTHON_DEPTH) -> Any:
+    """`json.loads` for text a client sent: text nested deeper than `limit` is refused before it is parsed.
+
+    Every adapter that parses a whole request, frame or action itself reads it with this. Deep
+    text made `json.loads` raise `RecursionError`, which no handler expects: a 500, or a dropped
+    WebSocket. The default bound is the deepest Python arguments `Episode.call` takes, so deeper
+    arguments inside are still the tool's `invalid_argument` to report.
+
+    Raises:
+        ValueError: The text nests deeper than `limit`, or is not JSON (`JSONDecodeError`,
+            `UnicodeDecodeError`: both are `ValueError`s).
+    """
+    if json_text_depth(text, limit) > limit:
+        raise ValueError(f"JSON text nests deeper than {limit} levels")
+    return json.loads(text)
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -59,7 +59,7 @@ from saas_sim.runtime.faults import decide_fault, fault_error
 from saas_sim.runtime.grade_effects import GradeEffects, grade_stream_of
 from saas_sim.runtime.grade_worker import GradeJob, GradeWorker, task_key
 from saas_sim.runtime.grading import Attribution, Grade, assemble_grade, run_checks
-from saas_sim.runtime.recorded_args import copy_json, recordable_args
+from saas_sim.runtime.recorded_args import bytes_text, copy_json, recordable_args
 from saas_sim.runtime.records import (
     EffectCompleted,
     EpisodeConfigured,
@@ -242,6 +242,10 @@ class Episode:
             # No tool has such a name, so this is an unknown tool; its step must still be recordable (the
             # log holds UTF-8), and the escaped name is what a replay re-issues, to the same error.
             tool = escaped(tool)
+        if isinstance(args, bytes):
+            # json.loads reads UTF-16 and a BOM too: the parser and the record must see one text, or a replay
+            # reads other arguments than the call did.
+            args = bytes_text(args)
         if not isinstance(args, str | bytes):
             # Refused before a step exists: such a call was recorded as something else than what the
             # tool saw (a repr), so its replay could apply a write the original refused.

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["copy_json", "plain_json", "recordable_args"]
+__all__ = ["bytes_text", "copy_json", "plain_json", "recordable_args"]
 
 
 def copy_json(value: Any) -> Any:
@@ -56,6 +56,19 @@ def plain_json(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
+def bytes_text(raw: bytes) -> str:
+    """The JSON text that argument bytes hold: decoded as `json.loads` would (UTF-8, -16 or -32, a BOM dropped).
+
+    Bytes no such encoding decodes become UTF-8 text with `\\xNN` for each bad byte: never valid JSON (a
+    backslash outside a string, or an invalid escape inside one), so the call and its replay fail alike.
+    `Episode.call` parses and records this text, so a replay reads what the original call read.
+    """
+    try:
+        return raw.decode(json.detect_encoding(raw))
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "backslashreplace")
+
+
 def recordable_args(args: Any) -> Any:
     """Returns the arguments as the trajectory keeps them: JSON, a copy, and replayable.
 
@@ -67,10 +80,7 @@ def recordable_args(args: Any) -> Any:
     if args is None or isinstance(args, str):
         return args
     if isinstance(args, bytes):
-        try:
-            return args.decode("utf-8")
-        except UnicodeDecodeError:
-            return repr(args)
+        return bytes_text(args)
     try:
         return plain_json(args)
     except (TypeError, ValueError, RecursionError):

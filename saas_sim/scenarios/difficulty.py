@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -33,6 +33,8 @@ from saas_sim.scenarios.model import (
     SETUP_KNOBS,
     FaultProfile,
     FaultRates,
+    KnobName,
+    KnobSpec,
     ScenarioFile,
     knob_target,
     knob_value_problem,
@@ -41,6 +43,7 @@ from saas_sim.scenarios.profiles import WorldProfile
 
 __all__ = [
     "FAULT_PROFILES",
+    "SETUP_KNOB_STRETCH",
     "Difficulty",
     "DifficultyRequest",
     "choose",
@@ -57,6 +60,12 @@ FAULT_PROFILES: Mapping[str, FaultProfile | None] = {
                           write=FaultRates(rate_limited=0.05, timeout=0.05, lost_response=0.08)),
 }
 """The standard fault profiles the `faults` knob names (`scenario` names the file's own)."""
+
+SETUP_KNOB_STRETCH = 4
+"""A setup knob that counts (`distractors`, `entities`, `depth` declared as ints) takes an int from 0 to this
+many times the largest value its scenario declares: room to go past `hard`, never a count that makes a setup
+stage millions of records (setups run on the caller's event loop: one such request hung a server and every
+episode on it)."""
 
 DifficultyRequest = str | Sequence[str] | Mapping[str, Any] | None
 """What a caller asks for: a level (`"hard"`), `K=V` items (`["hard", "distractors=2"]`), a mapping
@@ -206,6 +215,8 @@ def resolve(spec: ScenarioFile, level: str | None = None, overrides: Mapping[str
                 continue
             raise UsageError(f"{spec.id} has no {name!r} knob; its knobs: {sorted(values)}")
         problem = knob_value_problem(name, value)
+        if problem is None and name in SETUP_KNOBS:
+            problem = _setup_value_problem(name, spec.difficulty.knobs[cast(KnobName, name)], value)
         if problem:
             raise UsageError(f"{spec.id}: {problem}")
         if name == "specificity" and value > len(spec.hints):
@@ -222,6 +233,19 @@ def resolve(spec: ScenarioFile, level: str | None = None, overrides: Mapping[str
         level=target, knobs=values, changed=changed, setup_params=tuple(params),
         hints=tuple(spec.hints[: values["specificity"]]), mess=float(values["mess"]), faults=faults,
     )
+
+
+def _setup_value_problem(name: str, knob: KnobSpec, value: Any) -> str | None:
+    """Why `value` cannot be given to a setup knob that counts (its declared values are ints): an int from 0 to
+    `SETUP_KNOB_STRETCH` times its largest declared value. None: it can, or the knob is no count."""
+    declared = (knob.easy, knob.medium, knob.hard)
+    if not all(type(v) is int for v in declared):
+        return None
+    most = SETUP_KNOB_STRETCH * max(declared)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        return (f"{name} is an int from 0 to {most} ({SETUP_KNOB_STRETCH} times its largest declared value), "
+                f"not {value!r}")
+    return None
 
 
 def _differs(a: Any, b: Any) -> bool:

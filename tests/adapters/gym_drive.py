@@ -138,6 +138,8 @@ BAD_ACTIONS: list[Any] = [
     {"tool": "notes.get_note", "args": {"note_id": "nt_000001"}, "call_id": "auto:3"},
     {"name": "notes__get_note", "arguments": '{"note_id": 1e999}'}, {"function": "x"}, {"tool": None},
     {"tool": "notes.get_note", "args": {"note_id": "x" * 30000}},
+    # A model's text nested past json.loads' stack (it raised RecursionError out of step), and a deep object in it.
+    "[" * 100_000, '{"tool": "notes.get_note", "args": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001,
 ]
 
 

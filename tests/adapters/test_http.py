@@ -183,6 +183,33 @@ class TestCalls:
         assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "call_id"]
         assert (await call(client, ep, "notes.list_notes", {})).json()["ok"]
 
+    @pytest.mark.parametrize(("path", "body", "field"), [
+        ("/episodes", '{"scenario": "notes/archive-and-follow-up", "seed": 1e999}', "seed"),
+        ("/episodes", '{"scenario": "notes/archive-and-follow-up", "seed": NaN}', "seed"),
+        ("/episodes", '{"scenario": "notes/archive-and-follow-up", "seed": 0, "include_tools": -Infinity}',
+         "include_tools"),
+        ("/episodes/{ep}/calls", '{"tool": "notes.list_notes", "arguments": {}, "call_id": Infinity}', "call_id"),
+        ("/episodes/{ep}/calls", '{"tool": NaN, "arguments": {}}', "tool"),
+        ("/episodes/{ep}/fork", '{"at_step": 1e999}', "at_step"),
+        ("/episodes", '{"scenario": "notes/archive-and-follow-up", "seed": ' + "[" * 600 + "NaN" + "]" * 600 + "}",
+         "seed"),
+    ])
+    async def test_a_non_finite_number_echoed_in_a_422_is_written_as_text(
+        self, client: httpx.AsyncClient, path: str, body: str, field: str
+    ) -> None:
+        # Python's JSON reads NaN, Infinity and 1e999; the 422 echoed the float, its strict JSON encoding
+        # raised, and the client got a 500 (a reset connection from a real server).
+        ep = (await start(client))["episode_id"]
+        r = await client.post(path.format(ep=ep), content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        detail = json.loads(r.text, parse_constant=lambda c: pytest.fail(f"{c} in the answer: not strict JSON"))
+        assert detail["detail"][0]["loc"] == ["body", field]
+        echoed = detail["detail"][0]["input"]
+        while isinstance(echoed, list):
+            echoed = echoed[0]
+        assert echoed in ("Infinity", "-Infinity", "NaN")
+        assert (await call(client, ep, "notes.list_notes", {})).json()["ok"]
+
     async def test_a_tool_name_holding_a_lone_surrogate_is_an_unknown_tool(self, client: httpx.AsyncClient) -> None:
         ep = (await start(client))["episode_id"]
         body = '{"tool": "notes.\\ud800", "arguments": {}}'

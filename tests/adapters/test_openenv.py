@@ -248,6 +248,36 @@ class TestBadFrames:
         if code == "VALIDATION_ERROR":
             assert reply["data"]["errors"]
 
+    @pytest.mark.parametrize("raw", [
+        "[" * 100_000, '{"type": "step", "data": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001,
+        '{"type": "mcp", "data": ' + "[" * 100_000 + "}",
+    ])
+    def test_a_frame_nested_past_the_parsers_stack_is_invalid_json_and_the_connection_stays_usable(
+        self, client: TestClient, raw: str
+    ) -> None:
+        # json.loads raised RecursionError, which no handler caught: the connection dropped.
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(raw)
+            reply = ws.receive_json()
+            assert send(ws, "state")["type"] == "state"
+        assert reply["type"] == "error" and reply["data"]["code"] == "INVALID_JSON"
+        assert "nests deeper" in reply["data"]["message"]
+
+    @pytest.mark.parametrize("raw", [
+        '{"type": "reset", "data": {"seed": NaN}}', '{"type": "reset", "data": {"seed": 1e999}}',
+        '{"type": "step", "data": {"type": "call_tool", "tool_name": -Infinity}}',
+    ])
+    def test_a_non_finite_number_echoed_in_an_error_frame_is_written_as_text(
+        self, client: TestClient, raw: str
+    ) -> None:
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(raw)
+            text = ws.receive_text()
+            assert send(ws, "state")["type"] == "state"
+        reply = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the frame: not strict JSON"))
+        assert reply["data"]["code"] == "VALIDATION_ERROR"
+        assert reply["data"]["errors"][0]["input"] in ("NaN", "Infinity", "-Infinity")
+
     def test_an_oversized_frame_is_refused_and_the_connection_stays_usable(self) -> None:
         with serve(max_frame_bytes=1024) as c, c.websocket_connect("/ws") as ws:
             reply = send(ws, "step", {"type": "call_tool", "tool_name": "x", "arguments": {"pad": "x" * 2048}})
@@ -363,6 +393,16 @@ class TestSessionTable:
 
 
 class TestJsonRpc:
+    @pytest.mark.parametrize("body", [b"[" * 100_000, b'{"jsonrpc": "2.0", "method": "tools/list", "params": ' +
+                                      b'{"a": ' * 50_000 + b"1" + b"}" * 50_001])
+    def test_a_body_nested_past_the_parsers_stack_is_a_parse_error_with_http_200(
+        self, client: TestClient, body: bytes
+    ) -> None:
+        # json.loads raised RecursionError: a 500.
+        r = client.post("/mcp", content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 200
+        assert r.json()["error"]["code"] == -32700 and "nests deeper" in r.json()["error"]["message"]
+
     @pytest.mark.parametrize(("body", "code"), [
         (b"{oops", -32700),
         (b"{}", -32600),

@@ -220,6 +220,20 @@ async def test_junk_args_round_trip_through_jsonl_and_replay_identically(env: En
     replayed.write(tmp_path / "again.jsonl")
 
 
+@pytest.mark.parametrize("args", [
+    '{"limit": 3}'.encode("utf-16"), '{"limit": 3}'.encode("utf-32-be"), b'\xef\xbb\xbf{"limit": 3}',
+    b'\xff\xfe\x00', b'{"query": "\xff"}', b'{"limit": 3}\x80',
+], ids=["utf-16", "utf-32", "utf-8-bom", "bad-utf-16", "bad-utf-8-inside", "bad-utf-8-after"])
+async def test_bytes_args_in_any_encoding_replay_identically(env: Environment, args: bytes) -> None:
+    # Bug: json.loads read UTF-16, UTF-32 and BOM-led bytes, but the step recorded them as a repr or with the BOM,
+    # so the replay saw other text (invalid JSON where the call had worked, or another error message).
+    ep = await env.start(SCENARIO, 0)
+    result = await ep.call("notes.list_notes", args)
+    assert result.ok == args.startswith((b"\xff\xfe{", b"\x00\x00\x00{", b"\xef\xbb\xbf"))
+    report, _ = await replay(env, ep.trajectory)
+    assert report.identical, report.describe()
+
+
 def _cyclic() -> dict[str, Any]:
     args: dict[str, Any] = {"query": "a"}
     args["self"] = args

@@ -161,6 +161,16 @@ def test_bad_levels_knobs_and_values_are_clear_errors(level: str | None, overrid
         resolve(spec(hints=HINTS), level, overrides)
 
 
+@pytest.mark.parametrize("value", [10**9, 33, -1, 2.5, True, "4", None, [1]])
+def test_a_setup_knob_takes_an_int_up_to_four_times_its_largest_declared_value(value: Any) -> None:
+    # distractors=10**9 reached the setup, which staged records on the server's event loop until it was
+    # killed: one POST /episodes (or OpenEnv reset) hung every episode the server held.
+    with pytest.raises(UsageError, match=r"distractors is an int from 0 to 32"):
+        resolve(spec(), None, {"distractors": value})
+    assert resolve(spec(), None, {"distractors": 32}).setup_params == ({"distractors": 32, "depth": 1},)
+    assert resolve(spec(), None, {"distractors": 0}).setup_params == ({"distractors": 0, "depth": 1},)
+
+
 def test_an_undeclared_setup_knob_can_be_skipped_for_a_prompt_set() -> None:
     d = resolve(spec(), "hard", {"entities": 4}, ignore_undeclared=True)
     assert "entities" not in d.knobs

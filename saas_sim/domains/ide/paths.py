@@ -3,7 +3,7 @@
 A tree path is a POSIX path relative to the root: parts joined by `/`, none empty,
 none `.` or `..`, no leading `/`, no backslash, no NUL or other control character,
 no lone surrogate (it could not be encoded as UTF-8), at most `MAX_PATH_CHARS`
-characters, `MAX_PART_CHARS` per part and `MAX_DEPTH` parts. The tree has no
+characters, `MAX_PART_CHARS` per part (and `MAX_PART_BYTES` of UTF-8) and `MAX_DEPTH` parts. The tree has no
 symlinks, so a valid path can never lead outside it.
 
 Agents may write `./a/b.py`, `a//b.py` or `a/b/` (empty and `.` parts are dropped);
@@ -17,6 +17,7 @@ from saas_sim.errors import ToolError
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_PART_BYTES",
     "MAX_PART_CHARS",
     "MAX_PATH_CHARS",
     "is_tree_path",
@@ -28,6 +29,8 @@ MAX_PATH_CHARS = 512
 """The longest path, in characters."""
 MAX_PART_CHARS = 128
 """The longest file or folder name, in characters."""
+MAX_PART_BYTES = 255
+"""The longest file or folder name in UTF-8 bytes (Linux's NAME_MAX): the sandbox writes the tree to disk."""
 MAX_DEPTH = 24
 """The most parts a path has."""
 
@@ -52,6 +55,8 @@ def _problem(path: str) -> str | None:
         return f"is deeper than {MAX_DEPTH} folders"
     if any(len(p) > MAX_PART_CHARS for p in kept):
         return f"has a name longer than {MAX_PART_CHARS} characters"
+    if any(len(p.encode()) > MAX_PART_BYTES for p in kept):
+        return f"has a name longer than {MAX_PART_BYTES} bytes in UTF-8 (a file system's limit)"
     if any(p != p.strip() for p in kept):
         return "has a name that starts or ends with whitespace"
     return None

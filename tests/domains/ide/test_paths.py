@@ -33,6 +33,15 @@ def test_normalize_refuses_escapes_control_characters_and_oversized_paths(raw: s
     assert info.value.details["fields"] == ["dst"]
 
 
+def test_a_name_past_the_file_systems_255_bytes_is_refused_though_it_has_few_characters() -> None:
+    # 64 emoji are 256 bytes in UTF-8: such a file was created, and then every run_tests and run_python
+    # failed silently (the sandbox could not write the tree copy), with nothing to say why.
+    with pytest.raises(ToolError, match="255 bytes") as info:
+        normalize_path("tests/" + "\U0001f600" * 64 + ".py")
+    assert info.value.details["fields"] == ["path"]
+    assert normalize_path("\u00e9" * 127) == "\u00e9" * 127  # 254 bytes
+
+
 def test_the_root_is_accepted_only_where_asked() -> None:
     assert normalize_path("", allow_root=True) == ""
     assert normalize_path("./", allow_root=True) == ""

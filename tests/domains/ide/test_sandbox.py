@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from saas_sim.domains.ide.sandbox import CACHE, detect_isolation, run_pytest, run_python, run_user
+from saas_sim.domains.ide.sandbox import CACHE, call_function, detect_isolation, run_pytest, run_python, run_user
 from saas_sim.domains.ide.sandbox.runner import HIDDEN_PLACEHOLDER
 
 PROJECT = {
@@ -30,6 +31,42 @@ def _fresh_cache() -> None:
 
 def py(code: str, timeout_s: float = 10.0, files: dict[str, str] | None = None, stdin: str = ""):  # type: ignore[no-untyped-def]
     return run_python(files if files is not None else PROJECT, code=code, timeout_s=timeout_s, stdin=stdin)
+
+
+def _utf8(value: object) -> bool:
+    """Whether every string of a report (keys too) encodes as UTF-8, as the event log needs."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class TestLoneSurrogatesFromRuns:
+    """Agent code can put a lone surrogate into what a run reports (`raise Exception("\\ud800")`); the
+    report must still be UTF-8 text, or recording it is a harness error any agent could cause."""
+
+    def test_a_failure_head_with_a_lone_surrogate_is_escaped(self) -> None:
+        files = {**PROJECT, "tests/test_sur.py": 'def test_sur():\n    raise Exception("\\ud800")\n'}
+        report = run_pytest(files, selection=["tests/test_sur.py"], timeout_s=20)
+        assert report.tests == {"tests/test_sur.py::test_sur": "failed"}
+        assert _utf8(report.model_dump(mode="json"))
+        assert "Exception: \\ud800" in report.failures["tests/test_sur.py::test_sur"]
+
+    def test_a_node_id_with_a_lone_surrogate_is_escaped(self) -> None:
+        conftest = ("def pytest_collection_modifyitems(items):\n    for item in items:\n"
+                    "        item.__class__ = type('F', (type(item),), {'nodeid': property(lambda s: 'x\\udcff')})\n")
+        report = run_pytest({**PROJECT, "conftest.py": conftest}, selection=None, timeout_s=20)
+        assert report.tests and _utf8(report.model_dump(mode="json"))
+        assert all(nodeid.endswith("\\udcff") for nodeid in report.tests)
+
+    @pytest.mark.parametrize("body", ["return '\\ud800'", "return {'\\ud800': ['\\udfff']}",
+                                      "raise ValueError('\\ud800')"])
+    def test_a_function_result_with_a_lone_surrogate_is_escaped(self, body: str) -> None:
+        files = {**PROJECT, "acme/calc.py": f"def add(a, b):\n    {body}\n"}
+        report = call_function(files, module="acme.calc", function="add", inputs=[[1, 2]], timeout_s=20)
+        assert report.results and _utf8(report.model_dump(mode="json"))
+        assert "\\ud800" in str(report.results[0])
 
 
 class TestIsolation:

@@ -210,3 +210,25 @@ class TestThroughTheRuntime:
             assert grade.valid and grade.score == 0.0  # nothing fixed: the hidden tests still fail
             await child.close()
             await episode.close()
+
+    async def test_lone_surrogates_from_agent_code_are_observations_and_grades_not_harness_errors(self) -> None:
+        # A failing test's message, and the function under grading's result, come back from the sandbox as JSON
+        # whose "\ud800" parses to a lone surrogate: recording either was a harness or verifier error.
+        from saas_sim.runtime.environment import Environment
+
+        async with Environment("sqlite+aiosqlite:///:memory:") as env:
+            episode = await env.start(env.scenario("ide/fix-off-by-one"), 0)
+            created = await episode.call("ide.create_file", {
+                "path": "tests/test_sur.py", "content": 'def test_sur():\n    raise Exception("\\ud800")\n'})
+            assert created.ok
+            run = await episode.call("ide.run_tests", {"targets": ["tests/test_sur.py"]})
+            assert run.ok and run.value["status"] == "failed"
+            assert "Exception: \\ud800" in run.value["failures"][0]["head"]
+            money = "acme/utils/money.py"
+            total = (await episode.call("ide.read_file", {"path": money})).value["total_lines"]
+            raising = "\n\ndef format_cents(cents):\n    raise ValueError('\\udcff')\n"
+            redefined = await episode.call("ide.insert_text", {"path": money, "line": total, "text": raising})
+            assert redefined.ok
+            grade = await episode.grade()
+            assert grade.valid and grade.score is not None and grade.score < 1.0
+            await episode.close()

@@ -149,7 +149,7 @@ def _execute(kind: str, files: Mapping[str, str], timeout_s: float, pool: Worker
         if _nesting(record) > MAX_DEPTH + 2:
             tamper.append("a record nested deeper than the grader writes (forged)")
             continue
-        records.append(record)
+        records.append(_utf8(record))
     return reply, timed_out, records, tamper, request["nonce"], wall_ms, pool
 
 
@@ -421,6 +421,26 @@ def call_functions(
     )
     _remember(key, report, reply, timed_out)
     return report
+
+
+def _utf8(value: Any) -> Any:
+    """A parsed record with every lone surrogate (in keys too) written as its `\\uXXXX` escape.
+
+    JSON's `"\\ud800"` parses to a lone surrogate, which no UTF-8 log can hold; agent code puts them in
+    failure heads (`raise Exception("\\ud800")`), node ids and function results. Escaped, the report
+    is text the episode can record and the agent can read. The record's nesting is already bounded.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {_utf8(k): _utf8(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    return value
 
 
 def _nesting(value: Any) -> int:
