@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Final
+from typing import Any, Final
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.figures import follows_from
+from saas_sim.core.figures import Figure, count_of, figure_of, follows_from, known_figures, stated_amounts
 from saas_sim.core.text_facts import extract_amounts, negated, sentences
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
@@ -139,25 +139,35 @@ def _claim_holds(ctx: CheckContext, claim: Claim, t: AgentText, deal_id: str | N
 
 
 @kit.check
-def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Sequence[int] = (),
-                    also_true: Sequence[str] = ()) -> CheckOutcome:
+def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Sequence[Any] = (),
+                    also_true: Sequence[Any] = (), deal_per: Sequence[str] | None = None) -> CheckOutcome:
     """Constraint: every figure and claim in the agent's texts (next steps, notes, tasks, emails) is true.
 
     True figures: the task's deal's final amount (with `deal_id`), a text's own deal's, and `also_true`
     (the code's figures: a per-seat price, the fee that was due), and any of these divided or multiplied
     by one of `counts` ("1,350.00 over 15 months is 90.00 a month"); `counts` (seats, months, days, an
-    invoice number) are counts, not money, however large. A claimed signature or stage must hold on
+    invoice number) are counts, not money, however large. A figure is true only as what the text says it
+    is per (`core.figures`): `counts` may give their unit (`{count: 15, unit: month}`), `also_true` what
+    each is per (`{amount: "49.00", per: [seat, month]}`) and `deal_per` the deal amount's (`[]`: a total),
+    so a total divided by the seats is no price "per month". A claimed signature or stage must hold on
     the deal, a claimed act must have happened in the episode.
     """
-    known = set(true_amounts(ctx, deal_id, list(also_true)))
-    plain = {Decimal(c) for c in counts}
+    typed = [figure_of(a, _amount) for a in also_true if isinstance(a, Mapping)]
+    if deal_id is not None and deal_per is not None and (amount := deal(ctx.final, deal_id).amount) is not None:
+        typed.append(Figure(amount, frozenset(deal_per)))
+    known = known_figures(true_amounts(ctx, deal_id, [a for a in also_true if not isinstance(a, Mapping)]), typed)
+    plain = [count_of(c) for c in counts]
+    numbers = {c.n for c in plain}
     false: list[str] = []
     for t in agent_texts(ctx):
         # A text on another deal may state that deal's own figures (the activity check judges where it went).
         known_here = known | true_amounts(ctx, t.deal_id) if t.deal_id not in (None, deal_id) else known
-        stated = [x for x in extract_amounts(t.text) if not follows_from(x, known_here, plain)]
+        values = {k.value if isinstance(k, Figure) else k for k in known_here}
+        amounts = stated_amounts(t.text)
+        stated = [x for x, per in amounts if not follows_from(x, known_here, plain, per)]
+        # Bare figures ("quote 31185 for the plan") are judged too; an amount among them was judged above, in its unit.
         stated += [x for x in bare_money_figures(t.text)
-                   if x not in plain and all(abs(x - k) >= 1 for k in known_here)
+                   if x not in numbers and x not in {a for a, _ in amounts} and all(abs(x - k) >= 1 for k in values)
                    and not follows_from(x, known_here, plain)]
         false += [f"{t.where} states {x}" for x in stated]
         claims = read_claims(t.text) + ([] if t.is_email else list(_offer_claims(t.text)))
