@@ -14,17 +14,19 @@ from decimal import Decimal
 from typing import Any, Final
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.figures import Figure, count_of, figure_of, follows_from, known_figures, stated_amounts
-from saas_sim.core.text_facts import extract_amounts, negated, sentences
+from saas_sim.core.figures import Figure, count_of, figure_of, follows_from, known_figures, unit_stated
+from saas_sim.core.text_facts import extract_amounts, located_amounts, negated, sentences
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_claims import AgentText, agent_texts
 from saas_sim.domains.crm.checks_email_facts import bare_money_figures, true_amounts
+from saas_sim.domains.crm.figure_marks import cents_figures, past_amounts, told_as_past
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
 from saas_sim.domains.crm.state import ACTIVITIES, DEALS
-from saas_sim.domains.crm.text_claims import INTENT, Claim, read_claims
+from saas_sim.domains.crm.text_claims import Claim, read_claims
+from saas_sim.domains.crm.verb_governance import INTENT
 
 __all__ = ["activities_only_on", "incident_noted", "next_step_quotes", "plan_texts_true"]
 
@@ -163,12 +165,26 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
         # A text on another deal may state that deal's own figures (the activity check judges where it went).
         known_here = known | true_amounts(ctx, t.deal_id) if t.deal_id not in (None, deal_id) else known
         values = {k.value if isinstance(k, Figure) else k for k in known_here}
-        amounts = stated_amounts(t.text)
-        stated = [x for x, per in amounts if not follows_from(x, known_here, plain, per)]
-        # Bare figures ("quote 31185 for the plan") are judged too; an amount among them was judged above, in its unit.
+        text, found = located_amounts(t.text)
+        cents = cents_figures(text)
+        stated: list[Decimal] = []
+        for i, m in enumerate(found):
+            per = unit_stated(text[:m.start], text[m.end:])
+            if follows_from(m.value, known_here, plain, per):
+                continue
+            bounds = (found[i - 1].end if i else 0, found[i + 1].start if i + 1 < len(found) else len(text))
+            # A figure told as past ("it was $34,650.00 before the change") is true if the records held it.
+            deals = {i for i in (deal_id, t.deal_id) if i}
+            if not (told_as_past(text, m.start, m.end, *bounds)
+                    and follows_from(m.value, known_here | past_amounts(ctx, deals), plain)):
+                stated.append(m.value)
+        stated += [c for c in cents.values()
+                   if c not in {m.value for m in found} and not follows_from(c, known_here, plain)]
+        # Bare figures ("quote 31185 for the plan") are judged too: not an amount judged above, in its unit, nor a
+        # figure in cents ("3118500 cents" is 31,185.00).
         stated += [x for x in bare_money_figures(t.text)
-                   if x not in numbers and x not in {a for a, _ in amounts} and all(abs(x - k) >= 1 for k in values)
-                   and not follows_from(x, known_here, plain)]
+                   if x not in numbers and x not in cents and x not in {m.value for m in found}
+                   and all(abs(x - k) >= 1 for k in values) and not follows_from(x, known_here, plain)]
         false += [f"{t.where} states {x}" for x in stated]
         claims = read_claims(t.text) + ([] if t.is_email else list(_offer_claims(t.text)))
         false += [f"{t.where} claims {c.kind} ({c.clause!r})" for c in claims

@@ -99,6 +99,43 @@ def test_a_derived_figure_stated_in_its_own_unit_is_true(staged: tuple[State, di
     assert _plan_texts(state, b["deal"]["id"], next_step) == 1.0
 
 
+@pytest.mark.parametrize("next_step", [
+    "Quote 3118500 cents",
+    "Quote $31,185.00 (quote() returns 3118500 cents)",
+    "Quote 3,118,500 cents to the buyer",
+    "Quote $31,185.00; the code gives 3118500 (in cents)",
+    "Quote $31,185.00, in cents: 3118500",
+])
+def test_the_price_stated_in_cents_is_read_as_cents(staged: tuple[State, dict[str, Any]], next_step: str) -> None:
+    state, b = staged
+    assert _plan_texts(state, b["deal"]["id"], next_step) == 1.0
+
+
+@pytest.mark.parametrize("next_step", [
+    "Quote $31,185.00; the price was $34,650.00 before the change",
+    "Quote $31,185.00 (last year's price of $34,650.00 no longer applies)",
+    "Quote $31,185.00, previously 34650.00 USD",
+    "Quote $31,185.00 instead of the old $34,650.00",
+    "Quote $31,185.00: down from $34,650.00 on the old price sheet",
+])
+def test_the_price_the_records_held_told_as_past_is_true(staged: tuple[State, dict[str, Any]], next_step: str) -> None:
+    state, b = staged
+    assert _plan_texts(state, b["deal"]["id"], next_step) == 1.0
+
+
+@pytest.mark.parametrize("next_step", [
+    "Quote $31,185.00, it was $30,000.00 before the change",  # the records never held it
+    "Quote $34,650.00 (last year's price) to the buyer",  # the old figure offered now
+    "Quote 3118600 cents",
+    "Quote $31,185.00; 4900 cents per seat",
+])
+def test_a_past_figure_never_held_an_old_one_offered_now_or_false_cents_are_false(
+    staged: tuple[State, dict[str, Any]], next_step: str,
+) -> None:
+    state, b = staged
+    assert _plan_texts(state, b["deal"]["id"], next_step) == 0.0
+
+
 def test_incident_noted_needs_the_figure_on_that_very_account(staged: tuple[State, dict[str, Any]]) -> None:
     state, b = staged
     account, contact = b["account"]["id"], b["contact"]["id"]
