@@ -61,6 +61,7 @@ from saas_sim.errors import UsageError
 __all__ = [
     "LANGUAGES",
     "MAX_FACT",
+    "AmountMention",
     "date_mentions",
     "detect_language",
     "extract_amounts",
@@ -69,6 +70,7 @@ __all__ = [
     "extract_numbers",
     "language_confidences",
     "language_shares",
+    "located_amounts",
     "negated",
     "normalize_code",
     "numbers_as_digits",
@@ -451,32 +453,63 @@ def extract_amounts(text: str, lang: str | None = None) -> list[Decimal]:
         lang: Its ISO 639-1 language (decides `1.234` and number words), or None to
             detect it (English when unsure).
     """
+    return [m.value for m in located_amounts(text, lang)[1]]
+
+
+@dataclass(frozen=True, slots=True)
+class AmountMention:
+    """One amount of a text, where it stands: `start`/`end` index the text `located_amounts` returns.
+
+    The span covers the number and a currency marker written before or after it ("$25",
+    "25.00 EUR"), so what stands beside an amount (a label, a record it is told of) starts
+    at `end` or ends at `start`.
+    """
+
+    start: int
+    end: int
+    value: Decimal
+
+
+def located_amounts(text: str, lang: str | None = None) -> tuple[str, list[AmountMention]]:
+    """Returns `text` with its number words written as digits, and the amounts it states, placed in it.
+
+    The same amounts as `extract_amounts`, for a check that must know what each amount is
+    stated as ("Total: 300.00" against "dl_000171: 300.00"). Spans index the returned text,
+    which differs from `text` where number words were written out.
+
+    Args:
+        text: Any text.
+        lang: As for `extract_amounts`.
+    """
     converted = _spelled_out(text, lang)
-    out: list[Decimal] = []
+    out: list[AmountMention] = []
     last_major_end: int | None = None
     for number in _numbers(converted, lang):
         if number.is_reference:
             continue
         rest = converted[number.end:]
-        if _MINOR_AFTER.match(rest) and number.decimals == 0:
+        if (minor := _MINOR_AFTER.match(rest)) and number.decimals == 0:
             cents = number.value.scaleb(-2)
+            end = number.end + minor.end()
             if out and last_major_end is not None and _MINOR_JOIN.match(converted[last_major_end:number.start]):
-                out[-1] += cents
+                out[-1] = AmountMention(out[-1].start, end, out[-1].value + cents)
                 last_major_end = None
             else:
-                out.append(cents)
+                out.append(AmountMention(number.start, end, cents))
             continue
-        marked = bool(_CUR_BEFORE.search(converted[max(0, number.start - 8):number.start]) or _CUR_AFTER.match(rest))
+        before = _CUR_BEFORE.search(converted[max(0, number.start - 8):number.start])
+        marked = bool(before or _CUR_AFTER.match(rest))
         if _PERCENT_AFTER.match(rest) and not marked:
             last_major_end = None  # a rate ("7.25%", "12,50 Prozent"), never money
             continue
         if marked or number.decimals == 2:
-            out.append(number.value)
             after = _CUR_AFTER.match(rest)
             last_major_end = number.end + (after.end() if after else 0)
+            start = number.start - (len(before.group()) if before else 0)
+            out.append(AmountMention(start, last_major_end, number.value))
         else:
             last_major_end = None
-    return out
+    return converted, out
 
 
 # ---------------------------------------------------------------- codes

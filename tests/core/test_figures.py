@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from saas_sim.core.figures import MAX_COUNT, follows_from
+from saas_sim.core.figures import MAX_COUNT, Count, Figure, follows_from, unit_stated
 
 D = Decimal
 
@@ -29,3 +30,42 @@ def test_other_figures_and_ids_as_counts_do_not() -> None:
 def test_every_exact_rate_follows_from_its_total(cents: int, count: int) -> None:
     total = D(cents * count).scaleb(-2)
     assert follows_from(D(cents).scaleb(-2), {total}, [count])
+
+
+_TOTAL = Figure(D("31185.00"), frozenset())
+_SEAT_MONTH = Figure(D("41.25"), frozenset({"seat", "month"}))
+_COUNTS = [Count(D(42), "seat"), Count(D(18), "month")]
+
+
+def test_a_derived_figure_carries_the_unit_of_its_derivation() -> None:
+    assert follows_from(D("1732.50"), {_TOTAL}, _COUNTS, frozenset({"month"}))  # the total over 18 months
+    assert follows_from(D("742.50"), {_TOTAL}, _COUNTS, frozenset({"seat"}))  # the total over 42 seats
+    assert follows_from(D("1732.50"), {_SEAT_MONTH}, _COUNTS, frozenset({"month"}))  # 42 seats at 41.25
+    assert follows_from(D("20790.00"), {_TOTAL}, _COUNTS, frozenset({"year"}))  # twelve months at 1,732.50
+    assert follows_from(D("742.50"), {_TOTAL}, _COUNTS)  # the text says no unit: any derivation
+
+
+def test_a_figure_stated_in_another_unit_than_its_derivation_is_not_true() -> None:
+    assert not follows_from(D("742.50"), {_TOTAL}, _COUNTS, frozenset({"month"}))
+    assert not follows_from(D("31185.00"), {_TOTAL}, _COUNTS, frozenset({"month"}))
+    assert not follows_from(D("41.25"), {_SEAT_MONTH}, _COUNTS, frozenset({"month"}))
+    assert not follows_from(D("1732.50"), {_TOTAL}, _COUNTS, frozenset({"seat"}))
+    assert not follows_from(D("1732.50"), {Figure(D("41.25"), frozenset({"seat"}))}, [Count(D(42), "seat")],
+                            frozenset({"seat"}))  # a per-seat figure times the seats is no longer per seat
+    assert not follows_from(D("5.00"), {Figure(D("5000.00"))}, [Count(D(1000), "ref")])  # a reference counts nothing
+
+
+@pytest.mark.parametrize(("before", "after", "per"), [
+    ("", " per month over 18 months", {"month"}),
+    ("", "/seat/month", {"seat", "month"}),
+    ("", " per user per month", {"seat", "month"}),
+    ("", " a year", {"year"}),
+    ("", " monthly", {"month"}),
+    ("", " in total", set()),
+    ("the monthly price of ", "", {"month"}),
+    ("per-seat fee: ", "", {"seat"}),
+    ("the annual plan total of ", "", None),
+    ("Quote ", " for 42 seats", None),
+])
+def test_unit_stated_reads_the_unit_beside_a_figure(before: str, after: str, per: set[str] | None) -> None:
+    assert unit_stated(before, after) == (None if per is None else frozenset(per))

@@ -21,6 +21,7 @@ from saas_sim.core.text_facts import (
     extract_numbers,
     language_confidences,
     language_shares,
+    located_amounts,
     negated,
     normalize_code,
     numbers_as_digits,
@@ -320,3 +321,9 @@ def test_without_today_a_date_needs_its_year() -> None:
 
 def test_a_weekday_reads_as_the_next_one_or_the_last_one() -> None:
     assert date_mentions("we spoke on Monday", "en", today=THURSDAY) == [(date(2026, 3, 9), date(2026, 3, 2))]
+
+
+def test_located_amounts_place_each_amount_with_its_currency_marks() -> None:
+    text, found = located_amounts("dl_000171: $35,500.00; the rest 1.50 EUR, then twelve dollars")
+    assert [m.value for m in found] == [Decimal("35500.00"), Decimal("1.50"), Decimal("12")]
+    assert [text[m.start:m.end] for m in found] == ["$35,500.00", "1.50 EUR", "12 dollars"]

@@ -12,7 +12,8 @@ Modules:
 * `tools_<resource>`: the agent-facing tools, `crm.<verb>_<noun>`, reads first; `tool_helpers`: what they share;
 * `views_<resource>`: the result models of `tools_<resource>`;
 * `setups_<topic>` (`setup_helpers`), `checks_<topic>` (`check_helpers`): scenario setups and checks;
-  `text_claims`, `email_substance`: what the checks read in the agent's free text;
+  `text_claims` (`verb_governance`), `email_substance`, `report_figures`, `figure_marks`, `decline_causes`:
+  what the checks read in the agent's free text;
 * `data_report`: measured rates of each kind of mess; `policy` (`policy.md`): the rules agents see.
 """
 
@@ -32,6 +33,7 @@ from saas_sim.domains.crm import (
     checks_people,
     checks_quotes,
     checks_renewals,
+    checks_reports,
     checks_routing,
     checks_suite_accounts,
     checks_suite_billing,
@@ -89,6 +91,7 @@ DOMAIN = kit.domain(
         checks_email_facts,
         checks_claims,
         checks_people,
+        checks_reports,
         checks_identity,
         checks_champion,
         checks_leave,

@@ -9,10 +9,11 @@ instead of scanning a table of the world.
 from __future__ import annotations
 
 from saas_sim.core.key_groups import index_view
-from saas_sim.domains.crm.state import CONTACTS, DEALS, PERSON_TRUTH, TASKS
+from saas_sim.domains.crm.state import ACTIVITIES, CONTACTS, DEALS, PERSON_TRUTH, TASKS
 
 __all__ = [
-    "CONTACTS_BY_ACCOUNT", "DEALS_BY_PRIMARY_CONTACT", "INDEX_VIEWS", "RECORDS_BY_PERSON", "TASKS_BY_DEAL",
+    "ACTIVITIES_BY_DEAL", "CONTACTS_BY_ACCOUNT", "DEALS_BY_PRIMARY_CONTACT", "INDEX_VIEWS", "RECORDS_BY_PERSON",
+    "TASKS_BY_DEAL",
 ]
 
 RECORDS_BY_PERSON = index_view("crm.records_by_person", PERSON_TRUTH, lambda t: (t.person_key,))
@@ -29,5 +30,9 @@ DEALS_BY_PRIMARY_CONTACT = index_view(
 TASKS_BY_DEAL = index_view("crm.tasks_by_deal", TASKS, lambda t: () if t.deal_id is None else (t.deal_id,))
 """Task ids (any status) by deal id."""
 
-INDEX_VIEWS = (RECORDS_BY_PERSON, CONTACTS_BY_ACCOUNT, DEALS_BY_PRIMARY_CONTACT, TASKS_BY_DEAL)
+ACTIVITIES_BY_DEAL = index_view(
+    "crm.activities_by_deal", ACTIVITIES, lambda a: () if a.deal_id is None else (a.deal_id,))
+"""Activity ids (notes, calls, emails) by deal id."""
+
+INDEX_VIEWS = (RECORDS_BY_PERSON, CONTACTS_BY_ACCOUNT, DEALS_BY_PRIMARY_CONTACT, TASKS_BY_DEAL, ACTIVITIES_BY_DEAL)
 """Every view of this module."""

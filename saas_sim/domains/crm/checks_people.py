@@ -1,4 +1,4 @@
-"""Checks over contacts, accounts, leads, owners, consent and reports.
+"""Checks over contacts, accounts, leads, owners and consent (reports: `checks_reports`).
 
 They compare the final state with the start through `ctx.changed` and read
 ground truth (which records are the same person) from the hidden tables.
@@ -6,15 +6,12 @@ ground truth (which records are the same person) from the hidden tables.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from decimal import Decimal
+from collections.abc import Mapping
 from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.state import State, TableKey
-from saas_sim.core.text_facts import detect_language, extract_amounts, extract_numbers
-from saas_sim.domains.crm.check_helpers import existing, money, person_records, wrong_merges
+from saas_sim.core.state import TableKey
+from saas_sim.domains.crm.check_helpers import existing, person_records, wrong_merges
 from saas_sim.domains.crm.checks_identity import duplicate_people, no_optout_contacted
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold, norm_email, phone_digits
@@ -25,8 +22,6 @@ from saas_sim.domains.crm.state import (
     DEALS,
     ENROLLMENTS,
     LEADS,
-    REPORTS,
-    SCHEMA,
 )
 from saas_sim.errors import VerifierError
 
@@ -41,14 +36,9 @@ __all__ = [
     "no_accounts_created",
     "only_contacts_changed",
     "only_lead_records_created",
-    "only_named_reports",
     "only_owner_changes",
     "owner_changes",
     "person_updated",
-    "read_only",
-    "report_records",
-    "report_truthful",
-    "report_values",
     "titles_updated",
 ]
 
@@ -221,116 +211,6 @@ def no_accounts_created(ctx: CheckContext) -> CheckOutcome:
     return CheckOutcome.of(not created, f"accounts created: {created}" if created else "no account created")
 
 
-@kit.check
-def read_only(ctx: CheckContext) -> CheckOutcome:
-    """Nothing but reports changed: a reporting task must not edit records."""
-    touched = []
-    for key in SCHEMA.tables:
-        if key is REPORTS or key.name.startswith("hidden."):
-            continue
-        touched += [i for i, _, _ in ctx.changed(key)]
-    return CheckOutcome.of(not touched, f"records changed: {touched[:10]}" if touched else "no record changed")
-
-
-def _report(ctx: CheckContext, name: str) -> Any:
-    found = [r for r in ctx.final.table(REPORTS) if r.name.strip().casefold() == name.strip().casefold()]
-    return found[-1] if found else None
-
-
-@kit.check
-def report_records(ctx: CheckContext, name: str, expected_ids: list[str]) -> CheckOutcome:
-    """The latest report named `name` lists the expected records: share found, minus a share per extra id.
-
-    Listing a superset (every open deal of the owner) names the right ones among
-    wrong ones, a shotgun: each extra id cancels a right one, so it earns nothing.
-    """
-    report = _report(ctx, name)
-    if report is None:
-        return CheckOutcome.failed(f"no report named {name!r}")
-    got, want = set(report.record_ids), set(expected_ids)
-    hits, extra, missing = len(got & want), len(got - want), len(want - got)
-    score = max(0.0, (hits - extra) / len(want)) if want else float(not got)
-    return CheckOutcome(score, f"{hits} right, {extra} extra, {missing} missing")
-
-
-def _stated_value(text: str) -> Decimal | None:
-    """Returns the one number a report value states ("12345.00", "$12,345.00", "12.345,00 €"), else None.
-
-    Zero numbers or several ("10000.00 or 12000.00") is no answer: a shotgun value names
-    the right figure among wrong ones and must not pass.
-    """
-    numbers = extract_numbers(text)
-    return numbers[0] if len(numbers) == 1 else None
-
-
-def _report_figures(values: Mapping[str, str]) -> dict[str, Decimal | None]:
-    """Returns each currency's stated figure; a currency given twice with different figures states none."""
-    out: dict[str, Decimal | None] = {}
-    for key, raw in values.items():
-        code, value = key.strip().upper(), _stated_value(str(raw))
-        out[code] = value if code not in out or out[code] == value else None
-    return out
-
-
-@kit.check
-def report_values(ctx: CheckContext, name: str, expected: Mapping[str, str]) -> CheckOutcome:
-    """The latest report's values state the expected totals (share of currencies; extras count as wrong).
-
-    Values are read as facts, in any number form; a value that states several
-    figures, or a currency listed twice with different figures, is wrong.
-    """
-    report = _report(ctx, name)
-    if report is None:
-        return CheckOutcome.failed(f"no report named {name!r}")
-    got = _report_figures(report.values)
-    want = {k.upper(): money(v) for k, v in expected.items()}
-    keys = set(got) | set(want)
-    right = sum(1 for k in keys if k in got and k in want and got[k] is not None and got[k] == want[k])
-    return CheckOutcome(right / len(keys) if keys else 1.0, f"{right}/{len(keys)} values right")
-
-
-def _deal_amounts(state: State, ids: Iterable[str]) -> set[Decimal]:
-    """Each named deal's own amount; zero for a deal without one (the report counts it as zero)."""
-    deals = (state.get(DEALS, i) for i in ids)
-    return {d.amount if d.amount is not None else Decimal(0) for d in deals if d is not None}
-
-
-# Where the notes' sentences end (a full stop before a space, not a decimal point; a semicolon; a line break), and
-# a record id as the tools write it ("dl_000171"): a deal's amount is told of the deal a sentence names.
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
-_RECORD_ID = re.compile(r"\b[a-z]{2,5}_\d+\b", re.IGNORECASE)
-
-
-@kit.check
-def report_truthful(
-    ctx: CheckContext, name: str, expected: Mapping[str, str], expected_ids: Sequence[str] = (),
-) -> CheckOutcome:
-    """Every amount the reports' notes state is true (a constraint); all reports of the name together.
-
-    True figures are the expected totals and each deal's own amount, for the deals the
-    answer holds (`expected_ids`) and those the report lists: a per-deal breakdown states
-    facts. Any other sum is false, a subset's included: a total over some of the deals is
-    no total the task asked for, and accepting every subset sum would let almost any
-    figure pass. A deal's own amount is true too in a sentence that names that deal by its
-    id ("just outside the window: dl_000171 (35500.00 EUR), not counted"): it is the
-    record's fact, told of the record. Counts and other plain numbers in the notes
-    ("7 deals") are not judged; see `checks_email_facts` for the rule on what is an amount.
-    """
-    totals = {m for v in expected.values() if (m := money(v)) is not None}
-    named = _deal_amounts(ctx.final, expected_ids)
-    false = []
-    for r in ctx.final.table(REPORTS):
-        if r.name.strip().casefold() == name.strip().casefold():
-            true = totals | named | _deal_amounts(ctx.final, r.record_ids)
-            notes = r.notes or ""
-            lang = detect_language(notes) or "en"
-            for sentence in _SENTENCE_BREAK.split(notes):
-                here = true | _deal_amounts(ctx.final, (i.lower() for i in _RECORD_ID.findall(sentence)))
-                false += [f"{r.id} notes state {x}" for x in extract_amounts(sentence, lang) if x not in here]
-    detail = f"false figures: {false[:6]}" if false else "the notes state only true totals and deal amounts"
-    return CheckOutcome.of(not false, detail)
-
-
 _BOOKKEEPING = frozenset({"updated_at", "last_contacted_at", "merged_into"})
 """Contact fields the CRM sets itself (an edit, an email, a merge); never the agent's claim about the person."""
 
@@ -379,16 +259,3 @@ def only_lead_records_created(ctx: CheckContext, lead_id: str) -> CheckOutcome:
     if stray:
         return CheckOutcome.failed(f"records created outside the lead's conversion: {sorted(stray)}")
     return CheckOutcome.passed("every new record is the lead's conversion")
-
-
-@kit.check
-def only_named_reports(ctx: CheckContext, name: str) -> CheckOutcome:
-    """Every report the agent submitted carries the task's name (a constraint).
-
-    A report is read by whoever asked for it: a second one under another name,
-    listing every deal, is an answer nobody can tell from the real one, and the
-    scope guard lets it through because a report is a new record.
-    """
-    want = name.strip().casefold()
-    stray = sorted({r.name for r in ctx.created(REPORTS) if r.name.strip().casefold() != want})
-    return CheckOutcome.of(not stray, f"reports under other names: {stray}" if stray else "one report name")

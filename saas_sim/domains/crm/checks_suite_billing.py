@@ -9,22 +9,24 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Final
+from typing import Any, Final
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.figures import follows_from
-from saas_sim.core.text_facts import extract_amounts, negated, sentences
+from saas_sim.core.figures import Figure, count_of, figure_of, follows_from, known_figures, unit_stated
+from saas_sim.core.text_facts import extract_amounts, located_amounts, negated, sentences
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_claims import AgentText, agent_texts
 from saas_sim.domains.crm.checks_email_facts import bare_money_figures, true_amounts
+from saas_sim.domains.crm.figure_marks import cents_figures, past_amounts, told_as_past
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
 from saas_sim.domains.crm.state import ACTIVITIES, DEALS
-from saas_sim.domains.crm.text_claims import INTENT, Claim, read_claims
+from saas_sim.domains.crm.text_claims import Claim, read_claims
+from saas_sim.domains.crm.verb_governance import INTENT
 
 __all__ = ["activities_only_on", "incident_noted", "next_step_quotes", "plan_texts_true"]
 
@@ -139,26 +141,50 @@ def _claim_holds(ctx: CheckContext, claim: Claim, t: AgentText, deal_id: str | N
 
 
 @kit.check
-def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Sequence[int] = (),
-                    also_true: Sequence[str] = ()) -> CheckOutcome:
+def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Sequence[Any] = (),
+                    also_true: Sequence[Any] = (), deal_per: Sequence[str] | None = None) -> CheckOutcome:
     """Constraint: every figure and claim in the agent's texts (next steps, notes, tasks, emails) is true.
 
     True figures: the task's deal's final amount (with `deal_id`), a text's own deal's, and `also_true`
     (the code's figures: a per-seat price, the fee that was due), and any of these divided or multiplied
     by one of `counts` ("1,350.00 over 15 months is 90.00 a month"); `counts` (seats, months, days, an
-    invoice number) are counts, not money, however large. A claimed signature or stage must hold on
+    invoice number) are counts, not money, however large. A figure is true only as what the text says it
+    is per (`core.figures`): `counts` may give their unit (`{count: 15, unit: month}`), `also_true` what
+    each is per (`{amount: "49.00", per: [seat, month]}`) and `deal_per` the deal amount's (`[]`: a total),
+    so a total divided by the seats is no price "per month". A claimed signature or stage must hold on
     the deal, a claimed act must have happened in the episode.
     """
-    known = set(true_amounts(ctx, deal_id, list(also_true)))
-    plain = {Decimal(c) for c in counts}
+    typed = [figure_of(a, _amount) for a in also_true if isinstance(a, Mapping)]
+    if deal_id is not None and deal_per is not None and (amount := deal(ctx.final, deal_id).amount) is not None:
+        typed.append(Figure(amount, frozenset(deal_per)))
+    known = known_figures(true_amounts(ctx, deal_id, [a for a in also_true if not isinstance(a, Mapping)]), typed)
+    plain = [count_of(c) for c in counts]
+    numbers = {c.n for c in plain}
     false: list[str] = []
     for t in agent_texts(ctx):
         # A text on another deal may state that deal's own figures (the activity check judges where it went).
         known_here = known | true_amounts(ctx, t.deal_id) if t.deal_id not in (None, deal_id) else known
-        stated = [x for x in extract_amounts(t.text) if not follows_from(x, known_here, plain)]
+        values = {k.value if isinstance(k, Figure) else k for k in known_here}
+        text, found = located_amounts(t.text)
+        cents = cents_figures(text)
+        stated: list[Decimal] = []
+        for i, m in enumerate(found):
+            per = unit_stated(text[:m.start], text[m.end:])
+            if follows_from(m.value, known_here, plain, per):
+                continue
+            bounds = (found[i - 1].end if i else 0, found[i + 1].start if i + 1 < len(found) else len(text))
+            # A figure told as past ("it was $34,650.00 before the change") is true if the records held it.
+            deals = {i for i in (deal_id, t.deal_id) if i}
+            if not (told_as_past(text, m.start, m.end, *bounds)
+                    and follows_from(m.value, known_here | past_amounts(ctx, deals), plain)):
+                stated.append(m.value)
+        stated += [c for c in cents.values()
+                   if c not in {m.value for m in found} and not follows_from(c, known_here, plain)]
+        # Bare figures ("quote 31185 for the plan") are judged too: not an amount judged above, in its unit, nor a
+        # figure in cents ("3118500 cents" is 31,185.00).
         stated += [x for x in bare_money_figures(t.text)
-                   if x not in plain and all(abs(x - k) >= 1 for k in known_here)
-                   and not follows_from(x, known_here, plain)]
+                   if x not in numbers and x not in cents and x not in {m.value for m in found}
+                   and all(abs(x - k) >= 1 for k in values) and not follows_from(x, known_here, plain)]
         false += [f"{t.where} states {x}" for x in stated]
         claims = read_claims(t.text) + ([] if t.is_email else list(_offer_claims(t.text)))
         false += [f"{t.where} claims {c.kind} ({c.clause!r})" for c in claims

@@ -41,13 +41,18 @@ def _risk_deals(ctx: CheckContext, by_account: Mapping[str, set[str]], threshold
     return [d for d in ctx.initial.table(DEALS) if d.account_id in risky and d.stage not in CLOSED_STAGES]
 
 
-# A next step that denies the risk: no risk or concern, or the escalations said to be resolved. "Escalations
-# tkt_1, tkt_2 are not yet resolved" and "before any non-urgent upsell" affirm it.
-_DENIES_RISK = re.compile(
+# A next step that denies the risk: no risk or concern. "Escalations tkt_1, tkt_2 are not yet resolved" and
+# "before any non-urgent upsell" affirm it.
+_NO_RISK = re.compile(
     r"\b(?:no|not an?|isn't an?|is not an?|without|zero|low|little|minimal|nothing)\s+(?:\S+\s+){0,2}?"
-    r"(?:churn|risk|concern|danger|threat)\w*\b|"
+    r"(?:churn|risk|concern|danger|threat)\w*\b")
+# An escalation said to be over. Told of the ticket named nearest to it: of an open one it denies the risk
+# ("tkt_1, tkt_2 resolved"), of a solved one of the account it is true ("tkt_3 was resolved last month").
+_SOLVED = re.compile(
     r"(?<!not )(?<!not yet )(?<!n't )(?<!never )(?<!un)\b(?:resolved|solved|closed|fixed|handled|settled)\b"
     r"(?!\s+(?:yet|soon|later|by|before|once|when))")
+# A ticket told of as past ("an earlier escalation tkt_3"): context, not one of the open escalations to review.
+_PAST = re.compile(r"\b(?:earlier|previous|previously|prior|past|former|old|older|last (?:month|quarter|year))\b")
 # A condition states what has not happened: "risk until tkt_1 is resolved" denies nothing.
 _CONDITION = re.compile(r"\b(?:until|till|once|when|after|before|unless|if)\b[^;:.]*")
 
@@ -56,17 +61,69 @@ def _tickets_named(text: str | None) -> set[str]:
     return {f"tkt_{int(n):06d}" for n in _TICKET.findall(text or "")}
 
 
+_LIST_GAP = re.compile(r"\s*(?:,|&|/|\band\b|\bor\b)\s*(?:and\s+)?")
+
+
+def _told_of(text: str, pattern: re.Pattern[str]) -> list[str | None]:
+    """For each match of `pattern` in `text`, the tickets it is told of (None when the text names none).
+
+    That is the ticket named nearest to it, with every ticket listed with that one ("tkt_1, tkt_2 and
+    tkt_3 resolved" tells all three resolved).
+    """
+    mentions = [(m.start(), m.end(), f"tkt_{int(m.group(1)):06d}") for m in _TICKET.finditer(text)]
+    runs: list[list[tuple[int, int, str]]] = []
+    for t in mentions:
+        if runs and _LIST_GAP.fullmatch(text[runs[-1][-1][1]:t[0]]):
+            runs[-1].append(t)
+        else:
+            runs.append([t])
+    out: list[str | None] = []
+    for m in pattern.finditer(text):
+        near = min(mentions, default=None,
+                   key=lambda t: max(t[0] - m.end(), m.start() - t[1], 0) * 2 + (t[0] < m.start()))
+        if near is None:
+            out.append(None)
+        else:
+            out += [t[2] for run in runs if near in run for t in run]
+    return out
+
+
+def _denial_or_false(text: str, want: set[str], solved: set[str]) -> str | None:
+    """Why a next step naming `want` (open) and maybe `solved` escalations of its account is wrong, or None.
+
+    It denies the risk when it says there is none, or calls an open escalation (or escalations in general,
+    naming no ticket) resolved. It states a falsehood when it names a ticket of no escalation of the account,
+    or a solved one as if open: a solved escalation is named truly only as solved or past ("tkt_3 was
+    resolved last month", "an earlier escalation, tkt_3").
+    """
+    folded = _CONDITION.sub(lambda m: " " * len(m.group()), fold(text))
+    if _NO_RISK.search(folded):
+        return "the next step denies the risk"
+    said_solved = _told_of(folded, _SOLVED)
+    if any(t is None or t in want for t in said_solved):
+        return "the next step calls an open escalation resolved"
+    named = _tickets_named(text)
+    if named - want - solved:
+        return f"names tickets of no escalation of its account {sorted(named - want - solved)}"
+    as_open = (named & solved) - {t for t in said_solved if t} - {t for t in _told_of(folded, _PAST) if t}
+    if as_open:
+        return f"names solved escalations as open {sorted(as_open)}"
+    return None
+
+
 @kit.check
 def risk_deals_flagged(ctx: CheckContext, *, open_escalations: Mapping[str, Sequence[str]], threshold: int,
-                       ) -> CheckOutcome:
+                       solved_escalations: Mapping[str, Sequence[str]] | None = None) -> CheckOutcome:
     """Every open deal of an account with `threshold`+ open escalations got a next step naming them.
 
     Per deal: the share of its account's open escalated tickets the new next step names (a next step the
-    episode did not change earns nothing); 0 when it names a ticket that is not one of them, or when it
-    denies the risk (no risk or concern, or the escalations said to be resolved). The score
-    is the mean over the at-risk accounts' open deals.
+    episode did not change earns nothing); 0 when it denies the risk (no risk or concern, or an open
+    escalation said to be resolved) or states a false fact (a ticket of no escalation of the account, or a
+    solved one of `solved_escalations` named as open). A solved escalation of the account named as solved
+    or past is a true mention and costs nothing. The score is the mean over the at-risk accounts' open deals.
     """
     by_account = _by_account(ctx, open_escalations)
+    solved_by = _by_account(ctx, solved_escalations or {})
     deals = _risk_deals(ctx, by_account, int(threshold))
     if not deals:
         return CheckOutcome.failed("no account is at risk (a setup error)")
@@ -77,16 +134,13 @@ def risk_deals_flagged(ctx: CheckContext, *, open_escalations: Mapping[str, Sequ
         text = final.next_step if final is not None else None
         want = by_account[d.account_id]
         named = _tickets_named(text)
-        if final is None or text == d.next_step:
+        if final is None or text is None or text == d.next_step:
             scores.append(0.0)
             problems.append(f"{d.id}: next step unchanged")
-        elif _DENIES_RISK.search(_CONDITION.sub(" ", fold(text or ""))):
+        elif (wrong := _denial_or_false(text, want, solved_by.get(d.account_id, set()))) is not None:
             # "No churn risk: tkt_1, tkt_2 resolved" names the tickets to deny the risk they are.
             scores.append(0.0)
-            problems.append(f"{d.id}: the next step denies the risk ({text!r})")
-        elif named - want:
-            scores.append(0.0)
-            problems.append(f"{d.id}: names tickets of no escalation of its account {sorted(named - want)}")
+            problems.append(f"{d.id}: {wrong} ({text!r})")
         else:
             scores.append(len(named & want) / len(want))
             if want - named:

@@ -133,17 +133,69 @@ def _distinctive(rival: str) -> frozenset[str]:
 
 
 _DISTINCTIVE: Final = {c: _distinctive(c) for c in COMPETITORS}
+_RIVAL_WORDS: Final = frozenset().union(*_DISTINCTIVE.values())
+
+_COINED: Final = frozenset({"copperleaf", "northwind"})
+"""Distinctive words of rivals' names that are no everyday word: wherever they stand, they name the rival.
+
+Every other distinctive word ("vantage", "halcyon", "kestrel", "orbital", or a future "summit" or "apex") is
+taken for an everyday word, which names its rival only where the text uses it as a name (`_as_name`): "from
+our vantage point" names no vendor. A rival added to `COMPETITORS` is so strict until its word is listed here."""
+
+_CHOICE: Final = tuple(tuple(p.split()) for p in (
+    "went with", "go with", "goes with", "going with", "gone with", "stay with", "stayed with", "staying with",
+    "chose", "choose", "chooses", "chosen", "choosing", "picked", "pick", "selected", "select", "preferred",
+    "prefer", "prefers", "signed with", "switched to", "switching to", "switch to", "moved to", "moving to",
+    "migrated to", "migrating to", "lost to", "lost out to", "losing to", "opted for", "in favour of",
+    "in favor of", "bought", "buying", "purchased", "renewed with", "sticking with", "stuck with", "competitor",
+    "competitors", "rival", "vendor", "entschieden fur", "choisi", "eligieron",
+))
+"""Word runs after which a word is the thing chosen ("went with Vantage", "lost to the rival halcyon")."""
+
+_NAME_CLAUSE = re.compile(r"[^,;.:!?()\n]+")
+"""A clause for `_as_name`: text between punctuation ("Competitor: vantage" has the clause " vantage")."""
+
+
+def _as_name(text: str, token: re.Match[str], before: list[str], after: list[str], rival: str) -> bool:
+    """Whether the everyday word `token` of `text` names `rival`; `before` and `after` are the folded words
+    around it.
+
+    It does when it is capitalized as a name ("Vantage"; not "VANTAGE", where every letter is), when a
+    choice frames it ("went with vantage", "chose the Halcyon"), when another rival's word stands within
+    two words of it ("copperleaf or vantage": rivals listed or compared), or when its clause holds nothing
+    but the words of the rival's name and an article ("Competitor: vantage", "halcyon"): a reason that is a name.
+    """
+    word = token.group()
+    if word[:1].isupper() and not word.isupper():
+        return True
+    if any(w in _RIVAL_WORDS and w not in _DISTINCTIVE[rival] for w in (*before[-2:], *after[:2])):
+        return True
+    frame = [w for w in before[-4:] if w not in ("the", "a", "an")]
+    if any(len(frame) >= len(p) and tuple(frame[-len(p):]) == p for p in _CHOICE):
+        return True
+    clause = next(m.group() for m in _NAME_CLAUSE.finditer(text) if m.start() <= token.start() < m.end())
+    own = set(_tokens(rival)) | _GENERIC | {"a", "an"}
+    return all(w in own for w in _WORD.findall(fold(clause)))
 
 
 def competitors_named(text: str) -> set[str]:
     """Returns the rival vendors of `COMPETITORS` that `text` names (case and accents ignored).
 
     A rival is named by its full name or by a word of it that names it alone ("Orbital" for Orbital Apps);
-    a generic word of a name ("CRM", "Apps", "Software") names no rival.
+    a generic word of a name ("CRM", "Apps", "Software") names no rival. A word that names a rival alone
+    but is also an everyday word (not in `_COINED`) names it only where it is used as a name (`_as_name`):
+    "went with Vantage" names Vantage Suite, "from our vantage point" nothing.
     """
-    words = set(_WORD.findall(fold(text)))
-    folded = f" {' '.join(_WORD.findall(fold(text)))} "
-    return {c for c in COMPETITORS if f" {' '.join(_tokens(c))} " in folded or words & _DISTINCTIVE[c]}
+    folded_text = f" {' '.join(_WORD.findall(fold(text)))} "
+    tokens = list(_WORD.finditer(text))
+    folded = [fold(t.group()) for t in tokens]
+    named = {c for c in COMPETITORS if f" {' '.join(_tokens(c))} " in folded_text}
+    for i, (token, word) in enumerate(zip(tokens, folded, strict=True)):
+        for c in COMPETITORS:
+            if c not in named and word in _DISTINCTIVE[c] and (
+                    word in _COINED or _as_name(text, token, folded[:i], folded[i + 1:], c)):
+                named.add(c)
+    return named
 
 
 _ISSUE = (r"(?:issues?|factors?|problems?|reasons?|concerns?|drivers?|causes?|objections?|blockers?|involved|"

@@ -14,12 +14,12 @@ never as money refunded unless the records show it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.figures import follows_from
+from saas_sim.core.figures import count_of, figure_of, follows_from, known_figures, stated_amounts
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.check_helpers import (
     CLAUSE,
@@ -228,10 +228,15 @@ def replies_truthful_with(ctx: CheckContext, *, ticket_id: str, order_id: str, m
     problems = [p for p in truth_problems(ctx.final, facts, order, since=since, may_name=[str(c) for c in may_name])
                 if not p.startswith(_STRAY)]
     refunded = [r.amount for r in refunds_on(ctx.final, order.id) if r.created_at >= since.created_at]
-    allowed = true_amounts(ctx.final, order) | set(refunded) | {sum(refunded, Decimal("0"))}
-    allowed |= {money_value(a) for a in also_true}
-    numbers = [money_value(c) for c in counts]
-    stray = sorted({a for a in facts.amounts if not follows_from(a, allowed, numbers) and str(a) not in facts.codes})
+    plain = true_amounts(ctx.final, order) | set(refunded) | {sum(refunded, Decimal("0"))}
+    plain |= {money_value(a) for a in also_true if not isinstance(a, Mapping)}
+    allowed = known_figures(plain, [figure_of(a, money_value) for a in also_true if isinstance(a, Mapping)])
+    numbers = [count_of(c) if isinstance(c, Mapping) else money_value(c) for c in counts]
+    # A figure the reply says is per something ("per month", "/seat") must be that: see `core.figures`.
+    typed = {a for m in episode_replies(ctx, ticket_id) for a, per in stated_amounts(m.body)
+             if per is not None and not follows_from(a, allowed, numbers, per)}
+    stray = sorted({a for a in facts.amounts if not follows_from(a, allowed, numbers) and str(a) not in facts.codes}
+                   | typed)
     if stray:
         problems.append(f"{_STRAY}: {[str(a) for a in stray]}")
     if problems:

@@ -6,6 +6,7 @@ from saas_sim.core.domain import CheckContext
 from saas_sim.core.state import State
 from saas_sim.domains.crm import checks_deals as cd
 from saas_sim.domains.crm import checks_people as cp
+from saas_sim.domains.crm import checks_reports as cr
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, SEQUENCES, USERS
 from tests.domains.crm import picks
 from tests.domains.crm.conftest import EPOCH, Caller
@@ -67,11 +68,11 @@ def test_report_checks_compare_ids_and_exact_amounts(crm: Caller, world: State) 
     crm("crm.submit_report", name="q", record_ids=["dl_000001", "dl_000009"], values={"usd": "1,000.00"})
     ctx = _ctx(crm, world)
     # One right id and one wrong one: the extra cancels the hit (a superset is a shotgun).
-    assert cp.report_records(ctx, "Q", ["dl_000001", "dl_000002"]).score == 0.0
-    assert cp.report_records(ctx, "Q", ["dl_000001", "dl_000009", "dl_000003"]).score == 2 / 3
-    assert cp.report_values(ctx, "q", {"USD": "1000"}).score == 1.0
-    assert cp.report_values(ctx, "q", {"USD": "1000", "EUR": "5.00"}).score == 0.5
-    assert cp.read_only(ctx).score == 1.0
+    assert cr.report_records(ctx, "Q", ["dl_000001", "dl_000002"]).score == 0.0
+    assert cr.report_records(ctx, "Q", ["dl_000001", "dl_000009", "dl_000003"]).score == 2 / 3
+    assert cr.report_values(ctx, "q", {"USD": "1000"}).score == 1.0
+    assert cr.report_values(ctx, "q", {"USD": "1000", "EUR": "5.00"}).score == 0.5
+    assert cr.read_only(ctx).score == 1.0
 
 
 def test_call_check_gives_half_credit_for_one_link(crm: Caller, world: State) -> None:

@@ -60,3 +60,18 @@ async def test_a_reason_that_denies_the_other_causes_is_true(env: Environment, c
     assert (bindings["d1"]["cause"], bindings["d2"]["competitor"]) == ("cancelled", "Copperleaf")
     grade = await scripted_grade(env, REF, 1, [_close("{d1.id}", cancelled), _close("{d2.id}", competitor)])
     assert grade.score == 1.0, grade.violations
+
+
+@pytest.mark.parametrize(("seed", "suffix", "other_rival"), [
+    (2, "from our vantage point it is final", "Vantage Suite"),
+    (4, "after the halcyon days of last year", "Halcyon CRM"),
+    (6, "no orbital launch of anything this year", "Orbital Apps"),
+])
+async def test_an_everyday_word_that_is_also_a_rivals_name_keeps_a_true_reason_true(
+    env: Environment, seed: int, suffix: str, other_rival: str,
+) -> None:
+    bindings = (await env.task(env.scenario(REF), seed)).bindings
+    assert other_rival not in (bindings["d1"]["competitor"], bindings["d2"]["competitor"])
+    steps = [_close("{d1.id}", f"{{d1.reason}}, {suffix}"), _close("{d2.id}", f"{{d2.reason}}; {suffix}")]
+    grade = await scripted_grade(env, REF, seed, steps)
+    assert grade.score == 1.0, grade.violations

@@ -18,6 +18,7 @@ from saas_sim.domains.crm import checks_email as ce
 from saas_sim.domains.crm import checks_email_facts as cf
 from saas_sim.domains.crm import checks_identity as ci
 from saas_sim.domains.crm import checks_people as cp
+from saas_sim.domains.crm import checks_reports as cr
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.email_substance import message_flaw
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, DEALS, LEADS, SEQUENCES, USERS
@@ -228,6 +229,6 @@ def test_follow_ups_at_two_times_violate_one_followup_time(crm: Caller, world: S
 
 def test_a_decoy_report_under_another_name_violates(crm: Caller, world: State) -> None:
     crm("crm.submit_report", name="Forecast-Q1", record_ids=[], values={})
-    assert cp.only_named_reports(_ctx(crm, world), "forecast-q1 ").score == 1.0
+    assert cr.only_named_reports(_ctx(crm, world), "forecast-q1 ").score == 1.0
     crm("crm.submit_report", name="forecast-all", record_ids=[], values={})
-    assert cp.only_named_reports(_ctx(crm, world), "forecast-q1").score == 0.0
+    assert cr.only_named_reports(_ctx(crm, world), "forecast-q1").score == 0.0

@@ -63,6 +63,79 @@ def test_plan_texts_true_counts_seats_as_counts_and_flags_a_stale_price(staged: 
         assert cb.plan_texts_true(_ctx(bad, state), deal_id, [42, 18], ["41.25"]).score == 0.0, text
 
 
+_COUNTS = [{"count": 42, "unit": "seat"}, {"count": 18, "unit": "month"}]
+_ALSO = [{"amount": "41.25", "per": ["seat", "month"]}]
+
+
+def _plan_texts(state: State, deal_id: str, next_step: str) -> float:
+    crm = Caller(state)
+    crm("crm.update_deal", deal_id=deal_id, amount="31185.00", next_step=next_step)
+    return cb.plan_texts_true(_ctx(crm, state), deal_id, _COUNTS, _ALSO, deal_per=[]).score
+
+
+@pytest.mark.parametrize("next_step", [
+    "Quote $31,185.00; that is $742.50 per month",  # the total over the 42 seats, not over the months
+    "Quote $31,185.00, i.e. $31,185.00 per month",
+    "Quote $31,185.00: $41.25 per month",  # a seat's monthly price is no monthly price of the plan
+    "Quote $31,185.00 ($1,732.50 per seat)",
+    "Quote $31,185.00 at a monthly price of $742.50",
+])
+def test_a_derived_figure_stated_in_another_unit_is_false(staged: tuple[State, dict[str, Any]], next_step: str) -> None:
+    state, b = staged
+    assert _plan_texts(state, b["deal"]["id"], next_step) == 0.0
+
+
+@pytest.mark.parametrize("next_step", [
+    "Quote $31,185.00 in total: $1,732.50 per month over 18 months",
+    "Quote 42 seats at $41.25 per seat per month, $31,185.00 total",
+    "Quote $41.25/seat/month for 42 seats, 18 months: USD 31,185.00",
+    "Quote $31,185.00, or $742.50 per seat for the whole term",
+    "Quote $31,185.00 (USD 41.25 per user per month; $1,732.50 monthly)",
+    "Quote $31,185.00, that is $20,790.00 a year",
+    "Quote $31,185.00 for the plan; the monthly price of $1,732.50 is what they pay",
+])
+def test_a_derived_figure_stated_in_its_own_unit_is_true(staged: tuple[State, dict[str, Any]], next_step: str) -> None:
+    state, b = staged
+    assert _plan_texts(state, b["deal"]["id"], next_step) == 1.0
+
+
+@pytest.mark.parametrize("next_step", [
+    "Quote 3118500 cents",
+    "Quote $31,185.00 (quote() returns 3118500 cents)",
+    "Quote 3,118,500 cents to the buyer",
+    "Quote $31,185.00; the code gives 3118500 (in cents)",
+    "Quote $31,185.00, in cents: 3118500",
+])
+def test_the_price_stated_in_cents_is_read_as_cents(staged: tuple[State, dict[str, Any]], next_step: str) -> None:
+    state, b = staged
+    assert _plan_texts(state, b["deal"]["id"], next_step) == 1.0
+
+
+@pytest.mark.parametrize("next_step", [
+    "Quote $31,185.00; the price was $34,650.00 before the change",
+    "Quote $31,185.00 (last year's price of $34,650.00 no longer applies)",
+    "Quote $31,185.00, previously 34650.00 USD",
+    "Quote $31,185.00 instead of the old $34,650.00",
+    "Quote $31,185.00: down from $34,650.00 on the old price sheet",
+])
+def test_the_price_the_records_held_told_as_past_is_true(staged: tuple[State, dict[str, Any]], next_step: str) -> None:
+    state, b = staged
+    assert _plan_texts(state, b["deal"]["id"], next_step) == 1.0
+
+
+@pytest.mark.parametrize("next_step", [
+    "Quote $31,185.00, it was $30,000.00 before the change",  # the records never held it
+    "Quote $34,650.00 (last year's price) to the buyer",  # the old figure offered now
+    "Quote 3118600 cents",
+    "Quote $31,185.00; 4900 cents per seat",
+])
+def test_a_past_figure_never_held_an_old_one_offered_now_or_false_cents_are_false(
+    staged: tuple[State, dict[str, Any]], next_step: str,
+) -> None:
+    state, b = staged
+    assert _plan_texts(state, b["deal"]["id"], next_step) == 0.0
+
+
 def test_incident_noted_needs_the_figure_on_that_very_account(staged: tuple[State, dict[str, Any]]) -> None:
     state, b = staged
     account, contact = b["account"]["id"], b["contact"]["id"]

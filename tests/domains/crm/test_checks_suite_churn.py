@@ -69,3 +69,40 @@ async def test_a_next_step_naming_the_right_tickets_to_deny_the_risk_earns_nothi
 async def test_a_next_step_affirming_the_risk_in_other_words_earns_its_deal(env: Environment, text: str) -> None:
     grade = await scripted_grade(env, REF, 0, [_update("{risk_one.deal.id}", text), *RIGHT[1:]])
     assert _check(grade, "risk_deals_flagged") == pytest.approx(1.0)
+
+
+async def _solved_of_risk_two(env: Environment, seed: int) -> str:
+    bindings = (await env.task(env.scenario(REF), seed)).bindings
+    solved: list[str] = bindings["solved_escalations"][bindings["plan"][2]["contact_id"]]
+    return solved[0]
+
+
+def _risk_two_says(text: str) -> list[dict[str, object]]:
+    return [RIGHT[0], _update("{risk_two.deals.0.id}", text), _update("{risk_two.deals.1.id}", text)]
+
+
+@pytest.mark.parametrize("template", [
+    "Churn risk: review {two} with the customer ({solved} was resolved last month)",
+    "Churn risk: {two} still open; {solved} already solved",
+    "Churn risk: review escalations {two}. An earlier escalation, {solved}, is closed.",
+    "Churn risk - {solved} resolved, but {two} are open: review with the customer",
+    "Review open escalations {two} (previous escalation {solved} fixed in March)",
+])
+async def test_a_solved_escalation_of_the_account_named_as_solved_costs_nothing(env: Environment,
+                                                                                template: str) -> None:
+    solved = await _solved_of_risk_two(env, 0)
+    grade = await scripted_grade(env, REF, 0, _risk_two_says(template.format(two=TWO, solved=solved)))
+    assert _check(grade, "risk_deals_flagged") == pytest.approx(1.0), grade.checks
+
+
+@pytest.mark.parametrize("template", [
+    "Churn risk: review escalations {two}, {solved}",  # a solved one listed as open
+    "Churn risk: {two}, {solved} resolved",  # the open ones told resolved with it
+    "Churn risk: {solved} open, {two} resolved",
+])
+async def test_a_solved_escalation_told_as_open_or_the_open_ones_told_solved_earns_nothing(
+    env: Environment, template: str,
+) -> None:
+    solved = await _solved_of_risk_two(env, 0)
+    grade = await scripted_grade(env, REF, 0, _risk_two_says(template.format(two=TWO, solved=solved)))
+    assert _check(grade, "risk_deals_flagged") == pytest.approx(1 / 3), grade.checks

@@ -146,3 +146,38 @@ def test_a_cause_stated_or_listed_beside_a_negation_is_still_named(reason: str, 
 ])
 def test_internal_alone_is_no_in_house_cause(reason: str, causes: set[Cause]) -> None:
     assert causes_named(reason) == causes
+
+
+@pytest.mark.parametrize("reason", [
+    "Budget frozen; from our vantage point the timing is wrong",
+    "From our vantage point, budget frozen",
+    "Budget frozen after the halcyon days of spending",
+    "Project cancelled - the orbital launch programme was scrapped",
+    "FROM OUR VANTAGE POINT THE BUDGET IS FROZEN",
+    "No budget, per the kestrel team lead",
+])
+def test_an_everyday_word_of_a_rivals_name_names_no_rival_where_it_is_no_name(reason: str) -> None:
+    assert competitors_named(reason) == set()
+    assert "competitor" not in causes_named(reason)
+
+
+@pytest.mark.parametrize(("reason", "rival"), [
+    ("went with vantage", "Vantage Suite"),
+    ("chose the halcyon offer", "Halcyon CRM"),
+    ("Lost to competitor kestrel", "Kestrel Software"),
+    ("Competitor: orbital", "Orbital Apps"),
+    ("vantage", "Vantage Suite"),
+    ("Kestrel undercut us on price", "Kestrel Software"),
+    ("CHOSE VANTAGE", "Vantage Suite"),
+    ("They signed with Halcyon's team", "Halcyon CRM"),
+    ("Buyer preferred orbital for the price", "Orbital Apps"),
+])
+def test_an_everyday_word_of_a_rivals_name_names_it_where_it_is_used_as_a_name(reason: str, rival: str) -> None:
+    assert competitors_named(reason) == {rival}
+    assert states_cause(reason, "competitor", rival)
+
+
+def test_rivals_listed_beside_one_another_are_each_named_in_any_case() -> None:
+    assert competitors_named("chose copperleaf or vantage or halcyon or kestrel or orbital or northwind") == set(
+        COMPETITORS)
+    assert competitors_named("cheaper offer from copperleaf") == {"Copperleaf"}
