@@ -97,6 +97,10 @@ WON: Final = cues(
 )
 """Folded cues of a signed or won deal."""
 
+_SIGN_VERBS: Final = frozenset({"signed", "countersigned"})
+_PARTICLES: Final = frozenset({"off", "up"})
+"""Particles that make "signed" another verb (`_phrasal`)."""
+
 _BOOKED: Final = cues("booked", "executed", "gebucht")
 """Folded verbs that win a deal when a deal or contract noun (`_DEALS`) stands near them ("Deal booked")."""
 
@@ -231,7 +235,7 @@ def _near(words: tuple[str, ...], span: Span, nouns: tuple[tuple[str, ...], ...]
 
 def _claims_won(words: tuple[str, ...]) -> bool:
     """Whether a clause's words say the deal was signed or won (see `won` in the module docstring)."""
-    if states(words, WON):
+    if any(not governed(words, s) and not _phrasal(words, s) for s in spans(words, WON)):
         return True
     if has(words, _LOSS):
         return False
@@ -239,6 +243,15 @@ def _claims_won(words: tuple[str, ...]) -> bool:
     events += [s for s in spans(words, _CONCLUDED) if _near(words, s, _CONTRACTS)]
     events += [s for s in spans(words, _RECEIVED) if _near(words, s, _ORDERS)]
     return any(not governed(words, s) for s in events)
+
+
+def _phrasal(words: tuple[str, ...], span: Span) -> bool:
+    """Whether the sign verb at `span` is part of another verb: "signed off on the budget" is an approval and
+    "signed up for the trial" a registration, neither a signature of the deal."""
+    end = span[1]
+    if words[end - 1] not in _SIGN_VERBS or end >= len(words) or words[end] not in _PARTICLES:
+        return False
+    return words[end + 1:end + 2] != ("front",)  # "signed up front" is signed in advance
 
 
 def _claims_email(words: tuple[str, ...]) -> bool:

@@ -47,6 +47,8 @@ INTENT: Final = cues(
     "once", "when", "after", "until", "before", "if", "pending", "awaiting", "await", "waiting", "will", "ll",
     "shall", "would", "should", "could", "can", "may", "might", "to be", "going to", "need", "needs", "plan",
     "planned", "expect", "expected", "hope", "get", "please", "ready to", "want", "wants", "able to", "soon",
+    # progressive and gerund forms of the same plans ("looking forward to getting this signed")
+    "getting", "planning", "hoping", "expecting", "aiming", "trying", "looking forward", "about to",
     # de
     "sobald", "wenn", "nachdem", "bis", "bevor", "falls", "werden", "wird", "werde", "soll", "sollen", "muss",
     "mussen", "bitte", "noch zu", "ausstehend",

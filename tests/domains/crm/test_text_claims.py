@@ -143,3 +143,27 @@ def test_an_intent_or_negation_that_governs_the_verb_cancels_the_claim(text: str
 def test_other_claims_are_read_at_their_own_verb_too() -> None:
     assert _kinds("Deal moved to proposal with no blockers") == [("stage", "proposal")]
     assert _kinds("Records merged with no duplicates left") == [("merged", None)]
+
+
+@pytest.mark.parametrize("text", [
+    "great to hear that your CFO signed off on the budget!",
+    "The board signed off on the pilot scope.",
+    "They signed up for the trial last week.",
+    "Looking forward to getting this signed by March 23.",
+    "We are getting the contract signed today",
+    "Hoping to have it countersigned next week",
+    "Planning to get the order form signed on Friday",
+])
+def test_an_approval_a_registration_or_a_plan_in_progress_claims_no_signature(text: str) -> None:
+    assert read_claims(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Contract signed up front by the CFO",
+    "Contract signed off and countersigned.",
+    "Signed in March, invoice sent.",
+    "The CFO signed the contract off",
+    "Deal signed; looking forward to the kickoff.",
+])
+def test_a_signature_beside_a_particle_or_a_plan_elsewhere_is_still_claimed(text: str) -> None:
+    assert [c.kind for c in read_claims(text)] == ["won"]
