@@ -42,7 +42,7 @@ _ARTICLE = r"(?:(?:a|an|any|eine[nmrs]?|einen|un|una|une|d'un|d'une|l'|le|la)\s+
 _JOIN = r"\s*(?:,|/|&|\band\b|\bor\b|\bund\b|\boder\b|\by\b|\bo\b|\bet\b|\bou\b)\s*"
 _NP = rf"(?:{_OTHER}{_JOIN}{_ARTICLE})?{_NOUN}(?:{_JOIN}{_ARTICLE}(?:{_NOUN}|{_OTHER}))*"
 # What makes a plural this customer's after all, and any mention a claim: money stated ("a refund of 89.00").
-_MONEY_TEXT = (r"(?:[$€£]\s?\d|(?<![\d.,])\d{1,3}(?:[.,\u00a0 ]\d{3})*[.,]\d{2}(?!\d)|"
+_MONEY_TEXT = (r"(?:[$€£]\s?\d|(?<![\d.,])(?:\d{1,3}(?:[.,\u00a0 ]\d{3})+|\d+)[.,]\d{2}(?!\d)|"
                r"\d+\s?(?:usd|eur|gbp|chf|dollars?|euros?)\b)")
 _MONEY = re.compile(_MONEY_TEXT)
 # A topic, a decision or a hypothetical that names its amount is a claim of it: "decided on a refund of 89.00".

@@ -19,13 +19,13 @@ from __future__ import annotations
 import functools
 import re
 
-from saas_sim.domains.support.unit_rates import AMOUNT_TEXT
-
 __all__ = ["without_side_amounts"]
 
 # Money as written: with cents or a currency, so a count ("2 of the 3 units") is never one.
-_M = (rf"(?=[$€£]|\d{{1,3}}(?:[.,\u00a0 ]\d{{3}})*[.,]\d{{2}}(?!\d)|\d+\s?(?:usd|eur|gbp|chf|dollars?|euros?)\b)"
-      rf"{AMOUNT_TEXT}")
+# Digits unseparated are one amount too ("1242.99"), which the shared `AMOUNT_TEXT` reads from its groups only.
+_M = (r"(?=[$€£]|\d{1,3}(?:[.,\u00a0 ]\d{3})+[.,]\d{2}(?!\d)|\d+[.,]\d{2}(?!\d)|\d+\s?(?:usd|eur|gbp|chf|dollars?|"
+      r"euros?)\b)(?:[$€£]\s?)?(?:\d{1,3}(?:[.,\u00a0 ]\d{3})+|\d+)(?:[.,]\d{1,2})?(?!\d)"
+      r"(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?")
 _WORDS = r"(?:\s+[^\s,;:.!?\d]+)"
 # "49.90 USD of the 149.70 USD", "5.03 out of the 25.15": the whole after a part.
 _PART_OF = re.compile(
