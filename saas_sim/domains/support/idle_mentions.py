@@ -6,15 +6,19 @@ word for a refund claimed failed the correct refusal. A mention claims something
 (replacement, credit) happening for this customer; these mentions do not, in en, de, es and fr:
 
 - the noun as a modifier: "refund policy", "refund window", "Erstattungsfrist", "política de reembolso";
+- an alternative rejected: "back to your card rather than as store credit", "instead of a refund", "statt
+  eines Gutscheins", "en lugar de un reembolso", "plutôt qu'un avoir";
+
+and, in a sentence that states no money and reports nothing done ("regarding a refund, it has been issued",
+"about a refund: 89.00 to your card" claim one):
+
 - a topic: "your message about a refund", "bezüglich einer Erstattung", "au sujet d'un remboursement";
 - a generic plural stating a rule: "refunds are only available within 30 days", "excluded from returns and
-  refunds", "Erstattungen sind nur ... möglich", unless its clause reports something done ("refunds were
-  issued for both orders"), states money, or has the plural coming to the customer ("on their way");
+  refunds", "Erstattungen sind nur ... möglich"; not one a determiner makes the customer's ("your refunds") or
+  one coming to them ("on their way");
 - a hypothetical: "a refund from us on top of the chargeback would pay you twice", "that would pay you twice";
   the customer's own refund ("your refund would ...") stays a claim;
-- a decision left to others: "the returns team will decide on a refund or replacement";
-- an alternative rejected: "back to your card rather than as store credit", "instead of a refund", "statt
-  eines Gutscheins", "en lugar de un reembolso", "plutôt qu'un avoir".
+- a decision left to others: "the returns team will decide on a refund or replacement".
 
 Everything else that names a refund stays for the claim readers (reply_facts), whose stems flag it: "I've issued
 the refund", "Refund: 58.00 EUR.", "a refund of 89.00 has been approved", "your refund is on its way".
@@ -32,8 +36,8 @@ __all__ = ["without_idle_mentions"]
 # The nouns of money or goods coming back, singular and plural, in the shop's languages.
 _REFUND = (r"refunds?|reimbursements?|money back|(?:rück)?erstattung(?:en)?|rückzahlung(?:en)?|reembolsos?|"
            r"devoluci(?:ón|ones)(?: del dinero)?|remboursements?")
-_REPLACE = r"replacements?|ersatz(?:lieferung(?:en)?)?|reemplazos?|sustituci(?:ón|ones)|remplacements?"
-_CREDIT = (r"store credit|credit notes?|vouchers?|gift cards?|coupons?|gutscheine?|gutschrift(?:en)?|guthaben|"
+_REPLACE = r"replacements?|ersatz(?:es|lieferung(?:en)?)?|reemplazos?|sustituci(?:ón|ones)|remplacements?"
+_CREDIT = (r"store credit|credit notes?|vouchers?|gift cards?|coupons?|gutschein(?:e|es|s)?|gutschrift(?:en)?|guthabens?|"
            r"crédito|cupón|cupones|bons? d'achat|avoirs?")
 _NOUN = rf"(?:{_REFUND}|{_REPLACE}|{_CREDIT})"
 # What is coordinated with them in a rule or topic: "returns and refunds", "a refund or replacement".
@@ -88,11 +92,14 @@ _DECISION = re.compile(
     r"examiner|examinera)\s+(?:(?:on|about|upon|over|whether|if|the|a|an|any|possible|über|eine[nr]?|sobre|si|"
     rf"un|una|une|d'un|d'une|de|sur|le|la)\s+){{0,3}}{_NP}{_NO_AMOUNT}|"
     rf"\büber\s+{_ARTICLE}{_NP}{_NO_AMOUNT}\s+(?:\w+\s+){{0,2}}?(?:entscheiden|entscheidet|befinden|befindet)\b")
-# 6. An alternative rejected, up to the end of its phrase: "rather than as store credit".
+# 6. An alternative rejected, the noun (or act) it names: "rather than as store credit", "instead of refunding".
+# Not the customer's own ("instead of waiting, your refund ..." rejects the waiting) and not one with its amount.
 _REJECTED = re.compile(
     r"\b(?:rather than|instead of|in place of|as opposed to|not as|statt|anstatt|anstelle|en lugar de|en vez de|"
-    r"plutôt que|plutôt qu'|au lieu de|au lieu d'|et non)(?:\b|(?<='))[^,;:.!?]*?"
-    r"(?=[,;:.!?]|\s(?:but|so|aber|pero|mais)\b|\sand (?:i|we|you|it|they)\b|$)")
+    r"plutôt que|plutôt qu'|au lieu de|au lieu d'|et non)(?:\b|(?<='))\s*"
+    r"(?:(?!your\b|ihre|sus?\b|votre\b|vos\b)[^\s,;:.!?\d]+\s+){0,3}?"
+    rf"(?:{_NP}{_NO_AMOUNT}|refunding|reimbursing|replacing|crediting|erstatten|ersetzen|reembolsar|reemplazar|"
+    r"rembourser|remplacer)\b")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -100,8 +107,14 @@ def without_idle_mentions(text: str, lang: str | None) -> str:
     """`text` (a lowercased clause or sentence) with every mention that claims nothing blanked out (see the
     module's rule); what is left names a refund, replacement or credit only where one is claimed. Memoized: the
     claim readers ask for the same clauses at every regrade."""
-    for pattern in (_MODIFIER, _REJECTED, _DECISION, _HYPOTHETICAL, _TOPIC):
+    for pattern in (_MODIFIER, _REJECTED):
         text = pattern.sub(" ", text)
-    if not _PLURAL.search(text) or _MONEY.search(text) or _COMING.search(text) or reports_done(text, lang):
+    # A topic, a decision, a hypothetical or a rule is idle only in a sentence that states no money and reports
+    # nothing done: "regarding a refund, it has been issued" and "about a refund: 89.00 to your card" claim one.
+    if _MONEY.search(text) or reports_done(text, lang):
+        return text
+    for pattern in (_DECISION, _HYPOTHETICAL, _TOPIC):
+        text = pattern.sub(" ", text)
+    if not _PLURAL.search(text) or _COMING.search(text):
         return text
     return _PLURAL.sub(lambda m: m.group(0) if _OWNED.search(text[:m.start()]) else " ", text)

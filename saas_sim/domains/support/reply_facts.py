@@ -153,6 +153,11 @@ _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(
                    r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?refund\w*|"
                    r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expect(?:ed|ing)?) (?:for )?"
                    r"(?:a |your |the )?(?:full )?(?:refund|money back)\b")
+# The wish granted is the refund claimed: "your refund request has been approved".
+_WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:has been|have been|was|is|got|"
+                           r"wurde|ist|ha sido|fue|a été|est)\s+(?:\w+\s+)?(?:approved|accepted|granted|processed|"
+                           r"honou?red|completed|genehmigt|angenommen|bewilligt|aprobad[oa]|aceptad[oa]|"
+                           r"approuvée?|acceptée?)\b")
 # The customer receiving an amount ("you will receive 149.70 USD"): a payout claim when the clause states an
 # amount (without one, "you will receive a confirmation" claims nothing about money).
 _RECEIVE = re.compile(r"\byou(?:'ll|\s+will|\s+should|\s+are going to|\s+would|\s+now)?\s+(?:receive|get|see|have)\b|"
@@ -503,6 +508,8 @@ def claims_money(s: Sentence) -> bool:
     """Whether an affirmed clause claims or promises money (or goods) coming back to the customer. A mention
     that claims none ("our refund policy", "refunds are only available within 30 days", "a refund would pay you
     twice") is read out first (`idle_mentions`)."""
+    if _WISH.search(s.text) and _WISH_GRANTED.search(s.text):
+        return True
     text = without_idle_mentions(_WISH.sub(" ", s.text), s.lang)
     if not _THIRD_PARTY_PAYS.search(text) and not _BANK_REFUNDS.search(text):
         return _refund_words(text) or _payout(text, s.lang)

@@ -142,3 +142,16 @@ async def test_a_merge_reply_leaving_the_refund_to_the_returns_team_passes(env: 
                     "merged your requests into this one ticket. Our returns team will look at it, decide on a "
                     "refund or replacement and reply here.", "{keep.id}")]
     assert min(await scripted_scores(env, "support/merge-duplicate-tickets", (0, 1), steps)) == 1.0
+
+
+@pytest.mark.parametrize("text", [
+    "Your refund request has been approved.",
+    "Ihre Erstattungsanfrage wurde genehmigt.",
+    "Su solicitud de reembolso ha sido aprobada.",
+    "About a refund: done, 89.00 to your card.",
+    "Regarding a refund, it has been issued.",
+    "Instead of waiting your refund of 89.00 is done.",
+    "Rather than a refund, you'll get 89.00 back.",
+])
+def test_a_wish_granted_or_an_idle_shape_with_money_or_an_act_is_a_claim(text: str) -> None:
+    assert read_facts([text]).refund_claims()
