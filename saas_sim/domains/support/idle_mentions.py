@@ -37,8 +37,8 @@ __all__ = ["without_idle_mentions"]
 _REFUND = (r"refunds?|reimbursements?|money back|(?:rück)?erstattung(?:en)?|rückzahlung(?:en)?|reembolsos?|"
            r"devoluci(?:ón|ones)(?: del dinero)?|remboursements?")
 _REPLACE = r"replacements?|ersatz(?:es|lieferung(?:en)?)?|reemplazos?|sustituci(?:ón|ones)|remplacements?"
-_CREDIT = (r"store credit|credit notes?|vouchers?|gift cards?|coupons?|gutschein(?:e|es|s)?|gutschrift(?:en)?|guthabens?|"
-           r"crédito|cupón|cupones|bons? d'achat|avoirs?")
+_CREDIT = (r"store credit|credit notes?|vouchers?|gift cards?|coupons?|gutschein(?:e|es|s)?|gutschrift(?:en)?|"
+           r"guthabens?|crédito|cupón|cupones|bons? d'achat|avoirs?")
 _NOUN = rf"(?:{_REFUND}|{_REPLACE}|{_CREDIT})"
 # What is coordinated with them in a rule or topic: "returns and refunds", "a refund or replacement".
 _OTHER = r"(?:returns?|exchanges?|umtausch|rückgaben?|cambios?|retours?|échanges?)"
