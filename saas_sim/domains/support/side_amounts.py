@@ -36,13 +36,18 @@ _PART_OF = re.compile(
 _REST_OF = re.compile(
     rf"\b(?:rest|remainder|balance|der rest|el resto|le reste)\s+(?:of|von|del|de)\s+(?:(?:the|your|ihrer|su|"
     rf"votre|la|le)\s+)?(?:[^\s,;:.!?\d]+\s+){{0,2}}?(?P<side>{_M})")
-# "dropped from 79.99 to 62.99", "von 79,99 auf 62,99", "went down to 62.99".
+# A price comparison: "dropped from 79.99 to 62.99", "the price went from 79.99 to 62.99", "von 79,99 auf 62,99",
+# "went down to 62.99", "the difference between 79.99 and 62.99". Only with a word of a price or its change: "your
+# refund went from 45.00 to 149.70" compares no prices.
+_CHANGE = (r"price\w*|cost\w*|dropped|fell|went down|decreased|reduced|lowered|went up|rose|increased|changed|"
+           r"preis\w*|gesunken|gefallen|precio\w*|bajó|bajado|prix|baissé")
 _FROM_TO = re.compile(
-    rf"\b(?:from|von|de)\s+(?P<side>{_M})\s+(?:(?:down|up)\s+)?(?:to|auf|a|à)\s+(?P<side2>{_M})|"
+    rf"\b(?:{_CHANGE})\b{_WORDS}{{0,4}}?\s+(?:from|von|de)\s+(?P<side>{_M})\s+(?:(?:down|up)\s+)?(?:to|auf|a|à)\s+"
+    rf"(?P<side2>{_M})|"
     r"\b(?:dropped|fell|went down|decreased|was reduced|was lowered|went up|rose|increased|gesunken|gefallen|"
     rf"bajó|ha bajado|baissé|a baissé)\s+(?:to|auf|a|à)\s+(?P<side3>{_M})|"
-    rf"\bbetween\s+(?:(?:the|your)\s+)?(?P<side4>{_M}){_WORDS}{{0,6}}?\s+and\s+(?:[^\s,;:.!?\d]+\s+){{0,4}}?"
-    rf"(?P<side5>{_M})")
+    rf"\b(?:difference|unterschied|diferencia|différence)\s+(?:between|zwischen|entre)\s+(?:(?:the|your)\s+)?"
+    rf"(?P<side4>{_M}){_WORDS}{{0,6}}?\s+(?:and|und|y|et)\s+(?:[^\s,;:.!?\d]+\s+){{0,4}}?(?P<side5>{_M})")
 # "17.00 x 2 = 34.00", "(79.99 - 62.99) x 2 = 34.00": everything before the "=" derives what follows it.
 _OPERAND = rf"[(\s]*(?:{_M}|\d+)[)\s]*"
 _ARITHMETIC = re.compile(rf"(?P<side>{_OPERAND}(?:(?:[-\u2212\u2013+x\u00d7*/]|\btimes\b|\bminus\b){_OPERAND})+)"

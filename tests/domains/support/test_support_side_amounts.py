@@ -72,3 +72,8 @@ async def test_a_price_drop_refund_with_its_arithmetic_passes(env: Environment) 
                     "#{order.number}. Order #{stale_order.number} was placed more than 14 days before the change, "
                     "so unfortunately it doesn't qualify."), SOLVE]
     assert min(await scripted_scores(env, "support/refund-price-drop", (0, 1), steps)) == 1.0
+
+
+def test_a_refund_said_to_go_from_one_amount_to_another_claims_both() -> None:
+    assert read_facts(["Your refund went from 45.00 USD to 149.70 USD."]).claimed_amounts() == [
+        Decimal("45.00"), Decimal("149.70")]
