@@ -148,10 +148,12 @@ _BACK = re.compile(r"(?<!get )(?<!got )(?<!getting )(?<!come )(?<!write )(?<!hea
                    r"(?<!writing )(?<!coming )(?<!looking )(?<!go )(?<!be )\bback\b(?! to you)(?! with\b)(?! soon)"
                    r"(?! in touch)")
 # The customer's wish or request ("your refund request", "you were hoping for a refund", "you'd like your money
-# back"): naming it claims nothing, so it is read out before looking for claims.
+# back"): naming it claims nothing, so it is read out before looking for claims. "(You can) expect a refund" is a
+# promise, not the customer's expectation.
 _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(?:request|anfrage|antrag|solicitud|"
                    r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?refund\w*|"
-                   r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expect(?:ed|ing)?) (?:for )?"
+                   r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expected|expecting|"
+                   r"(?<!can )(?<!will )(?<!'ll )(?<!should )(?<!may )(?<!please )(?<!^)(?<!^ )expect) (?:for )?"
                    r"(?:a |your |the )?(?:full )?(?:refund|money back)\b")
 # The wish granted is the refund claimed: "your refund request has been approved".
 _WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:has been|have been|was|is|got|"

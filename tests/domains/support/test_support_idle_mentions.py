@@ -155,3 +155,13 @@ async def test_a_merge_reply_leaving_the_refund_to_the_returns_team_passes(env: 
 ])
 def test_a_wish_granted_or_an_idle_shape_with_money_or_an_act_is_a_claim(text: str) -> None:
     assert read_facts([text]).refund_claims()
+
+
+@pytest.mark.parametrize(("text", "claims"), [
+    ("You can expect a refund within 5 days.", True),
+    ("Expect a refund within 5 days.", True),
+    ("I understand you expect a refund.", False),
+    ("You were expecting a refund.", False),
+])
+def test_a_refund_to_expect_is_promised_but_the_customers_expectation_is_not(text: str, claims: bool) -> None:
+    assert bool(read_facts([text]).refund_claims()) == claims
