@@ -31,7 +31,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["BEFORE_CONDITION", "CONDITIONAL", "CONDITION_OR_TIME", "QUESTION", "governed", "opens", "split_governed"]
+__all__ = ["BEFORE_CONDITION", "CONDITIONAL", "CONDITION_OR_TIME", "QUESTION", "governed", "opens", "reports_done",
+           "split_governed"]
 
 # A condition, anywhere in a clause. Word-bounded: "ebenfalls", "définitif" and "gift" hold none.
 _CONDITION_WORDS = (
@@ -125,6 +126,12 @@ def _done(text: str, lang: str | None) -> bool:
         return bool(_DONE[lang].search(text))
     # Unknown language: the French "a" is also an English article ("a credit"), so only the other forms.
     return any(p.search(text) for k, p in _DONE.items() if k != "fr")
+
+
+def reports_done(text: str, lang: str | None) -> bool:
+    """Whether `text` reports something done: a perfect or past passive, a past of the shop's act, or "already"
+    ("the refunds were issued", "wir haben erstattet"); a rule in the present ("refunds are available") does not."""
+    return _done(text, lang)
 
 
 def opens(text: str) -> str | None:

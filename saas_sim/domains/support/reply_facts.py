@@ -43,8 +43,10 @@ from saas_sim.domains.support.conditions import (
     opens,
     split_governed,
 )
+from saas_sim.domains.support.idle_mentions import without_idle_mentions
 from saas_sim.domains.support.models import Message, Ticket
 from saas_sim.domains.support.refund_shares import Share, refund_shares
+from saas_sim.domains.support.side_amounts import without_side_amounts
 from saas_sim.domains.support.threads import agent_replies, reply_text
 from saas_sim.domains.support.unit_rates import AMOUNT_TEXT, OrderTerms, per_unit_amounts, products, states_line_price
 
@@ -146,11 +148,18 @@ _BACK = re.compile(r"(?<!get )(?<!got )(?<!getting )(?<!come )(?<!write )(?<!hea
                    r"(?<!writing )(?<!coming )(?<!looking )(?<!go )(?<!be )\bback\b(?! to you)(?! with\b)(?! soon)"
                    r"(?! in touch)")
 # The customer's wish or request ("your refund request", "you were hoping for a refund", "you'd like your money
-# back"): naming it claims nothing, so it is read out before looking for claims.
+# back"): naming it claims nothing, so it is read out before looking for claims. "(You can) expect a refund" is a
+# promise, not the customer's expectation.
 _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(?:request|anfrage|antrag|solicitud|"
                    r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?refund\w*|"
-                   r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expect(?:ed|ing)?) (?:for )?"
+                   r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expected|expecting|"
+                   r"(?<!can )(?<!will )(?<!'ll )(?<!should )(?<!may )(?<!please )(?<!^)(?<!^ )expect) (?:for )?"
                    r"(?:a |your |the )?(?:full )?(?:refund|money back)\b")
+# The wish granted is the refund claimed: "your refund request has been approved".
+_WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:has been|have been|was|is|got|"
+                           r"wurde|ist|ha sido|fue|a été|est)\s+(?:\w+\s+)?(?:approved|accepted|granted|processed|"
+                           r"honou?red|completed|genehmigt|angenommen|bewilligt|aprobad[oa]|aceptad[oa]|"
+                           r"approuvée?|acceptée?)\b")
 # The customer receiving an amount ("you will receive 149.70 USD"): a payout claim when the clause states an
 # amount (without one, "you will receive a confirmation" claims nothing about money).
 _RECEIVE = re.compile(r"\byou(?:'ll|\s+will|\s+should|\s+are going to|\s+would|\s+now)?\s+(?:receive|get|see|have)\b|"
@@ -169,7 +178,7 @@ _REPLACE = ("replac", "resend", "re-send", "reship", "re-ship", "new one", "new 
 _FINAL_SALE = ("final sale", "final-sale", "clearance", "non-returnable", "non returnable",
                "not returnable", "cannot be returned", "can't be returned", "endverkauf",
                "vom umtausch ausgeschlossen", "venta final", "vente finale")
-_CONTRAST = re.compile(r"\b(?:but|however|still|instead|nevertheless|as an exception|aber|jedoch|dennoch|"
+_CONTRAST = re.compile(r"\b(?:but|however|still|instead(?!\s+of\b)|nevertheless|as an exception|aber|jedoch|dennoch|"
                        r"trotzdem|stattdessen|pero|sin embargo|mais|cependant|toutefois|néanmoins)\b")
 # "... will go back to your card so no chargeback is needed": a consequence is a clause of its own, its "no" not the
 # refund's.
@@ -367,7 +376,7 @@ class ReplyFacts:
 
     def credit_claims(self) -> list[Sentence]:
         """Sentences that claim or promise store credit, a voucher or another goodwill payment."""
-        return [s for s in self._claims if s.mentions(_CREDIT)]
+        return [s for s in self._claims if _names(s, _CREDIT)]
 
     def day_counts(self) -> set[int]:
         """Numbers of days the replies state about the order's age or the return window ("57 days ago",
@@ -376,7 +385,7 @@ class ReplyFacts:
 
     def replacement_claims(self) -> list[Sentence]:
         """Sentences (or clauses after a contrast word) that claim or promise a replacement."""
-        return [s for s in self._claims if s.mentions(_REPLACE)]
+        return [s for s in self._claims if _names(s, _REPLACE)]
 
     @functools.cached_property
     def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[Decimal, ...]]]:
@@ -498,14 +507,24 @@ def asks_for_order(body: str) -> bool:
 
 
 def claims_money(s: Sentence) -> bool:
-    """Whether an affirmed clause claims or promises money (or goods) coming back to the customer."""
-    text = _WISH.sub(" ", s.text)
+    """Whether an affirmed clause claims or promises money (or goods) coming back to the customer. A mention
+    that claims none ("our refund policy", "refunds are only available within 30 days", "a refund would pay you
+    twice") is read out first (`idle_mentions`)."""
+    if _WISH.search(s.text) and _WISH_GRANTED.search(s.text):
+        return True
+    text = without_idle_mentions(_WISH.sub(" ", s.text), s.lang)
     if not _THIRD_PARTY_PAYS.search(text) and not _BANK_REFUNDS.search(text):
         return _refund_words(text) or _payout(text, s.lang)
     # A bank or a dispute is named: only the clauses where the shop pays count ("our billing team handles the
     # dispute, and you'll receive 44.89 USD through the chargeback" is the bank's payout, not ours).
     pieces = [p for p in _CLAUSE.split(text) if p and p.strip()]
     return any(_shop_pays(p, s.lang) for p in pieces)
+
+
+def _names(s: Sentence, stems: Iterable[str]) -> bool:
+    """Whether a clause names one of `stems` where it claims something (`idle_mentions`: "rather than as store
+    credit", "decide on a refund or replacement" claim neither)."""
+    return s.mentions(stems) and any(stem in without_idle_mentions(s.text, s.lang) for stem in stems)
 
 
 def _refund_words(text: str) -> bool:
@@ -535,7 +554,9 @@ def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, .
 
     "I refunded 34.00, that is 17.00 per unit" claims a sum of 34.00 and a rate of 17.00; "I refunded 2 x
     17.00" and "17.00 on each of your 2 mugs" claim the sum 34.00 (the count is stated, so it is no open rate).
+    Amounts beside the refund ("of the 149.70 you paid", "from 79.99 to 62.99") are no part of it (`side_amounts`).
     """
+    claim = _beside_read_out(claim)
     s = claim
     kept = _claiming_clauses(claim, terms)
     if len(kept) < len(claim.parts(_CLAUSE)) and any(extract_amounts(c.text, c.lang) for c in kept):
@@ -566,6 +587,12 @@ def _extra_figures(claim: Sentence) -> tuple[Decimal, ...]:
         return ()  # before reading amounts, which costs a parse
     masked = _EXTRA_REFUND.sub(" ; ", text)
     return tuple((Counter(extract_amounts(text, claim.lang)) - Counter(extract_amounts(masked, claim.lang))).elements())
+
+
+def _beside_read_out(claim: Sentence) -> Sentence:
+    """The claim with the amounts it states beside the refund blanked (`side_amounts`), its flags kept."""
+    text = without_side_amounts(claim.text)
+    return claim if text == claim.text else Sentence(text, claim.negated, claim.conditional, claim.lang, claim.governed)
 
 
 def _claiming_clauses(claim: Sentence, terms: OrderTerms) -> list[Sentence]:
