@@ -38,7 +38,12 @@ _BLAME = re.compile(
     r"yourself\s+to\s+blame|"
     r"(?:ihre|deine|eure)\s+(?:eigene\s+)?schuld|selbst\s+schuld|selber\s+schuld|"
     r"(?:su|tu)\s+(?:propia\s+)?culpa|culpa\s+(?:suya|tuya)|"
-    r"(?:votre|ta)\s+(?:propre\s+)?faute|(?:de\s+)?votre\s+faute)\b")
+    r"(?:votre|ta)\s+(?:propre\s+)?faute|"
+    r"fault\s+(?:is|was|lies)\s+(?:entirely\s+|all\s+|solely\s+)?(?:yours|with\s+you)|(?:you(?:'re|\s+are)|"
+    r"you\s+were)\s+(?:entirely\s+|solely\s+|the\s+one\s+)?to\s+blame|blame\s+yourself|"
+    r"schuld\s+(?:liegt|lag)\s+(?:allein\s+|ganz\s+)?bei\s+(?:ihnen|dir)|sie\s+sind\s+(?:selbst\s+)?schuld|"
+    r"la\s+culpa\s+es\s+(?:suya|tuya|de\s+usted)|"
+    r"la\s+faute\s+(?:vous|te)\s+revient|la\s+faute\s+est\s+(?:à\s+vous|la\s+vôtre))\b")
 
 # Dismissal: the customer's problem declared theirs alone, or none of ours. Rude as written (these are
 # predicates and retorts, never the object of a verb: "I solved your problem" does not match).
@@ -57,7 +62,9 @@ _NOT_OURS = re.compile(
 
 # What a speaker says when they stop listening: "Whatever." (not the determiner "whatever else you need").
 _RETORT = re.compile(
-    r"\bwhatever\b(?=\s*(?:[.!,;:\u2026-]|$))|"
+    r"\bwhatever(?:\s+you\s+say)?\b(?=\s*(?:[.!,;:\u2026-]|$))|"
+    r"\bstop\s+(?:whining|complaining|moaning)\b|\bhören\s+sie\s+auf\s+zu\s+(?:jammern|meckern|nörgeln)\b|"
+    r"\bdeje\s+de\s+quejarse\b|\barrêtez\s+de\s+(?:vous\s+plaindre|râler)\b|"
     r"\b(?:(?:ist\s+)?mir\s+(?:doch\s+|völlig\s+|total\s+|echt\s+)?(?:egal|wurscht|wurst)|"
     r"me\s+da\s+(?:igual|lo\s+mismo)|me\s+importa\s+un\s+\w+)\b(?!\s*,?\s*(?:ob|welche\w*|wie|wann|wo|was|si|"
     r"cu[aá]l\w*|c[oó]mo|cu[aá]ndo|qu[eé])\b)|\b(?:"
@@ -98,6 +105,9 @@ _NEGATED_ORDER = re.compile(r"\b(?:don't|dont|do\s+not|stop|ne\s+soyez|ne\s+sois
                             r"seien\s+sie\s+nicht)\b")
 
 
+_SUBJECTS = frozenset({"it", "it's", "this", "that", "that's", "you", "you're", "your", "ça", "c'est"})
+
+
 def _clauses(sentence: str) -> list[str]:
     return [c.strip() for c in _CLAUSE_BREAK.split(sentence) if c and c.strip()]
 
@@ -105,9 +115,13 @@ def _clauses(sentence: str) -> list[str]:
 def _negated_before(clause: str, start: int) -> bool:
     """Whether a negation stands within `_NEGATION_REACH` words before `start` in the clause.
 
-    A negated order is no reassurance: "don't be an idiot", "ne soyez pas stupide", "no sea tonto".
+    A negated order is no reassurance ("don't be an idiot", "ne soyez pas stupide", "no sea tonto"), nor an
+    interjection before the subject ("No it's your fault").
     """
-    before = re.findall(r"[\w']+", clause[:start])[-_NEGATION_REACH:]
+    words = re.findall(r"[\w']+", clause[:start])
+    if words[:1] in (["no"], ["non"]) and len(words) > 1 and words[1] in _SUBJECTS:
+        words = words[1:]  # an interjection ("No, it's your fault" without its comma) negates nothing here
+    before = words[-_NEGATION_REACH:]
     if _NEGATED_ORDER.search(" ".join(before)):
         return False
     return bool(before) and negated(" ".join(before), None)

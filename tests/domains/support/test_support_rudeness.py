@@ -70,6 +70,8 @@ RUDE = [
     "Es su culpa.", "Eso es su problema.", "No es nuestro problema.", "Cálmese.", "Me da igual.",
     "Qué pregunta tan estúpida.", "No sea tonto.",
     "C'est votre faute.", "C'est votre problème.", "Ce n'est pas notre problème.", "Calmez-vous.",
+    "No it's your fault.", "The fault is entirely yours.", "You are to blame.", "Whatever you say.",
+    "Stop complaining.", "Die Schuld liegt bei Ihnen.", "La culpa es suya.", "La faute vous revient.",
     "Je m'en fiche.", "Débrouillez-vous.", "Tant pis pour vous.", "Vous êtes stupide.", "Ne soyez pas stupide.",
 ]
 
