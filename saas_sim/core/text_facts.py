@@ -56,6 +56,7 @@ import babel.numbers
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 from text_to_num import alpha2digit  # type: ignore[import-untyped]  # ships no py.typed
 
+from saas_sim.core.small_counts import counts_as_digits
 from saas_sim.errors import UsageError
 
 __all__ = [
@@ -258,6 +259,11 @@ _CUR_AFTER = re.compile(
 )
 _PERCENT_AFTER = re.compile(r"^[ \u00a0\u202f]?(?:%|‰|percent\b|per cent\b|prozent\b|por ciento\b|pour ?cent\b)",
                             re.IGNORECASE)
+_SYMBOL_OF_NEXT = re.compile(
+    rf"^[ \u00a0\u202f]?(?:{_alternation(_CURRENCY_SYMBOLS)})[ \u00a0\u202f]?\d+(?:[.,]\d+)*(?![\d.,])"
+    rf"(?![ \u00a0\u202f]?(?:{_alternation(_CURRENCY_SYMBOLS)}|(?:{_alternation(_CURRENCY_CODES)})\b))")
+"""A currency symbol after a number that leads the next figure ("2 $25 items"): it marks that figure, unless
+a marker follows that figure too ("25 € 30 €" is two amounts)."""
 _MINOR_AFTER = re.compile(rf"^[ \u00a0\u202f]?(?:{_alternation(_MINOR_WORDS)})\b", re.IGNORECASE)
 _MINOR_JOIN = re.compile(r"^[ ,]*(?:and|und|et|y|e|en)?[ ,]*$", re.IGNORECASE)
 """What may stand between "25 dollars" and "50 cents" for them to be one amount."""
@@ -408,13 +414,15 @@ def _spelled_out(text: str, lang: str | None) -> str:
     Only the words are read in the detected language; digit formats keep the rule
     for `lang` (None stays None), so a misdetection cannot change what "1.234" means.
     Scaled digits ("101.5 thousand", "$45k") are written out first: text2num would read the scale
-    word alone, as 1000.
+    word alone, as 1000. The words for one and two, which text2num leaves alone, are read where they
+    count something ("two new backpacks"), never as a pronoun or article ("no one", "ein Ersatz");
+    see `small_counts`.
     """
     text = _scales_applied(text, lang)
     language = lang if lang is not None else (detect_language(text) or "en")
     if language not in LANGUAGES:
         return text
-    return str(alpha2digit(text, language))
+    return counts_as_digits(str(alpha2digit(text, language)), language)
 
 
 def numbers_as_digits(text: str, lang: str | None = None) -> str:
@@ -466,13 +474,14 @@ def extract_amounts(text: str, lang: str | None = None) -> list[Decimal]:
             else:
                 out.append(cents)
             continue
-        marked = bool(_CUR_BEFORE.search(converted[max(0, number.start - 8):number.start]) or _CUR_AFTER.match(rest))
+        # A symbol that leads the next figure marks that one: "2 $25 items" states $25, and 2 is a count.
+        after = None if number.decimals == 0 and _SYMBOL_OF_NEXT.match(rest) else _CUR_AFTER.match(rest)
+        marked = bool(_CUR_BEFORE.search(converted[max(0, number.start - 8):number.start]) or after)
         if _PERCENT_AFTER.match(rest) and not marked:
             last_major_end = None  # a rate ("7.25%", "12,50 Prozent"), never money
             continue
         if marked or number.decimals == 2:
             out.append(number.value)
-            after = _CUR_AFTER.match(rest)
             last_major_end = number.end + (after.end() if after else 0)
         else:
             last_major_end = None
