@@ -52,7 +52,7 @@ _NOT_COUNTED = frozenset({
 # After "one": what makes it a pronoun or an idiom ("one of our team", "one moment", "one more thing").
 _NOT_COUNTED_AFTER_ONE = frozenset({
     "of", "another", "other", "others", "more", "last", "such", "like", "moment", "second", "sec", "minute",
-    "day", "time", "way", "thing", "point", "hand", "the", "a", "an", "my", "our", "us",
+    "day", "time", "way", "thing", "point", "hand", "quick", "final", "the", "a", "an", "my", "our", "us",
 })
 _NOT_COUNTED_AFTER_TWO = frozenset({"cents"})
 # Before "one": a determiner that makes it a pronoun ("no one", "each one", "this one", "which one").

@@ -28,7 +28,7 @@ def test_one_and_two_in_words_are_read_where_they_count(text: str, lang: str, nu
 @pytest.mark.parametrize(("text", "lang"), [
     ("One of our team will call you.", "en"),
     ("No one has looked yet, but the one you ordered is fine.", "en"),
-    ("Someone or anyone can answer; one moment please.", "en"),
+    ("Someone or anyone can answer; one moment please, and one quick note.", "en"),
     ("One more thing: one day we'll fix it one by one.", "en"),
     ("It takes one or two days.", "en"),
     ("Enable two-factor login; just my two cents.", "en"),
