@@ -28,6 +28,11 @@ The rules that decide what counts, so checks can rely on them:
   and `2.5 million` are 101500, 1200000 and 2500000 (number words alone, `forty-five thousand`,
   were always read). `k` glued to digits is a thousand (`45k`, `$45K`); `m`, `mn` and `bn` glued to
   digits scale only beside a currency marker (`EUR 1.2m`, `3bn USD`), since `6m` may be metres.
+- **One and two.** text2num reads number words from three up; "one" and "two" (and their
+  de/es/fr words) are numbers only where they count something ("two new backpacks", "nur ein
+  Artikel"), never as a pronoun, an article or an idiom ("no one", "one moment", "ein Ersatz");
+  see `small_counts`. A currency symbol that leads the next figure marks that figure only
+  ("2 $25 items" states $25).
 - **Bounded.** A number above `MAX_FACT` (10^15, far beyond any amount a world holds)
   reads as `MAX_FACT`: still a stated figure no state can make true, but one that
   checks can quantize and add without `decimal.InvalidOperation` (28 digits).
