@@ -74,7 +74,7 @@ _RETORT = re.compile(
 _FILLER = r"(?:(?:please|just|so|well|ok|okay|now|then|sir|madam|look|listen|bitte|einfach|mal|por\s+favor|" \
           r"s'il\s+vous\s+plaît)\s*,?\s+)*"
 _YOU_MUST = r"(?:you(?:'ll|\s+will|\s+have\s+to|\s+need\s+to|\s+must|\s+should|\s+better|\s+can|'d\s+better)" \
-            r"(?:\s+just)?(?:\s+have\s+to)?\s+|learn\s+to\s+)"
+            r"(?:\s+just)?(?:\s+(?:have|need)\s+to)?\s+|learn\s+to\s+)"
 # Orders at the customer: "Deal with it.", "Please calm down", "you'll have to deal with it"; and their
 # German, Spanish and French counterparts. "billing will deal with it" or "once things calm down" are
 # no orders: another subject stands before the verb.

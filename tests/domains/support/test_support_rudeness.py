@@ -63,7 +63,8 @@ KIND = [
 RUDE = [
     "It's your fault.", "That's your own fault, not ours.", "Honestly, it's not our fault, it's your fault.",
     "Whatever.", "whatever, not my problem", "Deal with it.", "So just deal with it!",
-    "You'll have to deal with it yourself.", "Please calm down.", "You need to calm down.", "Get over it.",
+    "You'll have to deal with it yourself.", "You'll need to deal with it.",
+    "Please calm down.", "You need to calm down.", "Get over it.",
     "That is not our problem.", "It's your problem now.", "Stupid question.", "Don't be an idiot.",
     "Das ist Ihr Problem.", "Ihr Problem, nicht unseres.", "Selber schuld.", "Das ist Ihre Schuld.",
     "Beruhigen Sie sich.", "Mir egal.", "Pech gehabt.", "Nicht unser Problem.", "Sie sind dumm.",
