@@ -15,7 +15,8 @@ backpacks" states a quantity. The rules, so a stray word reads as no number:
 - **One** in German, Spanish and French is the article unless something marks it as a count: "only" or
   "exactly" before it ("nur ein Artikel", "solo una unidad", "seulement un article"), "single" after it ("un
   seul", text2num's own reading), or a unit noun after it ("eine Einheit", "una unidad", "une unité").
-  "Only one" and "exactly one" count in English too, whatever follows.
+  "Only one" and "exactly one" count in English too, whatever follows, as does a number word after a
+  multiplication sign ("17.00 USD x two").
 
 Amounts gain only money said in words: "two dollars" is an amount of 2 (a currency word follows), while
 "two $25 items" and "two USD invoices" keep "two" a word (a figure or a currency code is nothing counted).
@@ -55,6 +56,8 @@ _NOT_COUNTED_AFTER_ONE = frozenset({
     "day", "time", "way", "thing", "point", "hand", "quick", "final", "the", "a", "an", "my", "our", "us",
 })
 _NOT_COUNTED_AFTER_TWO = frozenset({"cents"})
+_MONEY_AFTER_ONE = frozenset({"dollar", "euro", "cent", "pound", "buck", "penny", "franc"})
+"""After "one", money is an idiom ("not one cent", "we didn't charge you one euro extra"), not an amount of 1."""
 # Before "one": a determiner that makes it a pronoun ("no one", "each one", "this one", "which one").
 _PRONOUN_BEFORE_ONE = frozenset({"no", "any", "every", "each", "this", "that", "which", "another", "some", "the", "a",
                                  "at", "last"})
@@ -76,7 +79,13 @@ _CURRENCY_CODES = frozenset({"aud", "cad", "chf", "eur", "gbp", "jpy", "usd"})
 currency word ("two dollars")."""
 
 
+_TIMES = frozenset({"x", "times", "mal"})
+"""After a multiplication sign or word a number word counts whatever follows ("17.00 USD x two")."""
+
+
 def _counts_two(prev: str | None, nxt: str | None) -> bool:
+    if prev in _TIMES:
+        return True
     return (nxt is not None and nxt not in _NOT_COUNTED and nxt not in _OR and nxt not in _NOT_COUNTED_AFTER_TWO
             and nxt not in _CURRENCY_CODES and prev not in _OR)
 
@@ -84,12 +93,12 @@ def _counts_two(prev: str | None, nxt: str | None) -> bool:
 def _counts_one(lang: str, prev: str | None, nxt: str | None) -> bool:
     if prev in _OR or nxt in _OR:
         return False
-    if prev in _ONLY:
+    if prev in _ONLY or prev in _TIMES:
         return True
     if lang != "en":
         return nxt in _UNIT_NOUNS
     return (nxt is not None and prev not in _PRONOUN_BEFORE_ONE and nxt not in _NOT_COUNTED
-            and nxt not in _NOT_COUNTED_AFTER_ONE and nxt not in _CURRENCY_CODES)
+            and nxt not in _NOT_COUNTED_AFTER_ONE and nxt not in _CURRENCY_CODES and nxt not in _MONEY_AFTER_ONE)
 
 
 @functools.cache

@@ -205,6 +205,8 @@ _EXTRA_REFUND = re.compile(
     rf"{_AMOUNT_TEXT}\s+(?:more\b(?!\s+than)|on top\b|in addition\b|additionally\b|zusätzlich\b|mehr\b(?!\s+als)|"
     rf"adicional(?:es)?\b|más\b(?!\s+que)|de plus\b|en plus\b|supplémentaires?\b)",
     re.IGNORECASE)
+_HAS_TIMES = re.compile(r"(?:\bx\b|\u00d7|\*|\btimes\b)")
+"""A multiplication sign or word: only then are a claim's number words read as digits for `_products`."""
 _TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({_AMOUNT_TEXT})|"
                     rf"({_AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)")
 # What a request for the order names, and how a reply asks (`asks_for_order`).
@@ -515,9 +517,9 @@ def _extra_figures(claim: Sentence) -> tuple[Decimal, ...]:
 
 
 def _products(text: str, lang: str | None) -> list[tuple[Decimal, int]]:
-    """The (rate, count) pairs a text multiplies out: "2 x 17.00", "17.00 x 2", "3 times 5.00"."""
+    """The (rate, count) pairs a text multiplies out: "2 x 17.00", "17.00 x 2", "3 times 5.00", "two x 17.00"."""
     out: list[tuple[Decimal, int]] = []
-    for m in _TIMES.finditer(text):
+    for m in _TIMES.finditer(numbers_as_digits(text, lang) if _HAS_TIMES.search(text) else text):  # as above
         count, amount = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         found = extract_amounts(amount, lang)
         if found:
@@ -544,7 +546,9 @@ def _claiming_clauses(claim: Sentence) -> list[Sentence]:
 
 
 def per_unit_amounts(text: str, lang: str | None) -> list[Decimal]:
-    """The amounts `text` states per unit ("17.00 per unit", "2 x 17.00", "a unit price of 17.00")."""
+    """The amounts `text` states per unit ("17.00 per unit", "2 x 17.00", "two x 17.00", "a unit price of 17.00")."""
+    if _HAS_TIMES.search(text):
+        text = numbers_as_digits(text, lang)  # "two x 17.00" multiplies as "2 x 17.00" does
     if not _PER_UNIT.search(text):
         return []  # before reading amounts, which costs a parse
     masked = _PER_UNIT.sub(" ; ", text)
