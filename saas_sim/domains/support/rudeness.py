@@ -25,12 +25,14 @@ from saas_sim.core.text_facts import negated, sentences
 
 __all__ = ["rude_phrases"]
 
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:but|aber|pero|mais|sondern|sino)\b")
-"""Where a sentence splits into clauses for polarity: a negation in one clause says nothing of the next."""
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:but|and|because|since|as|so|aber|und|weil|da|denn|"
+                           r"sondern|pero|y|porque|pues|sino|mais|et|car|parce|puisque|donc)\b")
+"""Where a sentence splits into clauses for polarity: a negation in one clause says nothing of the next ("we
+can't refund it because it's your fault")."""
 
-_NEGATION_REACH = 4
-"""How many words before blame or an insult a negation may govern it ("none of this is your fault", "not a
-stupid question at all")."""
+_INSULT_REACH = 2
+"""How many words before an insult a negation may govern it ("not a stupid question", "that isn't stupid");
+"you can't be this stupid" negates the verb, not the insult."""
 
 # Blame aimed at the customer. Rude when affirmed; reassurance when negated just before it.
 _BLAME = re.compile(
@@ -101,7 +103,7 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|my|mine|we|we're|we've|us|our|ou
                            r"nuestro|nuestra|nuestros|nuestras|nuestra\s+parte|je|j|moi|mon|ma|mes|nous|notre|nos)\b")
 
 
-_NEGATED_ORDER = re.compile(r"\b(?:don't|dont|do\s+not|stop|ne\s+soyez|ne\s+sois|no\s+sea|no\s+seas|sei\s+nicht|"
+_NEGATED_ORDER = re.compile(r"\b(?:(?:don't|dont|do\s+not)\s+be|ne\s+soyez|ne\s+sois|no\s+sea|no\s+seas|sei\s+nicht|"
                             r"seien\s+sie\s+nicht)\b")
 
 
@@ -112,8 +114,9 @@ def _clauses(sentence: str) -> list[str]:
     return [c.strip() for c in _CLAUSE_BREAK.split(sentence) if c and c.strip()]
 
 
-def _negated_before(clause: str, start: int) -> bool:
-    """Whether a negation stands within `_NEGATION_REACH` words before `start` in the clause.
+def _negated_before(clause: str, start: int, reach: int | None = None) -> bool:
+    """Whether a negation stands before `start` in the clause (within `reach` words of it, if given): blame
+    negated anywhere in its clause is reassurance ("I don't want you to think this was your fault").
 
     A negated order is no reassurance ("don't be an idiot", "ne soyez pas stupide", "no sea tonto"), nor an
     interjection before the subject ("No it's your fault").
@@ -121,8 +124,8 @@ def _negated_before(clause: str, start: int) -> bool:
     words = re.findall(r"[\w']+", clause[:start])
     if words[:1] in (["no"], ["non"]) and len(words) > 1 and words[1] in _SUBJECTS:
         words = words[1:]  # an interjection ("No, it's your fault" without its comma) negates nothing here
-    before = words[-_NEGATION_REACH:]
-    if _NEGATED_ORDER.search(" ".join(before)):
+    before = words[-reach:] if reach is not None else words
+    if _NEGATED_ORDER.search(" ".join(words[-3:])):
         return False
     return bool(before) and negated(" ".join(before), None)
 
@@ -143,5 +146,6 @@ def rude_phrases(body: str) -> list[str]:
         for clause in _clauses(sentence):
             found += [m.group() for m in _BLAME.finditer(clause) if not _negated_before(clause, m.start())]
             if not _aimed_at_desk(clause):
-                found += [m.group() for m in _INSULT.finditer(clause) if not _negated_before(clause, m.start())]
+                found += [m.group() for m in _INSULT.finditer(clause)
+                          if not _negated_before(clause, m.start(), _INSULT_REACH)]
     return found

@@ -32,6 +32,8 @@ KIND = [
     "No fue culpa suya en absoluto.",
     "Je suis désolé, ce n'est pas votre faute.",
     "Ce n'est en rien votre faute.",
+    "Please don't blame yourself.",
+    "I don't want you to think for a second that this was your fault.",
     # "whatever" and its kin as determiners, not retorts
     "Whatever else you need, just reply here.",
     "Whatever works for you is fine with us.",
@@ -73,6 +75,7 @@ RUDE = [
     "C'est votre faute.", "C'est votre problème.", "Ce n'est pas notre problème.", "Calmez-vous.",
     "No it's your fault.", "The fault is entirely yours.", "You are to blame.", "Whatever you say.",
     "Stop complaining.", "Die Schuld liegt bei Ihnen.", "La culpa es suya.", "La faute vous revient.",
+    "We can't refund it because it's your fault.", "You can't be this stupid.",
     "Je m'en fiche.", "Débrouillez-vous.", "Tant pis pour vous.", "Vous êtes stupide.", "Ne soyez pas stupide.",
 ]
 
