@@ -28,6 +28,11 @@ The rules that decide what counts, so checks can rely on them:
   and `2.5 million` are 101500, 1200000 and 2500000 (number words alone, `forty-five thousand`,
   were always read). `k` glued to digits is a thousand (`45k`, `$45K`); `m`, `mn` and `bn` glued to
   digits scale only beside a currency marker (`EUR 1.2m`, `3bn USD`), since `6m` may be metres.
+- **One and two.** text2num reads number words from three up; "one" and "two" (and their
+  de/es/fr words) are numbers only where they count something ("two new backpacks", "nur ein
+  Artikel"), never as a pronoun, an article or an idiom ("no one", "one moment", "ein Ersatz");
+  see `small_counts`. A currency symbol that leads the next figure marks that figure only
+  ("2 $25 items" states $25).
 - **Bounded.** A number above `MAX_FACT` (10^15, far beyond any amount a world holds)
   reads as `MAX_FACT`: still a stated figure no state can make true, but one that
   checks can quantize and add without `decimal.InvalidOperation` (28 digits).
@@ -56,6 +61,7 @@ import babel.numbers
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 from text_to_num import alpha2digit  # type: ignore[import-untyped]  # ships no py.typed
 
+from saas_sim.core.small_counts import counts_as_digits
 from saas_sim.errors import UsageError
 
 __all__ = [
@@ -260,6 +266,11 @@ _CUR_AFTER = re.compile(
 )
 _PERCENT_AFTER = re.compile(r"^[ \u00a0\u202f]?(?:%|‰|percent\b|per cent\b|prozent\b|por ciento\b|pour ?cent\b)",
                             re.IGNORECASE)
+_SYMBOL_OF_NEXT = re.compile(
+    rf"^[ \u00a0\u202f]?(?:{_alternation(_CURRENCY_SYMBOLS)})[ \u00a0\u202f]?\d+(?:[.,]\d+)*(?![\d.,])"
+    rf"(?![ \u00a0\u202f]?(?:{_alternation(_CURRENCY_SYMBOLS)}|(?:{_alternation(_CURRENCY_CODES)})\b))")
+"""A currency symbol after a number that leads the next figure ("2 $25 items"): it marks that figure, unless
+a marker follows that figure too ("25 € 30 €" is two amounts)."""
 _MINOR_AFTER = re.compile(rf"^[ \u00a0\u202f]?(?:{_alternation(_MINOR_WORDS)})\b", re.IGNORECASE)
 _MINOR_JOIN = re.compile(r"^[ ,]*(?:and|und|et|y|e|en)?[ ,]*$", re.IGNORECASE)
 """What may stand between "25 dollars" and "50 cents" for them to be one amount."""
@@ -410,13 +421,15 @@ def _spelled_out(text: str, lang: str | None) -> str:
     Only the words are read in the detected language; digit formats keep the rule
     for `lang` (None stays None), so a misdetection cannot change what "1.234" means.
     Scaled digits ("101.5 thousand", "$45k") are written out first: text2num would read the scale
-    word alone, as 1000.
+    word alone, as 1000. The words for one and two, which text2num leaves alone, are read where they
+    count something ("two new backpacks"), never as a pronoun or article ("no one", "ein Ersatz");
+    see `small_counts`.
     """
     text = _scales_applied(text, lang)
     language = lang if lang is not None else (detect_language(text) or "en")
     if language not in LANGUAGES:
         return text
-    return str(alpha2digit(text, language))
+    return counts_as_digits(str(alpha2digit(text, language)), language)
 
 
 def numbers_as_digits(text: str, lang: str | None = None) -> str:
@@ -498,12 +511,13 @@ def located_amounts(text: str, lang: str | None = None) -> tuple[str, list[Amoun
                 out.append(AmountMention(number.start, end, cents))
             continue
         before = _CUR_BEFORE.search(converted[max(0, number.start - 8):number.start])
-        marked = bool(before or _CUR_AFTER.match(rest))
+        # A symbol that leads the next figure marks that one: "2 $25 items" states $25, and 2 is a count.
+        after = None if number.decimals == 0 and _SYMBOL_OF_NEXT.match(rest) else _CUR_AFTER.match(rest)
+        marked = bool(before or after)
         if _PERCENT_AFTER.match(rest) and not marked:
             last_major_end = None  # a rate ("7.25%", "12,50 Prozent"), never money
             continue
         if marked or number.decimals == 2:
-            after = _CUR_AFTER.match(rest)
             last_major_end = number.end + (after.end() if after else 0)
             start = number.start - (len(before.group()) if before else 0)
             out.append(AmountMention(start, last_major_end, number.value))

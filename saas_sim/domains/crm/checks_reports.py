@@ -14,7 +14,7 @@ from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.state import State
-from saas_sim.core.text_facts import detect_language, extract_numbers
+from saas_sim.core.text_facts import detect_language, extract_amounts, extract_numbers
 from saas_sim.domains.crm.check_helpers import money
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.report_figures import figure_is_true, stated_figures
@@ -55,14 +55,28 @@ def report_records(ctx: CheckContext, name: str, expected_ids: list[str]) -> Che
     return CheckOutcome(score, f"{hits} right, {extra} extra, {missing} missing")
 
 
+_MAX_COUNT = 100
+"""Below this, a whole number beside the one amount of a report value is a count ("$12,345.00 over two deals")."""
+
+
 def _stated_value(text: str) -> Decimal | None:
     """Returns the one number a report value states ("12345.00", "$12,345.00", "12.345,00 €"), else None.
 
-    Zero numbers or several ("10000.00 or 12000.00") is no answer: a shotgun value names
-    the right figure among wrong ones and must not pass.
+    Zero numbers or several ("10000.00 or 12000.00", "between 12000 and 12345") is no answer: a shotgun
+    value names the right figure among wrong ones and must not pass. Beside one amount (a figure with a
+    currency marker or two decimals), small whole numbers are counts, not figures: "$12,345.00 over two
+    deals" states 12345.00, and only the amount is judged, so a count can make no figure right.
     """
     numbers = extract_numbers(text)
-    return numbers[0] if len(numbers) == 1 else None
+    if len(numbers) == 1:
+        return numbers[0]
+    amounts = extract_amounts(text)
+    rest = list(numbers)
+    for a in amounts:
+        if a in rest:
+            rest.remove(a)
+    counts = all(n == n.to_integral_value() and 0 <= n < _MAX_COUNT for n in rest)
+    return amounts[0] if len(amounts) == 1 and counts else None
 
 
 def _report_figures(values: Mapping[str, str]) -> dict[str, Decimal | None]:

@@ -30,6 +30,7 @@ from saas_sim.domains.support.check_helpers import (
 from saas_sim.domains.support.judge import deny_verdict, kb_verdict, names_item, truth_problems
 from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.reply_facts import ReplyFacts
+from saas_sim.domains.support.rudeness import rude_phrases
 from saas_sim.domains.support.state import (
     ORDERS,
     REFUNDS,
@@ -48,10 +49,6 @@ __all__ = [
     "replies_truthful",
     "reply_states",
 ]
-
-# Flags only: wording that is rude whatever the facts. Never evidence of a goal.
-_RUDE = ("stupid", "your fault", "calm down", "not our problem", "deal with it", "idiot", "whatever",
-         "selber schuld", "ihr problem", "votre faute", "su culpa")
 
 _MIN_TOLD_LETTERS = 20
 """A reply after a merge shorter than this ("ok", ".") tells the customer nothing."""
@@ -362,8 +359,12 @@ def replies_in_language(ctx: CheckContext, *, ticket_id: str, language: str) -> 
 
 @kit.check
 def polite(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome:
-    """Constraint: no reply on the ticket contains rude wording (a flag list; no reply holds trivially)."""
-    rude = [m.id for m in episode_replies(ctx, ticket_id) if any(r in m.body.lower() for r in _RUDE)]
+    """Constraint: no reply on the ticket blames, dismisses or insults the customer (no reply holds trivially).
+
+    Wording is read with its polarity and context (`rudeness.rude_phrases`): "that's not your fault at all" and
+    "whatever else you need" are kind, "it's your fault" and "Whatever." are not.
+    """
+    rude = {m.id: found for m in episode_replies(ctx, ticket_id) if (found := rude_phrases(m.body))}
     if rude:
-        return CheckOutcome.failed(f"rude wording in {rude}")
+        return CheckOutcome.failed(f"rude wording in {list(rude)}: {[p for f in rude.values() for p in f][:3]}")
     return CheckOutcome.passed("no rude wording")

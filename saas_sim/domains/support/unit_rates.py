@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from saas_sim.core.text_facts import extract_amounts
+from saas_sim.core.text_facts import extract_amounts, numbers_as_digits
 from saas_sim.domains.support.models import Order
 
 __all__ = ["AMOUNT_TEXT", "GENERIC_UNITS", "LineTerms", "OrderTerms", "order_terms", "per_unit_amounts", "products",
@@ -50,6 +50,8 @@ _EACH = r"(?:for|on|für|je|por|pour)\s+(?:each|every|jede[nsmr]?|cada|chaque)(?
 # "2 x 17.00", "17.00 x 2", "3 times 5.00": a count of units times a rate.
 _TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({AMOUNT_TEXT})|"
                     rf"({AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)", re.IGNORECASE)
+_HAS_TIMES = re.compile(r"(?:\bx\b|\u00d7|\*|\btimes\b)")
+"""A multiplication sign or word: only then are number words read as digits ("two x 17.00" is "2 x 17.00")."""
 # Rate forms that need no noun: "17.00 each", "a unit price of 17.00".
 _FIXED_RATES = (
     rf"{AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
@@ -153,6 +155,8 @@ def per_unit_amounts(text: str, lang: str | None, nouns: frozenset[str] = GENERI
     """The amounts `text` states per unit of one of `nouns` ("17.00 per unit", "12.50 per damaged bulb",
     "2 x 17.00", "5.00 on each of your three lamps", "a unit price of 17.00"), each occurrence once."""
     rate, _ = _patterns(nouns)
+    if _HAS_TIMES.search(text):
+        text = numbers_as_digits(text, lang)  # "two x 17.00" multiplies as "2 x 17.00" does
     if not rate.search(text):
         return []  # before reading amounts, which costs a parse
     masked = rate.sub(" ; ", text)
@@ -160,10 +164,10 @@ def per_unit_amounts(text: str, lang: str | None, nouns: frozenset[str] = GENERI
 
 
 def products(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> list[tuple[Decimal, int]]:
-    """The (rate, count) pairs a text multiplies out: "2 x 17.00", "17.00 x 2", "3 times 5.00", and a rate on
+    """The (rate, count) pairs a text multiplies out: "2 x 17.00", "two x 17.00", "3 times 5.00", and a rate on
     each of a stated count of units ("5.00 on each of your three lamps", "17.00 for each of the 2 units")."""
     out: list[tuple[Decimal, int]] = []
-    for m in _TIMES.finditer(text):
+    for m in _TIMES.finditer(numbers_as_digits(text, lang) if _HAS_TIMES.search(text) else text):
         count, amount = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         out += [(a, int(count)) for a in extract_amounts(amount, lang)[:1]]
     _, counted = _patterns(nouns)

@@ -24,7 +24,14 @@ def test_a_total_in_any_number_form_is_right(crm: Caller, world: State, value: s
     assert cr.report_values(_ctx(crm, world), "forecast", {"USD": "12345.00"}).score == 1.0
 
 
-@pytest.mark.parametrize("value", ["12345.00 or 20000.00", "0.00 / 12345.00 / 50000.00", "between 12000 and 12345"])
+@pytest.mark.parametrize("value", ["$12,345.00 over two deals", "$12,345.00 (3 deals)", "one total: 12,345.00 USD"])
+def test_a_total_with_a_count_beside_it_is_right(crm: Caller, world: State, value: str) -> None:
+    crm("crm.submit_report", name="forecast", record_ids=[], values={"USD": value})
+    assert cr.report_values(_ctx(crm, world), "forecast", {"USD": "12345.00"}).score == 1.0
+
+
+@pytest.mark.parametrize("value", ["12345.00 or 20000.00", "12000 or $12,345.00",
+                                   "0.00 / 12345.00 / 50000.00", "between 12000 and 12345"])
 def test_a_value_stating_several_figures_is_wrong_even_with_the_right_one(
     crm: Caller, world: State, value: str
 ) -> None:
