@@ -125,7 +125,8 @@ def code_late_fee(ctx: SetupContext) -> Setup:
     cap), per_period (the cap ignored, or one more period than started: always above the fee), and
     grace_days, rate_bp, cap (the code's constants); periods (the started 30-day periods past the grace
     days), period_fee (the rate's fee of the balance for one period), and figures (what the code states or
-    computes on the way: its constants by `code_figures`, the period fee and the fee before the cap).
+    computes on the way: its constants by `code_figures` and the period fee; not the periods' fees before
+    the cap, which at the cap is the misreading `per_period`).
     """
     rules = _rules(ctx)
     ns = _namespace(ctx, INVOICE_PATH)
@@ -165,7 +166,7 @@ def code_late_fee(ctx: SetupContext) -> Setup:
         "amount": dollars(cents), "no_grace": dollars(no_grace), "per_period": dollars(over),
         "grace_days": grace, "rate_bp": rate, "cap": dollars(cap), "path": INVOICE_PATH,
         "periods": periods, "period_fee": dollars(per_period_of(balance)),
-        "figures": code_figures(ns, per_period_of(balance), per_period_of(balance) * periods),
+        "figures": code_figures(ns, per_period_of(balance)),
     }}, events=[])
 
 

@@ -38,10 +38,10 @@ def test_code_figures_ignore_what_is_no_int() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_code_setups_bind_the_figures_the_code_states(state: State, seed: int) -> None:
-    fee = run_setup(code_late_fee, state, seed, {"rules": 2}).bindings["code_fee"]
-    assert {fee["cap"], fee["period_fee"]} <= set(fee["figures"])
-    assert fee["amount"] in fee["figures"]  # under the cap, the periods' fees are the fee
-    assert fee["per_period"] not in fee["figures"]  # a misreading stays no figure of the code
+    for rules in (1, 2, 3):
+        fee = run_setup(code_late_fee, state, seed, {"rules": rules}).bindings["code_fee"]
+        assert {fee["cap"], fee["period_fee"]} <= set(fee["figures"])
+        assert fee["per_period"] not in fee["figures"]  # a misreading (the cap ignored) is no figure of the code
     quote = run_setup(code_quote, state, seed, {"rules": 2}).bindings["code_quote"]
     assert quote["seat_price"] in quote["figures"] and quote["amount"] not in quote["figures"]
     p = run_setup(code_downgrade, state, seed, {"rules": 2}).bindings["proration"]
