@@ -37,12 +37,16 @@ _LEFT_AS_IS = re.compile(
     r"unverändert|unberührt|bleibt (?:bestehen|unverändert|gültig|offen)|separate[rn]? (?:kauf|bestellung)|"
     r"sin cambios|intact[oa]s?|compra (?:separada|distinta)|pedido (?:separado|distinto)|"
     r"inchangée?s?|intacte?s?|(?:achat|commande) (?:séparée?|distincte?))")
-# A claimed change to an order (an act the desk would have done on it), in an affirmed clause that names the order:
-# "order #100057 was a duplicate of #100058, and we cancelled it" claims no change to #100058.
+# A claimed change to an order (an act the desk would have done on it): a verb of change next to the order's number
+# in an affirmed clause ("I cancelled your order #100058", "#100058 has been updated"). "Bought before the price
+# change" and "order #100057 was a duplicate of #100058, and we cancelled it" claim no change to #100058.
 _CHANGED = re.compile(
-    r"\b(?:cancel\w*|chang\w*|updat\w*|modif\w*|adjust\w*|amend\w*|void\w*|merg\w*|reissu\w*|"
-    r"storn\w*|geändert|aktualisiert|angepasst|anulad\w*|cancelad\w*|modificad\w*|actualizad\w*|annul\w*|"
-    r"modifiée?s?)")
+    r"\b(?:cancell?ed|cancell?ing|changed|updated|modified|adjusted|amended|voided|merged|reissued|"
+    r"(?:will|'ll|going to) (?:now )?(?:cancel|change|update|modify|adjust|amend|void|merge)|"
+    r"storniert|geändert|aktualisiert|angepasst|anulad[oa]|cancelad[oa]|modificad[oa]|actualizad[oa]|"
+    r"ajustad[oa]|annulée?|modifiée?|ajustée?)\b")
+_NEAR = 30
+"""How many characters from an order's number a verb of change may stand and still be said of that order."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,15 @@ def _claimed(facts: ReplyFacts, code: str) -> bool:
     if any(code in _codes(s) and _names_as_done(s, code) for s in claims):
         return True
     changed = (p for c in facts.clauses(CLAUSE) if c.affirms for p in c.parts(CLAUSE))
-    return any(code in _codes(p) and _CHANGED.search(p.text) and not _left_as_is(p) for p in changed)
+    return any(_changed_near(p, code) for p in changed if code in _codes(p) and not _left_as_is(p))
+
+
+def _changed_near(clause: Sentence, code: str) -> bool:
+    """Whether a verb of change stands within `_NEAR` characters of the code in `clause`."""
+    for m in re.finditer(re.escape(code), clause.text):
+        if _CHANGED.search(clause.text[max(0, m.start() - _NEAR):m.end() + _NEAR]):
+            return True
+    return False
 
 
 def _owned_by(state: State, number: str, people: frozenset[str]) -> bool:

@@ -117,3 +117,12 @@ async def test_a_duplicate_refund_may_say_the_repeat_purchase_was_not_refunded(e
            "#{duplicate.number}, and order #{repeat.number} was refunded as well.")
     grade = await scripted_grade(env, "support/refund-duplicate-charge", seed, [refund, _reply(lie), SOLVE])
     assert grade.score == 0.0
+
+
+@pytest.mark.parametrize("body", [
+    "The lamp from order #{own} was bought more than 14 days before the price change, so no adjustment is possible.",
+    "Order #{order} was a duplicate of your order #{own} from the same minute, and we cancelled it at checkout.",
+    "The price changed after you placed order #{own} last month, well before this one.",
+])
+def test_a_change_said_of_something_else_beside_an_own_order_claims_nothing(body: str) -> None:
+    assert _named(body) == ((), ())
