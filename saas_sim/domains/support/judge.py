@@ -182,8 +182,8 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         # `may_name` ("order 100483 is not yours"); neither is a place money, goods or a change went to.
         named = named_orders(state, facts, order, may_name)
         if named.claimed:
-            problems.append(f"a reply says money, goods or a change went to orders {list(named.claimed)}; the "
-                            f"ticket's order is {order.number}")
+            problems.append(f"a reply says money, goods or a change went to orders {list(named.claimed)}, or rules "
+                            f"on refunding them; the ticket's order is {order.number}")
         if named.foreign:
             problems.append(f"a reply names other customers' orders: {list(named.foreign)}")
         # A parcel on its way is neither lost nor already here, and the records back no promised day or service.

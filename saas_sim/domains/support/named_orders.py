@@ -3,9 +3,11 @@
 A reply that tells the customer about their own other orders discloses nothing and, said plainly, claims
 nothing: "P.S. your order #100058 is not affected", "I haven't refunded order #102702: that was a separate
 purchase on another day" (policy 20). What stays false is a claim that money, goods or a change went to such
-an order: "I refunded 25.00 on #100058", "I cancelled order #100058". Naming another customer's order is a
-disclosure, unless the scenario lets that number be named (`may_name`: a number the customer quoted by
-mistake, named to say it is not theirs); such a number may no more be named as where money went.
+an order: "I refunded 25.00 on #100058", "I cancelled order #100058", and, in replies that never name the
+ticket's order, a refusal aimed at it ("the items on order #100058 cannot be refunded: final sale"). Naming
+another customer's order is a disclosure, unless the scenario lets that number be named (`may_name`: a number
+the customer quoted by mistake, named to say it is not theirs); such a number may no more be named as where
+money went.
 
 A claim is read per clause: in "I refunded 25.00 on #100057, and #100058 stays as it is" the clause naming
 the other order says it is untouched, so it claims nothing of it, while in "I refunded 25.00 on #100057 and
@@ -45,6 +47,14 @@ _CHANGED = re.compile(
     r"(?:will|'ll|going to) (?:now )?(?:cancel|change|update|modify|adjust|amend|void|merge)|"
     r"storniert|geändert|aktualisiert|angepasst|anulad[oa]|cancelad[oa]|modificad[oa]|actualizad[oa]|"
     r"ajustad[oa]|annulée?|modifiée?|ajustée?)\b")
+# A ruling that an order cannot be refunded, in a clause naming it ("the items on order #100058 cannot be refunded:
+# final sale"). In replies that never name the ticket's order it aims the refusal at another order. "I haven't
+# refunded #100058" tells what was done, and rules on nothing.
+_RULING = re.compile(
+    r"\b(?:cannot|can't|can ?not|unable to|not eligible|ineligible|not possible|impossible|non-?refundable|"
+    r"not refundable|no refund is possible|kann nicht|können nicht|nicht erstattungsfähig|no (?:se )?puede|"
+    r"no es posible|ne peut pas|ne pouvons pas|impossible de)")
+_REFUND_WORD = re.compile(r"\b(?:refund\w*|reimburs\w*|money back|erstatt\w*|reembols\w*|rembours\w*)")
 _NEAR = 30
 """How many characters from an order's number a verb of change may stand and still be said of that order."""
 
@@ -56,7 +66,8 @@ class NamedOrders:
     Attributes:
         foreign: Numbers of another customer's orders, named (a disclosure), but those in `may_name`.
         claimed: Numbers of the requester's own other orders, or of `may_name`, that a clause names as where
-            money or goods went, or as changed.
+            money or goods went, or as changed; and the customer's own orders a refusal is aimed at in replies
+            that never name the ticket's order.
     """
 
     foreign: tuple[str, ...]
@@ -76,6 +87,12 @@ def _names_as_done(claim: Sentence, code: str) -> bool:
     """Whether `claim` (an affirmed sentence or clause) names `code` as where something was done: some clause
     of it naming the code does not say the order was left as it was."""
     return any(code in _codes(p) and not _left_as_is(p) for p in claim.parts(CLAUSE))
+
+
+def _rules_on(facts: ReplyFacts, code: str) -> bool:
+    """Whether a clause naming order `code` rules that it cannot be refunded."""
+    parts = [p for s in facts.sentences for p in s.parts(CLAUSE) if code in _codes(p)]
+    return any(_RULING.search(p.text) and _REFUND_WORD.search(p.text) for p in parts if not p.conditional)
 
 
 def _claimed(facts: ReplyFacts, code: str) -> bool:
@@ -113,5 +130,9 @@ def named_orders(state: State, facts: ReplyFacts, order: Order, may_name: Collec
     own = {c for c in others if _owned_by(state, c, people)}
     allowed = set(may_name)
     foreign = sorted(others - own - allowed)
-    claimed = sorted(c for c in (own | (allowed & set(facts.codes))) if _claimed(facts, c))
-    return NamedOrders(foreign=tuple(foreign), claimed=tuple(claimed))
+    claimed = {c for c in own | (allowed & set(facts.codes)) if _claimed(facts, c)}
+    # A refusal aimed at another of the customer's orders, the ticket's own never named, is a wrong target; beside
+    # the ticket's order, "I can't refund #100058, which shipped" explains the case.
+    if order.number not in facts.codes:
+        claimed |= {c for c in own if _rules_on(facts, c)}
+    return NamedOrders(foreign=tuple(foreign), claimed=tuple(sorted(claimed)))

@@ -49,6 +49,7 @@ def _named(body: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     "I refunded 12.00 on #{order}, not on your other order #{own}.",
     "I refunded 12.00 on #{order}; your order #{own} is unaffected.",
     "Your order #{own} was a separate purchase.",
+    "I refunded the duplicate #{order}. I can't refund order #{own}, which shipped as planned.",
 ])
 def test_naming_an_own_other_order_as_untouched_is_fine(body: str) -> None:
     assert _named(body) == ((), ())
@@ -61,6 +62,7 @@ def test_naming_an_own_other_order_as_untouched_is_fine(body: str) -> None:
     "I refunded order #{own} separately.",
     "A replacement is on its way for order #{own}.",
     "I have also cancelled your order #{own} as a precaution.",
+    "Sorry, the items on order #{own} cannot be refunded: they were sold as final sale.",  # #{order} never named
 ])
 def test_money_goods_or_a_change_claimed_on_an_own_other_order_is_false(body: str) -> None:
     claimed, foreign = _named(body)
