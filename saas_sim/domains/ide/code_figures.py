@@ -3,7 +3,8 @@
 A cross-app task's checks judge every amount the agent's texts state against the true ones. The code the
 agent reads is part of the task's world, so its figures are true too: a rule's cap ("up to a maximum of
 25.00 USD"), a tier's per-seat price, an enterprise seat price, and its rates as percents ("8.25"). Setups
-that read a module bind them (`figures`, a list of dollar strings) for the truth checks' `also_true`.
+that read a module bind them (`figures`: `{amount, per}` money and plain rates) for the truth checks'
+`also_true`, each with what it is per, so a seat's monthly price is never true "per month" of the plan.
 
 Only the module's text decides them (its namespace, evaluated in-process like `gen_reference` does), so
 an edit an agent makes later moves nothing. A name says what a constant holds: `*_CENTS` is money in
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["code_figures", "dollars"]
+__all__ = ["Figure", "code_figures", "dollars"]
 
 
 def dollars(cents: int) -> str:
@@ -37,14 +38,33 @@ def _tier_cents(value: Any) -> Iterable[int]:
                 yield pair[1]
 
 
-def code_figures(ns: Mapping[str, Any], *extra_cents: int) -> list[str]:
-    """The money figures and rates module namespace `ns` states, and `extra_cents`, as sorted unique strings.
+Figure = str | dict[str, Any]
+"""A bound figure: a plain amount (`"8.25"`, unit unknown) or `{amount, per}` as `core.figures.figure_of` reads it."""
 
-    Money (`*_CENTS` constants, `TIERS` prices, `extra_cents`) in dollars (`"25.00"`); rates (`*_BP`) as
-    percents (`"8.25"`, which is also how a reply writes them).
+_SEAT_MONTH = ["seat", "month"]
+
+
+def code_figures(ns: Mapping[str, Any], *extra: tuple[int, list[str]]) -> list[Figure]:
+    """The money figures and rates module namespace `ns` states, and `extra` (cents, what it is per).
+
+    Money in dollars with what it is per: a `TIERS` price or a `*_SEAT_CENTS` constant per seat and month (the
+    price list's unit), another `*_CENTS` constant a total (`[]`: a fee's cap). Rates (`*_BP`) as plain
+    percents (`"8.25"`, which is also how a reply writes them), their unit unknown.
     """
-    cents = [v for k, v in ns.items() if k.isupper() and k.endswith("_CENTS") and _ints(v)]
-    cents += list(_tier_cents(ns.get("TIERS")))
-    cents += [c for c in extra_cents if _ints(c)]
-    rates = [v for k, v in ns.items() if k.isupper() and k.endswith("_BP") and _ints(v)]
-    return sorted({dollars(c) for c in cents} | {dollars(r) for r in rates}, key=lambda s: (float(s), s))
+    money: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
+
+    def add(cents: int, per: list[str]) -> None:
+        money[(dollars(cents), tuple(per))] = {"amount": dollars(cents), "per": list(per)}
+
+    for k, v in ns.items():
+        if k.isupper() and k.endswith("_CENTS") and _ints(v):
+            add(v, _SEAT_MONTH if k.endswith("_SEAT_CENTS") else [])
+    for cents in _tier_cents(ns.get("TIERS")):
+        add(cents, _SEAT_MONTH)
+    for cents, per in extra:
+        if _ints(cents):
+            add(cents, per)
+    rates = sorted({dollars(v) for k, v in ns.items() if k.isupper() and k.endswith("_BP") and _ints(v)},
+                   key=lambda s: (float(s), s))
+    out: list[Figure] = [money[k] for k in sorted(money, key=lambda k: (float(k[0]), k))]
+    return out + list(rates)

@@ -166,7 +166,7 @@ def code_late_fee(ctx: SetupContext) -> Setup:
         "amount": dollars(cents), "no_grace": dollars(no_grace), "per_period": dollars(over),
         "grace_days": grace, "rate_bp": rate, "cap": dollars(cap), "path": INVOICE_PATH,
         "periods": periods, "period_fee": dollars(per_period_of(balance)),
-        "figures": code_figures(ns, per_period_of(balance)),
+        "figures": code_figures(ns, (per_period_of(balance), [])),
     }}, events=[])
 
 
@@ -223,10 +223,12 @@ def overcharging_bug(ctx: SetupContext) -> Setup:
         if plan is not None:
             seats, months, charged, correct = plan
             # What the buggy code priced the plan's seats at is true of the charge, beside the clean figures.
-            buggy = [call(mutant[f], [seats]) for f in ("seat_price", "monthly_price") if f in mutant]
+            buggy = [(call(mutant[f], [seats]), per) for f, per in (("seat_price", ["seat", "month"]),
+                                                                    ("monthly_price", ["month"])) if f in mutant]
             return Setup(bindings={**out.bindings, "bug": {
                 "seats": seats, "months": months, "charged": dollars(charged), "correct": dollars(correct),
                 "excess": dollars(charged - correct), "charged_cents": charged, "correct_cents": correct,
                 "excess_less_cent": dollars(charged - correct - 1),
-                "figures": code_figures(clean, *(c for c in buggy if isinstance(c, int)))}}, events=out.events)
+                "figures": code_figures(clean, *((c, per) for c, per in buggy if isinstance(c, int)))}},
+                events=out.events)
     raise ScenarioError("no seeded bug in quote() overcharges a seat plan by a refundable amount")
