@@ -15,6 +15,9 @@ what a figure is per (`unit_stated`: "per month", "/seat", "annually", "in total
 only if a true amount or a derivation of that very unit gives it: a true total divided by the seats is a
 seat's share, never a monthly price. An amount or count without a unit, and a figure whose text says
 none, match any unit, as before units were known.
+
+A scenario lists its true amounts as templates; one bound to a list (the figures a setup read from the
+code) contributes every item of it (`spread`), as a list-bound template in a scope rule's `on` does.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from saas_sim.core.text_facts import located_amounts
 
@@ -35,6 +39,7 @@ __all__ = [
     "figure_of",
     "follows_from",
     "known_figures",
+    "spread",
     "stated_amounts",
     "unit_stated",
 ]
@@ -208,3 +213,15 @@ def stated_amounts(text: str, lang: str | None = None) -> list[tuple[Decimal, fr
     """Each amount `text` states (`text_facts.located_amounts`), with what the text says it is per (`unit_stated`)."""
     converted, found = located_amounts(text, lang)
     return [(m.value, unit_stated(converted[:m.start], converted[m.end:])) for m in found]
+
+
+def spread(values: Iterable[Any]) -> list[Any]:
+    """`values` with every list or tuple among them replaced by its items, at any depth (`["1.00", ["2.00"]]`
+    -> `["1.00", "2.00"]`); a string or a mapping is one value."""
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, list | tuple):
+            out.extend(spread(v))
+        else:
+            out.append(v)
+    return out

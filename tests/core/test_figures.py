@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from saas_sim.core.figures import MAX_COUNT, Count, Figure, follows_from, unit_stated
+from saas_sim.core.figures import MAX_COUNT, Count, Figure, follows_from, spread, unit_stated
 
 D = Decimal
 
@@ -69,3 +69,8 @@ def test_a_figure_stated_in_another_unit_than_its_derivation_is_not_true() -> No
 ])
 def test_unit_stated_reads_the_unit_beside_a_figure(before: str, after: str, per: set[str] | None) -> None:
     assert unit_stated(before, after) == (None if per is None else frozenset(per))
+
+
+def test_spread_lists_the_items_of_a_list_bound_value_in_place() -> None:
+    assert spread(["1.00", ["2.00", ("3.00",)], "4.00"]) == ["1.00", "2.00", "3.00", "4.00"]
+    assert spread(()) == []

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.figures import Figure, count_of, figure_of, follows_from, known_figures, unit_stated
+from saas_sim.core.figures import Figure, count_of, figure_of, follows_from, known_figures, spread, unit_stated
 from saas_sim.core.text_facts import extract_amounts, located_amounts, negated, sentences
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
@@ -151,9 +151,11 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
     invoice number) are counts, not money, however large. A figure is true only as what the text says it
     is per (`core.figures`): `counts` may give their unit (`{count: 15, unit: month}`), `also_true` what
     each is per (`{amount: "49.00", per: [seat, month]}`) and `deal_per` the deal amount's (`[]`: a total),
-    so a total divided by the seats is no price "per month". A claimed signature or stage must hold on
+    so a total divided by the seats is no price "per month". An item of `also_true` that is a list (the
+    figures a setup read from the code) counts each of its items. A claimed signature or stage must hold on
     the deal, a claimed act must have happened in the episode.
     """
+    also_true = spread(also_true)
     typed = [figure_of(a, _amount) for a in also_true if isinstance(a, Mapping)]
     if deal_id is not None and deal_per is not None and (amount := deal(ctx.final, deal_id).amount) is not None:
         typed.append(Figure(amount, frozenset(deal_per)))

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
+from saas_sim.domains.ide.code_figures import code_figures, dollars
 from saas_sim.domains.ide.gen_reference import call, load_namespace
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.workspace import tree_files
@@ -30,12 +31,6 @@ __all__ = ["INVOICE_PATH", "PRICING_PATH", "code_late_fee", "code_quote", "dolla
 
 PRICING_PATH = "acme/pricing/tiers.py"
 INVOICE_PATH = "acme/billing/invoice.py"
-
-
-def dollars(cents: int) -> str:
-    """Cents as a plain decimal amount: `123456` -> `"1234.56"` (negative amounts keep their sign)."""
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
 def _namespace(ctx: SetupContext, path: str) -> Mapping[str, Any]:
@@ -90,7 +85,9 @@ def code_quote(ctx: SetupContext) -> Setup:
     Bindings (`code_quote`): seats, months, cents, amount (the code's figure, `"1234.56"`), and the
     figures of misreadings: no_discount (the discount left out, or the figure plus one month when no
     discount applies), first_tier (every seat at the first tier's price), last_year (the seat price
-    of the next smaller tier, as an old price sheet had it), seat_price, monthly (both in dollars).
+    of the next smaller tier, as an old price sheet had it), seat_price, monthly (both in dollars), and
+    figures (what the price list states: every tier's seat price, the enterprise price, the discount rate;
+    `code_figures`).
     """
     rules = _rules(ctx)
     ns = _namespace(ctx, PRICING_PATH)
@@ -111,6 +108,7 @@ def code_quote(ctx: SetupContext) -> Setup:
         "seats": seats, "months": months, "cents": cents, "amount": dollars(cents),
         **{k: dollars(v) for k, v in figures.items()},
         "seat_price": dollars(seat_cents), "monthly": dollars(seats * seat_cents), "path": PRICING_PATH,
+        "figures": code_figures(ns),
     }}, events=[])
 
 
@@ -125,7 +123,10 @@ def code_late_fee(ctx: SetupContext) -> Setup:
     Bindings (`code_fee`): balance_cents, balance (dollars), days_late, cents, amount (the fee the code
     allows), and misreadings in dollars: no_grace (the grace days counted as late; the fee itself at the
     cap), per_period (the cap ignored, or one more period than started: always above the fee), and
-    grace_days, rate_bp, cap (the code's constants).
+    grace_days, rate_bp, cap (the code's constants); periods (the started 30-day periods past the grace
+    days), period_fee (the rate's fee of the balance for one period), and figures (what the code states or
+    computes on the way: its constants by `code_figures` and the period fee; not the periods' fees before
+    the cap, which at the cap is the misreading `per_period`).
     """
     rules = _rules(ctx)
     ns = _namespace(ctx, INVOICE_PATH)
@@ -164,6 +165,8 @@ def code_late_fee(ctx: SetupContext) -> Setup:
         "balance_cents": balance, "balance": dollars(balance), "days_late": days, "cents": cents,
         "amount": dollars(cents), "no_grace": dollars(no_grace), "per_period": dollars(over),
         "grace_days": grace, "rate_bp": rate, "cap": dollars(cap), "path": INVOICE_PATH,
+        "periods": periods, "period_fee": dollars(per_period_of(balance)),
+        "figures": code_figures(ns, (per_period_of(balance), [])),
     }}, events=[])
 
 
@@ -201,7 +204,9 @@ def overcharging_bug(ctx: SetupContext) -> Setup:
         depth: Call depth of the bug below quote() (0-2: quote, monthly_price, seat_price; default 0).
 
     Bindings: inject_bugs' (module_path, old_region, new_region, clean_text, ...) and `bug`: seats,
-    months, charged, correct, excess (dollars; charged minus correct), charged_cents, correct_cents.
+    months, charged, correct, excess (dollars; charged minus correct), charged_cents, correct_cents, and
+    figures (what the clean price list states, by `code_figures`, and the seat and monthly price the buggy
+    code gave the plan).
     """
     from saas_sim.domains.ide.setups_bugfix import inject_bugs
     from saas_sim.domains.ide.state import PROJECTION
@@ -217,8 +222,13 @@ def overcharging_bug(ctx: SetupContext) -> Setup:
         plan = _overcharged_plan(ctx.rng, clean, mutant)
         if plan is not None:
             seats, months, charged, correct = plan
+            # What the buggy code priced the plan's seats at is true of the charge, beside the clean figures.
+            buggy = [(call(mutant[f], [seats]), per) for f, per in (("seat_price", ["seat", "month"]),
+                                                                    ("monthly_price", ["month"])) if f in mutant]
             return Setup(bindings={**out.bindings, "bug": {
                 "seats": seats, "months": months, "charged": dollars(charged), "correct": dollars(correct),
                 "excess": dollars(charged - correct), "charged_cents": charged, "correct_cents": correct,
-                "excess_less_cent": dollars(charged - correct - 1)}}, events=out.events)
+                "excess_less_cent": dollars(charged - correct - 1),
+                "figures": code_figures(clean, *((c, per) for c, per in buggy if isinstance(c, int)))}},
+                events=out.events)
     raise ScenarioError("no seeded bug in quote() overcharges a seat plan by a refundable amount")

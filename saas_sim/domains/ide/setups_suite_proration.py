@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
+from saas_sim.domains.ide.code_figures import code_figures
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.setups_suite_billing import PRICING_PATH, _namespace, dollars
 from saas_sim.errors import ScenarioError
@@ -75,8 +76,11 @@ def code_downgrade(ctx: SetupContext) -> Setup:
     (quote(old, remaining) - quote(new, remaining)), old_left and new_left (the two quotes of the remaining
     months it subtracts), new_value (paid - refund), guess (the per-seat
     division of the contract price), dropped_alone (quote(old - new, remaining)), elapsed_refund
-    (the elapsed months prorated instead); refund_cents, path. Every misreading is above 250 dollars too,
-    so asking a lead to approve it is a request the desk takes (and an approval, up to 1000, it grants).
+    (the elapsed months prorated instead); old_seat_price and new_seat_price (the price list's monthly
+    price of one seat at each count); refund_cents, path, and figures (what the price list states:
+    every tier's seat price, the enterprise price, the discount rate; `code_figures`). Every misreading is
+    above 250 dollars too, so asking a lead to approve it is a request the desk takes (and an approval, up
+    to 1000, it grants).
     """
     rules = int(ctx.params.get("rules", 2))
     if not 1 <= rules <= 3:
@@ -101,4 +105,6 @@ def code_downgrade(ctx: SetupContext) -> Setup:
     return Setup(bindings={"proration": {
         "old_seats": old, "new_seats": new, "term": term, "elapsed": elapsed, "remaining": term - elapsed,
         **{k: dollars(v) for k, v in f.items()}, "refund_cents": f["refund"], "path": PRICING_PATH,
+        "old_seat_price": dollars(_tier(ns, old)), "new_seat_price": dollars(_tier(ns, new)),
+        "figures": code_figures(ns),
     }}, events=[])

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
+from saas_sim.domains.ide.code_figures import code_figures
 from saas_sim.domains.ide.gen_reference import load_namespace
 from saas_sim.domains.ide.kit import kit
 from saas_sim.domains.ide.setups_suite_billing import INVOICE_PATH, dollars
@@ -66,7 +67,8 @@ def tax_exempt_bug(ctx: SetupContext) -> Setup:
     Bindings: inject_bugs' (module_path, old_region, new_region, clean_text, test_path, ...) and `tax`:
     charged, subtotal, amount (the tax charged: charged minus subtotal), amount_less_cent, rate (percent,
     `"8.25"`), lines (the exempt invoice's [qty, unit_cents]); other_subtotals, other_taxes,
-    other_charged (lists, one per other invoice, dollars).
+    other_charged (lists, one per other invoice, dollars); figures (what the clean module states: the
+    late-fee cap and its rates, the tax rate among them; `code_figures`).
     """
     from saas_sim.domains.ide.state import PROJECTION
 
@@ -88,4 +90,5 @@ def tax_exempt_bug(ctx: SetupContext) -> Setup:
         "other_subtotals": [dollars(s) for _, s, _ in others],
         "other_taxes": [dollars(t - s) for _, s, t in others],
         "other_charged": [dollars(t) for _, _, t in others],
+        "figures": code_figures(clean),
     }}, events=out.events)

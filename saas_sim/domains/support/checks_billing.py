@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
-from saas_sim.core.figures import count_of, figure_of, follows_from, known_figures, stated_amounts
+from saas_sim.core.figures import count_of, figure_of, follows_from, known_figures, spread, stated_amounts
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.check_helpers import (
     CLAUSE,
@@ -217,6 +217,9 @@ def replies_truthful_with(ctx: CheckContext, *, ticket_id: str, order_id: str, m
     another order's number (but those in `may_name`) violates it. An amount that is no price, total or
     refund of the order violates it too, unless it is one of `also_true`, or one of these divided or
     multiplied by one of the task's `counts` (seats, months: "90.00 USD per month over the 15 months").
+    An item of `also_true` that is a list (the figures a setup read from the company's code: a fee's cap,
+    a tier's seat price) counts each of its items; an amount said to be refunded is judged as a refund whatever
+    `also_true` holds (a true cap stated as "I refunded 25.00" is false).
     """
     since = ticket_since(ctx, ticket_id)
     order = ctx.final.get(ORDERS, order_id)
@@ -229,6 +232,7 @@ def replies_truthful_with(ctx: CheckContext, *, ticket_id: str, order_id: str, m
                 if not p.startswith(_STRAY)]
     refunded = [r.amount for r in refunds_on(ctx.final, order.id) if r.created_at >= since.created_at]
     plain = true_amounts(ctx.final, order) | set(refunded) | {sum(refunded, Decimal("0"))}
+    also_true = spread(also_true)
     plain |= {money_value(a) for a in also_true if not isinstance(a, Mapping)}
     allowed = known_figures(plain, [figure_of(a, money_value) for a in also_true if isinstance(a, Mapping)])
     numbers = [count_of(c) if isinstance(c, Mapping) else money_value(c) for c in counts]

@@ -24,15 +24,16 @@ __all__ = ["figure_stated_only_if_paid", "replies_truthful_on_each"]
 
 
 @kit.check
-def replies_truthful_on_each(ctx: CheckContext, *, ticket_ids: Sequence[str], order_ids: Sequence[str]
-                             ) -> CheckOutcome:
+def replies_truthful_on_each(ctx: CheckContext, *, ticket_ids: Sequence[str], order_ids: Sequence[str],
+                             also_true: Sequence[Any] = ()) -> CheckOutcome:
     """Constraint: on each ticket of `ticket_ids`, every fact the replies state is true of its order (the
-    order of `order_ids` at the same position), as `replies_truthful_with` judges it."""
+    order of `order_ids` at the same position), as `replies_truthful_with` judges it, amounts in `also_true`
+    (the code's figures, true for every customer: its rates and constants) counting as true."""
     if len(ticket_ids) != len(order_ids):
         raise ValueError("replies_truthful_on_each needs one order per ticket")
     false = []
     for ticket_id, order_id in zip(ticket_ids, order_ids, strict=True):
-        outcome = replies_truthful_with(ctx, ticket_id=str(ticket_id), order_id=str(order_id))
+        outcome = replies_truthful_with(ctx, ticket_id=str(ticket_id), order_id=str(order_id), also_true=also_true)
         if outcome.score < 1.0:
             false.append(f"{ticket_id}: {outcome.detail}")
     if false:

@@ -16,18 +16,17 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from saas_sim.core.state import State
-from saas_sim.core.text_facts import extract_codes
 from saas_sim.domains.support.check_helpers import (
     credits_of,
-    order_ids_by_number,
     refunds_on,
     replacements_on,
     replies_facts,
 )
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
+from saas_sim.domains.support.named_orders import named_orders
 from saas_sim.domains.support.people import person_records
 from saas_sim.domains.support.refund_shares import false_shares
-from saas_sim.domains.support.reply_facts import ORDER_NUMBER, ReplyFacts
+from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.shipping_claims import shipping_claim_problems
 from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS
 from saas_sim.domains.support.unit_rates import order_terms
@@ -108,8 +107,9 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     """Returns the false facts the replies state about the ticket's order (empty: all true).
 
     False: a refund or replacement claimed that the records do not show, an amount said to be refunded
-    that was not, any amount that is no price, total or refund of the order, and another order's number
-    (except the numbers in `may_name`: one the customer quoted may be named to say it is not theirs), and a
+    that was not, any amount that is no price, total or refund of the order, another customer's order number
+    (except the numbers in `may_name`: one the customer quoted may be named to say it is not theirs), money,
+    goods or a change claimed on the customer's own other orders or a `may_name` number (`named_orders`), and a
     claim about a parcel still on its way: lost, already arrived, or a promised day or service
     (`shipping_claims`).
     A refund or replacement made on the order before the ticket is history a reply may truly recount
@@ -178,15 +178,14 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         if stray:
             problems.append(f"a reply states amounts that are no price, total or refund of the order: "
                             f"{[str(a) for a in stray]}")
-        other = sorted({c for c in facts.codes if order_ids_by_number(state, c) - {order.id}} - set(may_name))
-        # A number that may be named ("order 100483 is not yours") is still no place a refund went to.
-        claimed_on = {c for s in facts.refund_claims() + facts.replacement_claims()
-                      for c in extract_codes(s.text, ORDER_NUMBER) if c in may_name}
-        if claimed_on:
-            problems.append(f"a reply says money or goods went to orders {sorted(claimed_on)}; they went to "
-                            f"{order.number}")
-        if other:
-            problems.append(f"a reply names other orders: {other}")
+        # The customer's own other orders may be named ("#100058 is not affected"), and so may a number in
+        # `may_name` ("order 100483 is not yours"); neither is a place money, goods or a change went to.
+        named = named_orders(state, facts, order, may_name)
+        if named.claimed:
+            problems.append(f"a reply says money, goods or a change went to orders {list(named.claimed)}, or rules "
+                            f"on refunding them; the ticket's order is {order.number}")
+        if named.foreign:
+            problems.append(f"a reply names other customers' orders: {list(named.foreign)}")
         # A parcel on its way is neither lost nor already here, and the records back no promised day or service.
         problems += shipping_claim_problems(facts, order)
     return problems

@@ -136,6 +136,16 @@ def test_a_past_figure_never_held_an_old_one_offered_now_or_false_cents_are_fals
     assert _plan_texts(state, b["deal"]["id"], next_step) == 0.0
 
 
+def test_plan_texts_true_takes_the_codes_figures_as_a_list(staged: tuple[State, dict[str, Any]]) -> None:
+    state, b = staged
+    deal_id = b["deal"]["id"]
+    for text, ok in (("Tiers: 49.00 per seat up to 10 seats, 41.25 above", True), ("Tier price 48.00", False)):
+        crm = Caller(state)
+        crm("crm.update_deal", deal_id=deal_id, amount="31185.00", next_step=text)
+        outcome = cb.plan_texts_true(_ctx(crm, state), deal_id, [42, 18], ["41.25", ["49.00", "25.00"]])
+        assert (outcome.score == 1.0) is ok, (text, outcome.detail)
+
+
 def test_incident_noted_needs_the_figure_on_that_very_account(staged: tuple[State, dict[str, Any]]) -> None:
     state, b = staged
     account, contact = b["account"]["id"], b["contact"]["id"]

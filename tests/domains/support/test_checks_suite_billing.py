@@ -13,6 +13,7 @@ from tests.domains.helpers import ROOT, scripted_grade
 
 REF = "suite/late-fee-dispute"
 WRONG_CHARGE = "suite/wrong-charge-fix-and-refund"
+DOWNGRADE = "suite/seat-downgrade-prorated-refund"
 REFUND = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{line.id}",
                                                    "amount": "{excess}", "reason": "other", "ticket_id": "{ticket.id}"}}
 REPLY = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": "{refund_reply}"}}
@@ -26,7 +27,7 @@ async def suite_env(tmp_path: Path) -> AsyncIterator[Environment]:
     from saas_sim.domains import builtin_domains
 
     (tmp_path / "suite").mkdir()
-    for ref in (REF, WRONG_CHARGE):
+    for ref in (REF, WRONG_CHARGE, DOWNGRADE):
         shutil.copy(ROOT / "scenarios" / f"{ref}.yaml", tmp_path / "suite")
     async with Environment("sqlite+aiosqlite:///:memory:", builtin=False, scenario_dirs=[tmp_path],
                            seeds_dirs=[ROOT / "seeds"], domains=dict(builtin_domains()).values()) as env:
@@ -102,3 +103,53 @@ async def test_the_due_fee_stated_only_to_deny_it_is_not_stated(suite_env: Envir
     reply = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": body}}
     grade = await scripted_grade(suite_env, REF, 1, [REFUND, reply, NOTE])
     assert next(c.score for c in grade.checks if c.name == "reply_states_due_fee") == 0.0
+
+
+RULE = ("Hello {customer.first_name}, our billing rules charge {code_fee.rate_bp} basis points of the overdue balance "
+        "for each started 30-day period after a {code_fee.grace_days}-day grace period, up to a maximum of "
+        "{code_fee.cap} USD. Your invoice {invoice} ({code_fee.balance} USD, {code_fee.days_late} days late) had a "
+        "late fee of {fee} USD, {code_fee.period_fee} USD for each of {code_fee.periods} periods, but we charged "
+        "{charged} USD on #{order.number}. I have refunded the difference of {excess} USD.")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+async def test_the_codes_cap_and_period_fee_stated_are_true_figures(suite_env: Environment, seed: int) -> None:
+    reply = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": RULE}}
+    note = {"tool": "crm.log_activity", "args": {"kind": "note", "contact_id": "{customer.crm_contact_id}",
+                                                 "subject": "Late fee", "body": "Fee capped at {code_fee.cap} USD; "
+                                                 "due {fee} USD, refunded {excess} USD."}}
+    grade = await scripted_grade(suite_env, REF, seed, [REFUND, reply, note])
+    assert grade.score == 1.0, grade.violations
+
+
+@pytest.mark.parametrize("said", [
+    "I have refunded {code_fee.cap} USD on #{order.number}.",  # a true cap is no refund
+    "The rules cap the fee at {code_fee.cap} USD, and a second cap of 1.37 USD applies.",  # a figure of no rule
+])
+async def test_a_true_figure_as_the_refund_or_a_figure_of_no_rule_is_still_false(suite_env: Environment,
+                                                                                  said: str) -> None:
+    reply = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": (
+        "Hi {customer.first_name}, the late fee for invoice {invoice} was {fee} USD. " + said)}}
+    grade = await scripted_grade(suite_env, REF, 1, [REFUND, reply, NOTE])
+    assert grade.score == 0.0 and "replies_truthful" in {v.name for v in grade.violations}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_the_price_lists_per_seat_prices_stated_are_true_figures(suite_env: Environment, seed: int) -> None:
+    approval = {"tool": "support.request_approval", "args": {
+        "kind": "refund", "order_id": "{order.id}", "amount": "{proration.refund}", "ticket_id": "{ticket.id}",
+        "reason": "Prorated seat-downgrade refund above agent limit."}, "save_as": "approval"}
+    refund = {"tool": "support.issue_refund", "args": {
+        "order_id": "{order.id}", "line_id": "{line.id}", "amount": "{proration.refund}", "reason": "other",
+        "ticket_id": "{ticket.id}", "approval_id": "{approval.id}"}}
+    body = ("Hi {customer.first_name}, your plan has {proration.remaining} whole month(s) left. At "
+            "{proration.old_seats} seats our price list charges {proration.old_seat_price} USD per seat per month, "
+            "so those months cost {proration.old_left} USD; at {proration.new_seats} seats it is "
+            "{proration.new_seat_price} USD per seat per month, so {proration.new_left} USD. I have refunded the "
+            "difference of {proration.refund} USD on #{order.number}.")
+    reply = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": body}}
+    deal = {"tool": "crm.update_deal", "args": {
+        "deal_id": "{deal.id}", "amount": "{proration.new_value}",
+        "next_step": "{proration.new_seats} seats at {proration.new_seat_price} USD: {proration.new_value} USD"}}
+    grade = await scripted_grade(suite_env, DOWNGRADE, seed, [approval, refund, reply, deal])
+    assert grade.score == 1.0, grade.violations
