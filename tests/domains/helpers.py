@@ -61,7 +61,8 @@ class ToolRunner:
         """Runs one tool and returns its result."""
         spec, parsed = self.parse(tool, args)
         ctx = ToolContext(self.state, self.now, self.projection, random.Random(0), spec.kind)
-        result: BaseModel = spec.handler(ctx, parsed)
+        # A pure tool returns its result model; an effect tool's Effect has no place in these unit drivers.
+        result = spec.handler(ctx, parsed)
         assert isinstance(result, spec.result_model)
         self.state = ctx.state
         self.events += ctx.events
