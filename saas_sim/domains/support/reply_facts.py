@@ -44,6 +44,7 @@ from saas_sim.domains.support.conditions import (
     split_governed,
 )
 from saas_sim.domains.support.idle_mentions import without_idle_mentions
+from saas_sim.domains.support.loose_payouts import states_goods_sent_again, states_loose_payout
 from saas_sim.domains.support.models import Message, Ticket
 from saas_sim.domains.support.refund_shares import Share, refund_shares
 from saas_sim.domains.support.side_amounts import without_side_amounts
@@ -385,7 +386,7 @@ class ReplyFacts:
 
     def replacement_claims(self) -> list[Sentence]:
         """Sentences (or clauses after a contrast word) that claim or promise a replacement."""
-        return [s for s in self._claims if _names(s, _REPLACE)]
+        return [s for s in self._claims if _names(s, _REPLACE) or states_goods_sent_again(s.text)]
 
     @functools.cached_property
     def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[Decimal, ...]]]:
@@ -541,7 +542,7 @@ def _shop_pays(clause: str, lang: str | None) -> bool:
 
 def _payout(text: str, lang: str | None) -> bool:
     """Whether a text states money moving to the customer in other words than a refund (see `_PAYOUT`)."""
-    if any(stem in text for stem in _PAYOUT) or _MONEY_MOVED.search(text):
+    if any(stem in text for stem in _PAYOUT) or _MONEY_MOVED.search(text) or states_loose_payout(text):
         return True
     if not (_RECEIVE.search(text) or any(stem in text for stem in _PAYOUT_WITH_AMOUNT)):
         return False  # before reading amounts, which costs a parse

@@ -1,0 +1,91 @@
+"""Money or goods claimed back in loose words, with no refund noun and no payout verb.
+
+The claim readers (`reply_facts`) flag a refund by its words ("refund", "money back", "credited back") or by a
+payout verb acting on a means of payment ("I voided the charge"). A reply can claim the same in plain words that
+name neither, and a false claim in them escaped the truth check:
+
+- money as the subject of a return: "your money has been returned", "your payment was returned to you", "your
+  funds have been released", "Ihr Geld wurde zurückgezahlt", "votre argent vous a été rendu";
+- an amount (or the money) arriving with the customer: "89.00 will land in your account", "the 89.00 will reach
+  your card", "I've arranged for the 89.00 to go back to you", "the money is headed your way";
+- an amount handed over as done: "consider the 89.00 returned", "the 89.00 is yours again";
+- goods sent again: "we've shipped you another lamp", "a second one is on its way".
+
+Each pattern needs both the money (or the goods) and the move toward the customer, so "your payment of 89.00
+went through on March 3", "the 89.00 charge appears on your statement" and "I'll get back to you" claim nothing.
+Negated and conditional clauses never reach these readers (`ReplyFacts._claims`).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["states_goods_sent_again", "states_loose_payout"]
+
+# An amount as the replies write it (digits with cents, a currency beside or not), or the money named as a whole.
+_AMOUNT = r"(?:[$€£]\s?\d[\d.,]*|\d[\d.,]*\d(?:\s?(?:usd|eur|gbp|\$|€|£|dollars?|euros?))?)"
+# An amount as the subject, not as a modifier ("your 89.00 order reached you" speaks of the order): the word
+# after it is a verb, an adverb or a preposition, never a noun.
+_AMOUNT_ALONE = (rf"{_AMOUNT}(?=\s+(?:will|would|should|shall|can|may|might|is|are|was|were|has|have|had|to|back|now|"
+                 r"already|just|that|which|from|of|for|in|on|into|onto|go|goes|went|land|lands|landed|arrive|"
+                 r"arrives|arrived|reach|reaches|reached|head|heads|headed|come|comes|came|wurde|wird|ist|ha|fue|"
+                 r"será|a|sera|vous|returned|refunded|repaid|reimbursed|credited|released)\b)")
+_MONEY = (rf"(?:{_AMOUNT_ALONE}|(?:your|the|this|that|ihr|das|der|su|el|votre|le|la|l')\s*(?:\S+\s+)?"
+          r"(?:money|funds|payment|purchase price|full amount|amount|geld|betrag|zahlung|dinero|importe|pago|argent|"
+          r"montant|paiement|somme))")
+# Money as the subject of a return done or promised; a bare "is" states a rule ("the amount is returned within
+# 5 days"), not this customer's money.
+_RETURNED = re.compile(
+    rf"\b{_MONEY}\s+(?:\S+\s+){{0,4}}?(?:has been|have been|was|were|is being|will be|got|wurde|wird|ist|"
+    r"ha sido|fue|será|a été|sera|vous a été|vous sera)\s+(?:\S+\s+)?"
+    r"(?:returned|released|given back|sent back|paid back|paid out|handed back|zurückgezahlt|zurückgegeben|"
+    r"zurückgesandt|ausgezahlt|devuelto|reintegrado|rendu|rendue|retourné|retournée|reversé|reversée)\b")
+# Money coming back to the customer: the way back is the claim.
+_COMES_BACK = re.compile(
+    rf"\b{_MONEY}\s+(?:\S+\s+){{0,5}}?(?:go|goes|going|went|come|comes|coming|came|head|heads|headed|heading|"
+    r"make its way|makes its way|made its way|find its way|finds its way|found its way|be|is|are|was)\s+back\s+"
+    r"(?:\S+\s+){0,2}?(?:to|in|on|into|onto)\s+(?:your|you)\b|"
+    rf"\b{_MONEY}\s+(?:\S+\s+){{0,3}}?(?:is|are|will be)\s+(?:headed|heading|on (?:its|their) way)\s+"
+    r"(?:your way|back|to you)\b")
+# Money arriving in the customer's account or on their card; a charge arrives there too ("the 89.00 charge will
+# reach your statement"), so a clause naming one is left to the other readers.
+_ARRIVES = re.compile(
+    rf"\b{_MONEY}\s+(?:\S+\s+){{0,5}}?(?:land|lands|landed|landing|arrive|arrives|arrived|arriving|reach|"
+    r"reaches|reached)\s+(?:\S+\s+){0,2}?(?:(?:in|on|into|onto)\s+your|your|you)\b")
+_CHARGE = re.compile(r"\b(?:charge|charged|charges|debit|debited|billed|bill|fee|fees|invoice|payment of)\b")
+# An amount handed over as done: "consider the 89.00 returned", "the 89.00 is yours again".
+_HANDED_OVER = re.compile(
+    rf"\bconsider\s+(?:the\s+|your\s+)?{_MONEY}\s+(?:\S+\s+)?(?:returned|refunded|repaid|reimbursed|credited)\b|"
+    rf"\b{_MONEY}\s+(?:is|are|will be)\s+yours again\b")
+# What is sent again but is no goods: "I've sent you a new return label", "another email is on its way".
+_NOT_GOODS = (r"(?!\s+(?:return\s+|shipping\s+|prepaid\s+|tracking\s+|reset\s+)?(?:label|link|code|invoice|e-?mail|"
+              r"message|form|password|number|receipt|copy|confirmation|reply|update|note|ticket|case|quote|survey|order|purchase)s?\b)")
+# Goods sent again: a verb of sending and another unit of what was bought.
+_SENT_AGAIN = re.compile(
+    r"\b(?:ship|ships|shipped|shipping|send|sends|sent|sending|dispatch|dispatched|dispatching|post|posted|mail|"
+    rf"mailed|mailing)\s+(?:you\s+|out\s+)?(?:another|a second|a new|a fresh|a brand-new|one more)\b{_NOT_GOODS}|"
+    rf"\b(?:another|a second|a fresh|one more)\b{_NOT_GOODS}\s+(?:\w+\s+)?(?:is|are|will be|has been)\s+"
+    r"(?:on (?:its|their) way|shipped|dispatched|sent|in the post)\b")
+
+
+def states_loose_payout(text: str) -> bool:
+    """Whether a lowercase clause claims or promises money coming back in words no refund reader flags.
+
+    Args:
+        text: One affirmed clause, lowercased, as the claim readers hold it.
+
+    Returns:
+        True when the clause names money (an amount, "your money", "the funds") and moves it to the customer.
+    """
+    if _RETURNED.search(text) or _COMES_BACK.search(text) or _HANDED_OVER.search(text):
+        return True
+    return bool(_ARRIVES.search(text)) and not _CHARGE.search(text)
+
+
+def states_goods_sent_again(text: str) -> bool:
+    """Whether a lowercase clause claims another unit of the goods sent ("we've shipped you another lamp").
+
+    Args:
+        text: One affirmed clause, lowercased.
+    """
+    return bool(_SENT_AGAIN.search(text))

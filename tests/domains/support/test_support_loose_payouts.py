@@ -1,0 +1,56 @@
+"""Money or goods claimed back in loose words are claims, so a false one fails like any other.
+
+"Your money has been returned" or "89.00 will land in your account" named no refund word, and a false one
+escaped the truth check; the same words about a charge, an order or a label claim nothing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from saas_sim.domains.support.reply_facts import read_facts
+
+
+@pytest.mark.parametrize("text", [
+    "Your money has been returned.",
+    "Your payment has been returned to you.",
+    "Your funds have been released.",
+    "89.00 will land in your account in 3 days.",
+    "The 89.00 USD should reach your card by Friday.",
+    "I've arranged for the 89.00 to go back to you.",
+    "The money is headed your way.",
+    "Consider the 89.00 returned.",
+    "You won't be out of pocket: the 89.00 is yours again.",
+    "Ihr Geld wurde zurückgezahlt.",
+    "Le montant vous a été reversé.",
+])
+def test_money_moved_back_in_loose_words_is_a_refund_claim(text: str) -> None:
+    assert read_facts([text]).refund_claims()
+
+
+@pytest.mark.parametrize("text", [
+    "We've shipped you another lamp.",
+    "I've sent out a second one today.",
+    "Another one is on its way.",
+])
+def test_goods_sent_again_in_loose_words_are_a_replacement_claim(text: str) -> None:
+    assert read_facts([text]).replacement_claims()
+
+
+@pytest.mark.parametrize("text", [
+    "Your payment of 89.00 went through on March 3.",
+    "The 89.00 charge will reach your statement tomorrow.",
+    "Your 89.00 order reached you on Monday, according to the courier.",
+    "The parcel with your 89.00 lamp arrived at your address on Monday.",
+    "Your parcel has been returned to our warehouse.",
+    "The amount is returned within 5 days of approval.",
+    "Your payment arrived with us on March 3.",
+    "I've sent you a new return label.",
+    "Another email is on its way with the tracking number.",
+    "Ship another order with us anytime!",
+    "Your money has not been returned yet.",
+    "If the parcel is lost, your money will be returned.",
+])
+def test_the_same_words_about_a_charge_an_order_or_a_label_claim_nothing(text: str) -> None:
+    facts = read_facts([text])
+    assert not facts.refund_claims() and not facts.replacement_claims()
