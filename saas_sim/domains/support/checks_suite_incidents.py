@@ -12,22 +12,29 @@ import re
 from decimal import Decimal
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.core.text_facts import numbers_as_digits
 from saas_sim.domains.support.check_helpers import episode_facts
 from saas_sim.domains.support.kit import kit
 
 __all__ = ["reply_states_figure"]
 
 _CLAUSE = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:and|but|though|although|und|aber|pero|mais)\b")
-_WORD_NUMBERS: dict[str, int | Decimal] = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10,
-    "twelve": 12, "half a": Decimal("0.5"), "half an": Decimal("0.5"), "ein": 1, "eine": 1, "einer": 1, "zwei": 2,
-    "un": 1, "una": 1, "une": 1, "dos": 2, "deux": 2}
-_UNITS = {"minute": 1, "min": 1, "minuten": 1, "minuto": 1, "hour": 60, "hr": 60, "h": 60, "stunde": 60,
-          "heure": 60, "hora": 60, "day": 1440, "tag": 1440, "jour": 1440, "día": 1440, "dia": 1440}
+# Number words become digits first (`numbers_as_digits`: "seven hours", "zwanzig Minuten"); the articles and
+# "half" stay words, since they count only before a unit ("an hour", "half an hour", "eine Stunde").
+_ARTICLES: dict[str, int | Decimal] = {
+    "a": 1, "an": 1, "half a": Decimal("0.5"), "half an": Decimal("0.5"), "ein": 1, "eine": 1, "einer": 1,
+    "un": 1, "una": 1, "une": 1}
+_UNITS: dict[str, Decimal | int] = {"second": Decimal(1) / 60, "sec": Decimal(1) / 60, "sekunde": Decimal(1) / 60,
+          "segundo": Decimal(1) / 60, "seconde": Decimal(1) / 60, "minute": 1, "min": 1, "minuten": 1, "minuto": 1,
+          "hour": 60, "hr": 60, "h": 60, "stunde": 60, "heure": 60, "hora": 60, "day": 1440, "tag": 1440,
+          "jour": 1440, "día": 1440, "dia": 1440, "week": 10080, "woche": 10080, "semana": 10080,
+          "semaine": 10080}
+# A duration: a number and a time unit, apart, joined ("36min") or hyphenated as a modifier ("a 480-minute
+# target", "a 2-hour window"). Seconds and weeks are durations too: a hedge in another unit is still a hedge.
 _DURATION = re.compile(
-    r"(?<![\w.,])(\d+(?:[.,]\d+)?|half an?|an?|one|two|three|four|five|six|eight|ten|twelve|eine[r]?|ein|zwei|"
-    r"un[ae]?|una|dos|deux)\s*(minutes?|mins?|minuten|minutos?|hours?|hrs?|h|stunden?|heures?|horas?|days?|tage?|"
-    r"jours?|d[ií]as?)\b", re.IGNORECASE)
+    r"(?<![\w.,])(\d+(?:[.,]\d+)?|half an?|an?|eine[r]?|ein|un[ae]?|una)\s*-?\s*(seconds?|secs?|sekunden?|"
+    r"segundos?|secondes?|minutes?|mins?|minuten|minutos?|hours?|hrs?|h|stunden?|heures?|horas?|days?|tage?|"
+    r"jours?|d[ií]as?|weeks?|wochen?|semanas?|semaines?)\b", re.IGNORECASE)
 """A duration: a number (digits or words) and a time unit. Read as minutes."""
 # A clause that states a figure as not the customer's answer: the standard target beside the VIP one ("urgent
 # tickets normally get 60 minutes"), or a source's figure in a sentence that calls it outdated ("the help centre
@@ -44,10 +51,18 @@ _VOUCHES = re.compile(r"\b(?:still|valid|applies|apply|correct|accurate|right|tr
 
 def _minutes(number: str, unit: str) -> Decimal:
     word = number.casefold()
-    value = Decimal(_WORD_NUMBERS[word]) if word in _WORD_NUMBERS else Decimal(number.replace(",", "."))
-    base = unit.casefold().rstrip("s") if unit.casefold() not in ("minuten", "stunden") else unit.casefold()[:-1]
+    value = Decimal(_ARTICLES[word]) if word in _ARTICLES else Decimal(number.replace(",", "."))
+    folded = unit.casefold()
+    base = folded[:-1] if folded in ("minuten", "stunden", "sekunden", "wochen") else folded.rstrip("s")
     factor = next(f for u, f in _UNITS.items() if base == u or base.startswith(u))
     return value * factor
+
+
+def _durations(text: str, lang: str | None) -> set[Decimal]:
+    """The durations a clause states, in minutes. Seconds count only after digits: "a second reply" is no
+    duration."""
+    return {_minutes(n, u) for n, u in _DURATION.findall(numbers_as_digits(text, lang))
+            if n[0].isdigit() or not u.casefold().startswith(("sec", "seg", "sek"))}
 
 
 @kit.check
@@ -75,7 +90,7 @@ def reply_states_figure(ctx: CheckContext, *, ticket_id: str, figure: int | str,
         for clause in s.parts(_CLAUSE):
             reported = _STANDARD.search(clause.text) or (outdated and _SOURCE.search(clause.text))
             if clause.affirms and (vouched or not reported):
-                durations.update(_minutes(n, u) for n, u in _DURATION.findall(clause.text))
+                durations.update(_durations(clause.text, clause.lang))
     if stale is not None and Decimal(str(stale)) in durations:
         return CheckOutcome.failed(f"a reply affirms the stale figure {stale}")
     # A second target beside the code's ("36 minutes, or up to an hour at busy times") hedges: one of the two is

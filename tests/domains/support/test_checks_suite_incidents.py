@@ -80,3 +80,24 @@ async def test_a_reported_or_standard_figure_beside_the_answer_passes(env: Envir
 async def test_the_figure_as_no_target_or_with_a_hedge_fails(env: Environment, body: str) -> None:
     grade = await scripted_grade(env, REF, 0, _reply(body))
     assert _check(grade, "answer_from_code") == 0.0
+
+
+@pytest.mark.parametrize("body", [
+    "It is {sla.vip_minutes} minutes, or a {sla.stale_minutes}-minute target per the help centre.",
+    "It is {sla.vip_minutes} minutes, or 90 seconds at busy times.",
+    "It is {sla.vip_minutes} minutes, or up to seven hours at busy times.",
+    "It is {sla.vip_minutes} minutes, or twenty-five minutes at busy times.",
+    "Es sind {sla.vip_minutes} Minuten, oder sieben Stunden zu Stoßzeiten.",
+])
+async def test_a_hedge_in_any_unit_or_number_word_fails(env: Environment, body: str) -> None:
+    grade = await scripted_grade(env, REF, 1, _reply(body))
+    assert _check(grade, "answer_from_code") == 0.0 and grade.score == 0.0
+
+
+@pytest.mark.parametrize("body", [
+    "A VIP ticket is first answered in {sla.vip_minutes} minutes. A second reply follows when there is news.",
+    "Your {sla.vip_minutes}-minute target is the VIP one.",
+])
+async def test_an_ordinal_or_a_hyphenated_answer_is_read_right(env: Environment, body: str) -> None:
+    grade = await scripted_grade(env, REF, 1, _reply(body))
+    assert _check(grade, "answer_from_code") == 1.0
