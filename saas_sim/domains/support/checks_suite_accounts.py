@@ -15,7 +15,7 @@ from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.core.identity import normalize_company
 from saas_sim.domains.support.check_helpers import episode_facts, episode_replies, replies_facts
 from saas_sim.domains.support.kit import kit
-from saas_sim.domains.support.reply_facts import ReplyFacts
+from saas_sim.domains.support.reply_facts import ReplyFacts, Sentence
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES
 
 __all__ = ["handoff_names_account", "names_nobody_else", "reply_concedes_nothing", "reply_names_owner",
@@ -80,11 +80,35 @@ _AWAY = re.compile(r"\b(?:on leave|on (?:vacation|holiday|sabbatical)|out of (?:
                    r"ausente|en congé|absente?)\b")
 
 
-def _sentence_names(text: str, name: str) -> bool:
+def _surname(name: str) -> str:
+    return name.split()[-1].casefold() if name.split() else ""
+
+
+def _sentence_names(text: str, name: str, *, by_title: bool = True) -> bool:
     if all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.IGNORECASE) for w in name.split()):
         return True
     surname = name.split()[-1] if name.split() else ""
-    return bool(surname) and re.search(rf"(?<!\w){_TITLE}{re.escape(surname)}(?!\w)", text, re.IGNORECASE) is not None
+    return (by_title and bool(surname)
+            and re.search(rf"(?<!\w){_TITLE}{re.escape(surname)}(?!\w)", text, re.IGNORECASE) is not None)
+
+
+def _naming(facts: ReplyFacts, name: str, *, by_title: bool = True) -> list[Sentence]:
+    """The sentences that name `name`: by every word of the name, or by a courtesy title and surname ("Ms.
+    Powell"). A title's full stop may end a sentence for the splitter ("... manager, Ms." + "Powell will call"):
+    each sentence is read with the one before it when that one ends in a title."""
+    sentences = facts.sentences
+    return [s for k, s in enumerate(sentences) if _sentence_names(s.text, name, by_title=by_title) or (
+        k and _ENDS_IN_TITLE.search(sentences[k - 1].text)
+        and _sentence_names(f"{sentences[k - 1].text} {s.text}", name, by_title=by_title))]
+
+
+def _wrong_people(facts: ReplyFacts, people: Sequence[str], owner_name: str | None) -> list[str]:
+    """Which of `people` the replies name, as the owner may be named: in full, or by title and surname ("Dr
+    Wilson" names Ann Wilson as much as her full name does). A surname the owner shares is no hit by title alone:
+    "Ms. Powell" then names the owner."""
+    owner = _surname(owner_name) if owner_name else None
+    return sorted(p for p in people if p and (facts.states_words(p.split())
+                                              or _naming(facts, p, by_title=_surname(p) != owner)))
 
 
 def _handoff_texts(ctx: CheckContext, ticket_id: str) -> list[str]:
@@ -142,15 +166,10 @@ def reply_names_owner(ctx: CheckContext, *, ticket_id: str, owner_name: str, wro
     facts = episode_facts(ctx, ticket_id)
     if language is not None and (facts.language != language or facts.off_language(language)):
         return CheckOutcome.failed(f"the replies are not in {language} (detected {list(facts.languages)})")
-    wrong = sorted(w for w in wrong_names if w and facts.states_words(w.split()))
+    wrong = _wrong_people(facts, wrong_names, owner_name)
     if wrong:
         return CheckOutcome.failed(f"the replies name someone else as the contact: {wrong}")
-    # A title's full stop may end a sentence for the splitter ("... manager, Ms." + "Powell will call"): read
-    # each sentence with the one before it when that one ends in a title.
-    sentences = facts.sentences
-    naming = [s for k, s in enumerate(sentences) if _sentence_names(s.text, owner_name) or (
-        k and _ENDS_IN_TITLE.search(sentences[k - 1].text)
-        and _sentence_names(f"{sentences[k - 1].text} {s.text}", owner_name))]
+    naming = _naming(facts, owner_name)
     if not naming:
         return CheckOutcome.failed(f"the replies do not name {owner_name}, who owns the account")
     # The owner must be named as who will call: a sentence that names them only to deny it ("X is no longer
@@ -208,18 +227,19 @@ def reply_promises_nothing(ctx: CheckContext, *, ticket_id: str) -> CheckOutcome
 
 @kit.check
 def names_nobody_else(ctx: CheckContext, *, ticket_id: str, people: Sequence[str] = (),
-                      companies: Sequence[str] = ()) -> CheckOutcome:
+                      companies: Sequence[str] = (), owner_name: str | None = None) -> CheckOutcome:
     """Constraint: no reply names a wrong person or company, and no escalation reason a wrong company.
 
-    `people` are full names (every word must occur for a hit: a stale owner, a duplicate account's
-    owner); `companies` are account names (legal forms and case ignored: a duplicate account). Naming
-    one tells the customer or the team something false, whatever else the text gets right. Internal
+    `people` are full names (a stale owner, a duplicate account's owner, the rest of the team), named by
+    every word of the name or by a courtesy title and surname ("Dr Wilson"), unless the surname is
+    `owner_name`'s; `companies` are account names (legal forms and case ignored: a duplicate account).
+    Naming one tells the customer or the team something false, whatever else the text gets right. Internal
     notes are free: "not the duplicate account X" is a true note.
     """
     replies = [m.body for m in episode_replies(ctx, ticket_id)]
     reasons = [e.reason for e in ctx.created(ESCALATIONS) if e.ticket_id == ticket_id]
     facts = replies_facts(replies)
-    wrong = sorted(p for p in people if p and facts.states_words(p.split()))
+    wrong = _wrong_people(facts, people, owner_name)
     wrong += sorted({c for c in companies for t in replies + reasons if _names_company(t, c)})
     if wrong:
         return CheckOutcome.failed(f"the texts on {ticket_id} name {wrong}")

@@ -133,3 +133,18 @@ async def test_a_handoff_saying_they_will_not_renew_names_the_threat(env: Enviro
     reason = "{account.name} will not renew and is moving to a competitor."
     grade = await scripted_grade(env, REF, 0, [_escalate(reason), TASK, _reply()])
     assert _check(grade, "handoff_names_account") == 1.0
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("Dr Wilson, Ms. Jones or Mr Ng will call you.", ["Charles Jones", "Todd Wilson"]),  # the team by surname
+    ("Your account manager, Ms.\nWilson will call you.", ["Todd Wilson"]),  # a title ending a sentence
+    ("Ms. Powell will call you today.", []),  # the owner's surname: names the owner
+    ("Mark Powell will call you today.", ["Mark Powell"]),  # a full name is a full name
+    ("We will call you about Wilson Street.", []),  # a surname without a title names nobody
+])
+def test_another_user_named_by_title_and_surname_is_named(text: str, wrong: list[str]) -> None:
+    from saas_sim.domains.support.checks_suite_accounts import _wrong_people
+    from saas_sim.domains.support.reply_facts import read_facts
+
+    people = ["Todd Wilson", "Charles Jones", "Mark Powell"]
+    assert _wrong_people(read_facts([text]), people, "Gabrielle Powell") == wrong
