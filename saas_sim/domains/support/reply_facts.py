@@ -537,12 +537,15 @@ def _shop_pays(clause: str, lang: str | None) -> bool:
     shop = bool(_FIRST_PERSON.search(clause))
     if _refund_words(clause) and (shop or not _BANK_REFUNDS.search(clause)):
         return True
-    return _payout(clause, lang) and (shop or not _THIRD_PARTY_PAYS.search(clause))
+    # Loose words ("the 89.00 will land in your account") say nothing of who pays: beside a bank or a dispute,
+    # they are the shop's payout only with the shop as the actor.
+    return _payout(clause, lang, loose=shop) and (shop or not _THIRD_PARTY_PAYS.search(clause))
 
 
-def _payout(text: str, lang: str | None) -> bool:
-    """Whether a text states money moving to the customer in other words than a refund (see `_PAYOUT`)."""
-    if any(stem in text for stem in _PAYOUT) or _MONEY_MOVED.search(text) or states_loose_payout(text):
+def _payout(text: str, lang: str | None, *, loose: bool = True) -> bool:
+    """Whether a text states money moving to the customer in other words than a refund (see `_PAYOUT`); with
+    `loose`, in loose words too (`loose_payouts`)."""
+    if any(stem in text for stem in _PAYOUT) or _MONEY_MOVED.search(text) or (loose and states_loose_payout(text)):
         return True
     if not (_RECEIVE.search(text) or any(stem in text for stem in _PAYOUT_WITH_AMOUNT)):
         return False  # before reading amounts, which costs a parse

@@ -50,6 +50,7 @@ def test_goods_sent_again_in_loose_words_are_a_replacement_claim(text: str) -> N
     "Ship another order with us anytime!",
     "Your money has not been returned yet.",
     "If the parcel is lost, your money will be returned.",
+    "Through the dispute, the 89.00 will land in your account.",  # the bank pays, not the shop
 ])
 def test_the_same_words_about_a_charge_an_order_or_a_label_claim_nothing(text: str) -> None:
     facts = read_facts([text])
