@@ -93,7 +93,8 @@ _NOT_OURS = re.compile(
     r"\b(?:das|dies|es)\s+(?:ist|war)\s+(?:ganz\s+|allein\s+|einfach\s+)?(?:ihr|dein)\s+(?:eigenes\s+)?problem\b|"
     r"\b(?:eso|esto)\s+es\s+(?:su|tu)\s+problema\b|"
     r"\bc'est\s+(?:votre|ton)\s+(?:propre\s+)?problème\b|"
-    r"\b(?:tant\s+pis\s+pour\s+(?:vous|toi)|pech\s+gehabt|selber\s+sehen|mala\s+suerte\s+para\s+usted)\b")
+    r"\b(?:tant\s+pis\s+pour\s+(?:vous|toi)|pech\s+gehabt|selber\s+sehen|mala\s+suerte\s+para\s+usted|"
+    r"an?\s+(?:you|u)\s+(?:problem|issue))\b")
 
 # What a speaker says when they stop listening: "Whatever." (not the determiner "whatever else you need").
 _RETORT = re.compile(

@@ -120,7 +120,7 @@ DENIED_DENIALS = [
 NOT_OUR_JOB = [
     "Not my job.", "That's not our job.", "That is not our job to fix.", "Refunds are not my job.",
     "Not my department, sorry.", "Das ist nicht meine Aufgabe.", "No es mi trabajo.", "Ce n'est pas mon boulot.",
-    "Ce n'est pas notre travail.",
+    "Ce n'est pas notre travail.", "Sounds like a you problem.",
 ]
 SCORN = [
     "Obviously you didn't read the tracking email.", "As I already told you, it is on its way.",
