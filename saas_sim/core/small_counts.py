@@ -119,7 +119,7 @@ def _words(lang: str) -> tuple[dict[str, str], re.Pattern[str]]:
 
 
 # "A new X" sent: the article before "new" (or before a noun that "nuevo"/"neuf" follows), in a sentence that
-# sends, ships or replaces goods.
+# sends, ships, replaces or has the customer receive goods.
 _NEW_THING = {
     "en": re.compile(r"\b(?:a|an)(?=\s+(?:brand[\s-]+)?new\s+[^\W\d_])", re.IGNORECASE),
     "de": re.compile(r"\b(?:ein|eine|einen|einem|einer)(?=\s+(?:brand)?neu(?:e|er|en|em|es)\s+[^\W\d_])",
@@ -131,11 +131,11 @@ _NEW_THING = {
 }
 _SENDS = {
     "en": re.compile(r"\b(?:sent|send\w*|ship\w*|dispatch\w*|mail(?:ed|ing)?|post(?:ed|ing)|replac\w*|"
-                     r"on\s+(?:its|the|their)\s+way|deliver\w*)\b", re.IGNORECASE),
+                     r"on\s+(?:its|the|their)\s+way|deliver\w*|receiv\w*)\b", re.IGNORECASE),
     "de": re.compile(r"\b(?:\w*schick\w*|versandt|versend\w*|gesendet|send\w*|ersetz\w*|ersatz\w*|unterwegs|"
-                     r"zugestellt|geliefert|liefer\w*)\b", re.IGNORECASE),
-    "es": re.compile(r"\b(?:envi\w*|mand\w*|reemplaz\w*|sustitu\w*|camino)\b", re.IGNORECASE),
-    "fr": re.compile(r"\b(?:envoy\w*|envoi\w*|expédi\w*|remplac\w*|route|livr\w*)\b", re.IGNORECASE),
+                     r"zugestellt|geliefert|liefer\w*|erhalten|bekommen)\b", re.IGNORECASE),
+    "es": re.compile(r"\b(?:envi\w*|mand\w*|reemplaz\w*|sustitu\w*|camino|recib\w*)\b", re.IGNORECASE),
+    "fr": re.compile(r"\b(?:envoy\w*|envoi\w*|expédi\w*|remplac\w*|route|livr\w*|recev\w*)\b", re.IGNORECASE),
 }
 _SENTENCE_END = re.compile(r"[.!?\n]")
 

@@ -63,6 +63,8 @@ def test_money_in_words_is_an_amount_and_a_count_before_a_figure_is_not() -> Non
     ("Le enviamos un nuevo artículo.", "es", [1]),
     ("Je vous ai envoyé un sac à dos neuf.", "fr", [1]),
     ("Un nouveau sac vous a été expédié.", "fr", [1]),
+    ("Sie bekommen ein neues Gerät.", "de", [1]),
+    ("You will receive a new lamp this week.", "en", [1]),
 ])
 def test_a_new_thing_sent_counts_one(text: str, lang: str, numbers: list[int]) -> None:
     assert extract_numbers(text, lang) == [Decimal(n) for n in numbers]
