@@ -184,6 +184,12 @@ def test_a_remedy_on_a_condition_about_a_parcel_on_its_way_is_no_false_claim(bod
     "Falls es nicht ankommt haben wir Ihnen bereits alles erstattet.",
     "Si no llega ya le hemos reembolsado el importe.",
     "S'il n'arrive pas nous vous avons déjà remboursé.",
+    "Unless it arrives we have already refunded you.",
+    "In case it doesn't arrive we have already sent a replacement.",
+    "If it doesn't arrive then we refunded you already.",
+    "Sollte es nicht ankommen haben wir bereits Ersatz geschickt.",
+    "Au cas où il n'arriverait pas nous avons déjà remboursé la commande.",
+    "En caso de que no llegue ya le hemos reembolsado.",
 ])
 def test_a_done_act_after_a_condition_without_a_comma_still_claims(body: str) -> None:
     facts = read_facts([body])
@@ -203,6 +209,9 @@ def test_a_done_act_after_a_condition_without_a_comma_still_claims(body: str) ->
     "Si no le ha llegado le enviaremos otro.",
     "Si vous ne l'avez pas reçu nous vous rembourserons.",
     "Si nous n'avons pas remboursé nous le ferons.",
+    "Wenn es nicht ankommt erstatten wir den Betrag.",
+    "Au cas où il n'arriverait pas nous vous rembourserons.",
+    "En caso de que no llegue le reembolsaremos.",
 ])
 def test_an_offer_after_a_condition_without_a_comma_claims_nothing(body: str) -> None:
     facts = read_facts([body])
