@@ -18,6 +18,16 @@ backpacks" states a quantity. The rules, so a stray word reads as no number:
   "Only one" and "exactly one" count in English too, whatever follows, as does a number word after a
   multiplication sign ("17.00 USD x two").
 
+- **A new thing sent** counts one: "I've sent you a new backpack", "ein neuer Rucksack ist unterwegs", "le
+  enviamos una mochila nueva", "je vous ai envoyé un sac à dos neuf" state 1. Only the article before "new"
+  (or after which "nuevo", "neuf" follows the noun), and only in a sentence that sends, ships or replaces
+  something: "a new ticket" elsewhere, and "a" or "ein" alone, stay words.
+
+Words that only look like numbers are kept words (`kept_words`): the French "neuf" is "new" after its noun
+("un sac à dos neuf", "remis à neuf", "quoi de neuf") and 9 before what it counts ("neuf articles", "neuf
+euros", "les neuf"); the German "Acht" of "außer Acht lassen" or "in Acht nehmen" is care, not 8. (The
+Spanish "nuevo" and the German "neu" are no number words, "nueve" and "neun" are.)
+
 Amounts gain only money said in words: "two dollars" is an amount of 2 (a currency word follows), while
 "two $25 items" and "two USD invoices" keep "two" a word (a figure or a currency code is nothing counted).
 """
@@ -27,7 +37,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["counts_as_digits"]
+__all__ = ["counts_as_digits", "kept_words", "restored_words"]
 
 _TWO = {"en": ("two",), "de": ("zwei",), "es": ("dos",), "fr": ("deux",)}
 _ONE = {"en": ("one",), "de": ("ein", "eine", "einen", "einem", "einer", "eines"), "es": ("un", "uno", "una"),
@@ -108,6 +118,87 @@ def _words(lang: str) -> tuple[dict[str, str], re.Pattern[str]]:
     return words, re.compile(rf"(?<![\w-])(?:{'|'.join(words)})(?![\w-])", re.IGNORECASE)
 
 
+# "A new X" sent: the article before "new" (or before a noun that "nuevo"/"neuf" follows), in a sentence that
+# sends, ships, replaces or has the customer receive goods.
+_NEW_THING = {
+    "en": re.compile(r"\b(?:a|an)(?=\s+(?:brand[\s-]+)?new\s+[^\W\d_])", re.IGNORECASE),
+    "de": re.compile(r"\b(?:ein|eine|einen|einem|einer)(?=\s+(?:brand)?neu(?:e|er|en|em|es)\s+[^\W\d_])",
+                     re.IGNORECASE),
+    "es": re.compile(r"\b(?:un|una)(?=\s+(?:nuev[oa]\s+[^\W\d_]|[^\W\d_]+(?:\s+de\s+[^\W\d_]+)?\s+nuev[oa]\b))",
+                     re.IGNORECASE),
+    "fr": re.compile(r"\b(?:un|une)(?=\s+(?:nouveau|nouvel|nouvelle)\s+[^\W\d_]|\s+[^\W\d_]+(?:\s+(?:à|de)\s+"
+                     r"[^\W\d_]+)?\s+(?:neuf|neuve)\b)", re.IGNORECASE),
+}
+_SENDS = {
+    "en": re.compile(r"\b(?:sent|send\w*|ship\w*|dispatch\w*|mail(?:ed|ing)?|post(?:ed|ing)|replac\w*|"
+                     r"on\s+(?:its|the|their)\s+way|deliver\w*|receiv\w*)\b", re.IGNORECASE),
+    "de": re.compile(r"\b(?:\w*schick\w*|versandt|versend\w*|gesendet|send\w*|ersetz\w*|ersatz\w*|unterwegs|"
+                     r"zugestellt|geliefert|liefer\w*|erhalten|bekommen)\b", re.IGNORECASE),
+    "es": re.compile(r"\b(?:envi\w*|mand\w*|reemplaz\w*|sustitu\w*|camino|recib\w*)\b", re.IGNORECASE),
+    "fr": re.compile(r"\b(?:envoy\w*|envoi\w*|expédi\w*|remplac\w*|route|livr\w*|recev\w*)\b", re.IGNORECASE),
+}
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
+def _in_sending_sentence(text: str, start: int, lang: str) -> bool:
+    """Whether the sentence around `start` sends, ships or replaces something."""
+    begin = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
+    end = m.start() if (m := _SENTENCE_END.search(text, start)) is not None else len(text)
+    return bool(_SENDS[lang].search(text, begin, end))
+
+
+def _new_things_as_digits(text: str, lang: str) -> str:
+    return _NEW_THING[lang].sub(lambda m: "1" if _in_sending_sentence(text, m.start(), lang) else m.group(), text)
+
+
+_MASK = "\ue000"
+"""Put inside a word so text2num passes it by (a private-use character: no text holds it)."""
+_NEUF = re.compile(r"(?<![\w-])neuf(?![\w-])", re.IGNORECASE)
+_ACHT = re.compile(r"(?<![\w-])acht(?![\w-])", re.IGNORECASE)
+_PLURAL_FUNCTION_WORDS = frozenset({
+    "vous", "nous", "dans", "sans", "plus", "mais", "tous", "pas", "très", "ils", "elles", "leurs", "des", "les",
+    "mes", "tes", "ses", "ces", "aux", "jamais", "depuis", "alors", "après", "avons", "avez", "sommes", "êtes",
+    "sont", "puis", "dès", "chez", "sous", "vers", "moins", "toujours",
+})
+_NUMBER_AFTER = frozenset({"cent", "cents", "mille", "million", "millions", "milliard", "milliards"})
+_NUMBER_BEFORE = frozenset({"les", "des", "ces", "ses", "mes", "tes", "nos", "vos", "leurs", "aux", "sur", "dans",
+                            "après", "pendant", "environ", "que", "qu", "plus", "moins", "et", "ou", "seulement"})
+_ACHT_IDIOM_AFTER = frozenset({"nehmen", "genommen", "geben", "gegeben", "lassen", "gelassen", "gab", "nahm"})
+
+
+def _neuf_is_new(text: str, m: re.Match[str]) -> bool:
+    """Whether "neuf" is the adjective: nothing it counts follows (a plural noun, a currency sign or a scale
+    word), and no determiner or preposition that takes a number stands before it."""
+    prev, nxt = _neighbours(text, m.start(), m.end())
+    if re.match(r"\s*[€$£%]", text[m.end():]) or nxt in _NUMBER_AFTER:
+        return False
+    if nxt is not None and nxt[-1:] in ("s", "x") and nxt not in _PLURAL_FUNCTION_WORDS:
+        return False
+    return prev not in _NUMBER_BEFORE
+
+
+def kept_words(text: str, lang: str) -> str:
+    """Returns `text` with the words that only look like numbers masked from text2num (see the module rules);
+    `restored_words` undoes it."""
+    if _MASK in text:
+        return text
+    if lang == "fr":
+        return _NEUF.sub(lambda m: m.group()[:1] + _MASK + m.group()[1:] if _neuf_is_new(text, m) else m.group(),
+                         text)
+    if lang == "de":
+        def idiom(m: re.Match[str]) -> bool:
+            prev, nxt = _neighbours(text, m.start(), m.end())
+            # "außer Acht lassen", "in Acht nehmen", "nehmen Sie sich in Acht." (not "in acht Tagen")
+            return prev == "außer" or nxt in _ACHT_IDIOM_AFTER or (prev == "in" and nxt is None)
+        return _ACHT.sub(lambda m: m.group()[:1] + _MASK + m.group()[1:] if idiom(m) else m.group(), text)
+    return text
+
+
+def restored_words(text: str) -> str:
+    """Undoes `kept_words`."""
+    return text.replace(_MASK, "")
+
+
 def counts_as_digits(text: str, lang: str) -> str:
     """Returns `text` with the words for one and two written as digits where they count (see the module rules).
 
@@ -125,4 +216,4 @@ def counts_as_digits(text: str, lang: str) -> str:
         counts = _counts_two(prev, nxt) if digit == "2" else _counts_one(lang, prev, nxt)
         return digit if counts else m.group()
 
-    return pattern.sub(convert, text)
+    return _new_things_as_digits(pattern.sub(convert, text), lang)

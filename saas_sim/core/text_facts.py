@@ -32,7 +32,8 @@ The rules that decide what counts, so checks can rely on them:
   de/es/fr words) are numbers only where they count something ("two new backpacks", "nur ein
   Artikel"), never as a pronoun, an article or an idiom ("no one", "one moment", "ein Ersatz");
   see `small_counts`. A currency symbol that leads the next figure marks that figure only
-  ("2 $25 items" states $25).
+  ("2 $25 items" states $25). A new thing sent counts one ("I've sent you a new backpack"), and
+  words that only look like numbers stay words (the French "un sac à dos neuf" is new, not 9).
 - **Bounded.** A number above `MAX_FACT` (10^15, far beyond any amount a world holds)
   reads as `MAX_FACT`: still a stated figure no state can make true, but one that
   checks can quantize and add without `decimal.InvalidOperation` (28 digits).
@@ -61,7 +62,7 @@ import babel.numbers
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 from text_to_num import alpha2digit  # type: ignore[import-untyped]  # ships no py.typed
 
-from saas_sim.core.small_counts import counts_as_digits
+from saas_sim.core.small_counts import counts_as_digits, kept_words, restored_words
 from saas_sim.errors import UsageError
 
 __all__ = [
@@ -429,7 +430,8 @@ def _spelled_out(text: str, lang: str | None) -> str:
     language = lang if lang is not None else (detect_language(text) or "en")
     if language not in LANGUAGES:
         return text
-    return counts_as_digits(str(alpha2digit(text, language)), language)
+    # Words that only look like numbers ("un sac à dos neuf") are masked from text2num (`small_counts`).
+    return counts_as_digits(restored_words(str(alpha2digit(kept_words(text, language), language))), language)
 
 
 def numbers_as_digits(text: str, lang: str | None = None) -> str:

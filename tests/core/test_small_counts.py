@@ -52,3 +52,44 @@ def test_money_in_words_is_an_amount_and_a_count_before_a_figure_is_not() -> Non
     assert extract_amounts("I refunded 2 $25 items.", "en") == [Decimal(25)]
     assert extract_amounts("25 € 30 €", "fr") == [Decimal(25), Decimal(30)]
 
+
+
+@pytest.mark.parametrize(("text", "lang", "numbers"), [
+    ("I've sent you a new Trail Backpack 28L.", "en", [1]),
+    ("A brand-new lamp is on its way to you.", "en", [1]),
+    ("Ich habe Ihnen einen neuen Rucksack geschickt.", "de", [1]),
+    ("Ein neuer Rucksack ist unterwegs.", "de", [1]),
+    ("Le hemos enviado una mochila nueva.", "es", [1]),
+    ("Le enviamos un nuevo artículo.", "es", [1]),
+    ("Je vous ai envoyé un sac à dos neuf.", "fr", [1]),
+    ("Un nouveau sac vous a été expédié.", "fr", [1]),
+    ("Sie bekommen ein neues Gerät.", "de", [1]),
+    ("You will receive a new lamp this week.", "en", [1]),
+])
+def test_a_new_thing_sent_counts_one(text: str, lang: str, numbers: list[int]) -> None:
+    assert extract_numbers(text, lang) == [Decimal(n) for n in numbers]
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("I opened a new ticket for you, a colleague will answer.", "en"),
+    ("A replacement is a good idea.", "en"),
+    ("Nous avons ouvert un nouveau dossier.", "fr"),
+    ("Abrimos un nuevo caso para usted.", "es"),
+    ("Wir haben einen neuen Vorgang angelegt.", "de"),
+    ("Votre sac à dos neuf est très joli.", "fr"),
+    ("L'appareil a été remis à neuf. Quoi de neuf ?", "fr"),
+    ("Lassen Sie das außer Acht und nehmen Sie sich in Acht.", "de"),
+])
+def test_a_new_thing_not_sent_and_words_that_look_like_numbers_are_no_numbers(text: str, lang: str) -> None:
+    assert extract_numbers(text, lang) == []
+
+
+@pytest.mark.parametrize(("text", "lang", "numbers"), [
+    ("Je vous ai envoyé neuf sacs.", "fr", [9]),
+    ("Les neuf articles coûtent neuf €.", "fr", [9, 9]),
+    ("Il y a neuf jours, dix-neuf articles, neuf mille euros.", "fr", [9, 19, 9000]),
+    ("Ich habe acht Stück und neun Rucksäcke geschickt.", "de", [8, 9]),
+    ("Le enviamos nueve mochilas.", "es", [9]),
+])
+def test_the_numbers_those_words_look_like_still_count(text: str, lang: str, numbers: list[int]) -> None:
+    assert extract_numbers(text, lang) == [Decimal(n) for n in numbers]

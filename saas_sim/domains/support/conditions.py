@@ -17,7 +17,11 @@ a refund claimed would fail a correct reply. The rule, in the shop's languages (
 - A governed clause that reports something done, in a past or perfect tense ("you'll see I refunded 25.00",
   "the refund of 25.00 has been issued", "dass ich 25,00 € erstattet habe"), still claims it: the condition
   only tells where to look. A future, modal or offered act ("we'll look into", "we can", "we'd be happy to
-  send") or an instruction claims nothing done.
+  send") or an instruction claims nothing done. This holds without a comma: "if it doesn't arrive we refunded
+  you already" is split before the shop's own subject ("we", "haben wir", "ya le hemos", "nous"), so the
+  consequence is a clause of its own and the condition's "not" does not negate it; "if it doesn't arrive we
+  will refund you" stays an offer. A subject inside the condition ("if the item we sent ...", "if you think
+  we ...") starts no consequence.
 - A condition about the reader looking or wondering ("if you check your statement", "in case you were
   wondering") governs nothing: what it introduces is stated as fact. Nor does one on the customer's wish ("if
   you prefer, we can replace it": an offer they need only accept) or one in name only ("if that's OK", "if it
@@ -120,6 +124,50 @@ _DONE = {
 }
 
 
+# Where the consequence of a condition starts when no comma marks it ("if it doesn't arrive we refunded you
+# already"): the shop speaking of itself, with German's verb before its subject ("... haben wir bereits
+# erstattet") and Spanish's dropped subject ("... ya le hemos reembolsado").
+_CLITICS = r"(?:(?:le|les|se|lo|la|los|las|te|os)\s+)*"
+_SHOP_SUBJECT = {
+    "en": re.compile(r"\b(?:i|we)(?:['\u2019](?:ve|d|ll|m|re))?\b"),
+    "de": re.compile(r"\b[^\W\d_]+\s+(?:ich|wir)\b"),
+    "es": re.compile(rf"\b(?:ya\s+)?{_CLITICS}(?:he|hemos)\b|\bya\s+{_CLITICS}[^\W\d_]+[éí]\b"),
+    "fr": re.compile(r"\b(?:je\b|j['\u2019]|nous\b)"),
+}
+# Before the shop's subject, a word that makes it part of the condition: what the customer thinks or saw ("if
+# you think we refunded too little"), or a relative or complement clause ("if the item that we sent ...").
+_WITHIN_CONDITION = frozenset({
+    "that", "what", "how", "which", "who", "whom", "where", "when", "why", "whether", "if", "think", "thought",
+    "believe", "feel", "suspect", "fear", "worry", "assume", "suppose", "guess", "mean", "say", "said", "says",
+    "notice", "noticed", "see", "saw", "find", "found", "know", "knew", "hear", "heard", "realize", "realise",
+    "remember", "recall", "understand", "sure", "claim", "wonder", "told", "tell", "us", "me",
+    "dass", "ob", "was", "wie", "wo", "welche", "welcher", "welches", "den", "die", "das", "der", "dem", "denen",
+    "que", "qué", "cómo", "cuándo", "donde", "dónde", "si", "quand", "où", "dont", "comment", "qu", "ce",
+})
+# A condition that is only a noun phrase has no verb yet: the shop's subject then opens a relative clause ("if
+# the item we sent was damaged, ..."), not the consequence.
+_NOUN_PHRASE = re.compile(r"^(?:the|your|my|our|a|an|this|that|these|those|any|der|die|das|den|ihr|ihre|el|"
+                          r"la|los|las|su|sus|le|les|votre|vos|un|une)\s+\S+(?:\s+\S+)?$")
+
+
+def _consequence_at(text: str, lang: str | None) -> int | None:
+    """Where the consequence starts in a clause that opens with a condition and holds it with no comma between
+    ("if it doesn't arrive | we refunded you already"), or None. Split there, the consequence is a clause of its
+    own: governed if it offers ("we will refund you"), a claim if it reports something done, and the
+    condition's "not" is no negation of it."""
+    head = _OPENS_CONDITION.search(text)
+    subject = _SHOP_SUBJECT.get(lang or "en")
+    if head is None or subject is None or _LOOKING.search(text):
+        return None
+    for m in subject.finditer(text, head.end()):
+        condition = text[head.end():m.start()].strip(" ,")
+        before = re.findall(r"[^\W\d_]+", condition)
+        if not before or before[-1] in _WITHIN_CONDITION or _NOUN_PHRASE.search(condition):
+            continue  # the condition's own subject, or a clause inside the condition
+        return m.start()
+    return None
+
+
 def _done(text: str, lang: str | None) -> bool:
     """Whether `text` reports something done (every language's forms when `lang` is unknown)."""
     if lang in _DONE:
@@ -209,5 +257,25 @@ def split_governed(text: str, splitter: re.Pattern[str], lang: str | None) -> li
     if text[at:].strip():
         pieces.append(text[at:])
         seps.append(sep)
+    pieces, seps = _consequences_split(pieces, seps, lang)
     flags = governed([p.strip().lower() for p in pieces], [p.lower() for p in seps], lang)
     return list(zip(pieces, flags, strict=True))
+
+
+def _consequences_split(pieces: list[str], seps: list[str], lang: str | None) -> tuple[list[str], list[str]]:
+    """The pieces with each condition that holds its consequence without a comma split before it
+    (`_consequence_at`): "if it doesn't arrive we refunded you already" is a condition and a claim."""
+    out: list[str] = []
+    out_seps: list[str] = []
+    for piece, sep in zip(pieces, seps, strict=True):
+        low = piece.lower()
+        at = _consequence_at(low.strip(), lang) if len(low) == len(piece) and opens(low.strip()) == "condition" \
+            else None
+        if at is None:
+            out.append(piece)
+            out_seps.append(sep)
+            continue
+        at += len(low) - len(low.lstrip())
+        out += [piece[:at], piece[at:]]
+        out_seps += [sep, ""]
+    return out, out_seps

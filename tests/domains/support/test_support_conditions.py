@@ -175,3 +175,57 @@ def test_an_arrival_told_under_a_condition_or_as_something_to_see_is_false(body:
 ])
 def test_a_remedy_on_a_condition_about_a_parcel_on_its_way_is_no_false_claim(body: str) -> None:
     assert shipping_claim_problems(read_facts([body]), _order("shipped")) == []
+
+
+@pytest.mark.parametrize("body", [
+    "If it doesn't arrive we refunded you already.",
+    "If it does not arrive we have already refunded 25.00 USD.",
+    "Should it not arrive we have sent a replacement already.",
+    "Falls es nicht ankommt haben wir Ihnen bereits alles erstattet.",
+    "Si no llega ya le hemos reembolsado el importe.",
+    "S'il n'arrive pas nous vous avons déjà remboursé.",
+    "Unless it arrives we have already refunded you.",
+    "In case it doesn't arrive we have already sent a replacement.",
+    "If it doesn't arrive then we refunded you already.",
+    "Sollte es nicht ankommen haben wir bereits Ersatz geschickt.",
+    "Au cas où il n'arriverait pas nous avons déjà remboursé la commande.",
+    "En caso de que no llegue ya le hemos reembolsado.",
+])
+def test_a_done_act_after_a_condition_without_a_comma_still_claims(body: str) -> None:
+    facts = read_facts([body])
+    assert facts.refund_claims() or facts.replacement_claims()
+
+
+@pytest.mark.parametrize("body", [
+    "If it doesn't arrive we will refund you.",
+    "If it has not arrived by Friday we will send a replacement.",
+    "If it was lost in transit we will refund you.",
+    "If the refund we issued was wrong we will fix it.",
+    "If you think we refunded too little we will refund more.",
+    "If you told us we sent the wrong one we will replace it.",
+    "If we haven't refunded you by Friday we will send a replacement.",
+    "If it doesn't arrive we won't refund you twice.",
+    "Falls es nicht ankommt erstatten wir Ihnen den Betrag.",
+    "Si no le ha llegado le enviaremos otro.",
+    "Si vous ne l'avez pas reçu nous vous rembourserons.",
+    "Si nous n'avons pas remboursé nous le ferons.",
+    "Wenn es nicht ankommt erstatten wir den Betrag.",
+    "Au cas où il n'arriverait pas nous vous rembourserons.",
+    "En caso de que no llegue le reembolsaremos.",
+])
+def test_an_offer_after_a_condition_without_a_comma_claims_nothing(body: str) -> None:
+    facts = read_facts([body])
+    assert not facts.refund_claims() and not facts.replacement_claims()
+
+
+@pytest.mark.parametrize("sentence", [
+    "If it doesn't arrive we refunded you already.",
+    "If it does not arrive we have already refunded {order.total} {order.currency}.",
+])
+async def test_a_false_refund_after_a_condition_without_a_comma_fails(env: Environment, sentence: str) -> None:
+    assert max(await scripted_scores(env, TRANSIT, SEEDS, [_reply(sentence)])) <= 0.2
+
+
+async def test_a_correct_transit_reply_with_a_comma_less_offer_scores_full(env: Environment) -> None:
+    sentence = "If it doesn't arrive by Friday we will refund you in full."
+    assert await scripted_scores(env, TRANSIT, SEEDS, [_reply(sentence)]) == [1.0] * len(SEEDS)

@@ -1,0 +1,38 @@
+"""A count of goods sent is read from "a new X" as from "1 X": a correct report of one replaced unit scores full."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from saas_sim.runtime.environment import Environment
+from tests.domains.helpers import scripted_scores
+
+SCENARIO = "support/partial-refund-and-replacement"
+ONE_BROKEN = (5, 7)
+TWO_BROKEN = (0,)
+
+
+def _steps(body: str) -> list[dict[str, Any]]:
+    return [
+        {"tool": "support.create_replacement", "args": {"order_id": "{order.id}", "line_id": "{broken.id}",
+                                                       "quantity": "{broken_qty}", "reason": "damaged",
+                                                       "ticket_id": "{ticket.id}"}},
+        {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{missing.id}",
+                                                 "amount": "{amount}", "reason": "missing_item",
+                                                 "ticket_id": "{ticket.id}"}},
+        {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": body}},
+        {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}", "status": "solved"}},
+    ]
+
+
+BODY = ("Hi {customer.first_name}, sorry about order #{order.number}. I have sent you a new {broken.name} to "
+        "replace the broken one, at no cost, and I have refunded {amount} {order.currency} for the missing "
+        "{missing.name}.")
+
+
+async def test_a_new_unit_sent_states_a_count_of_one(env: Environment) -> None:
+    assert await scripted_scores(env, SCENARIO, ONE_BROKEN, _steps(BODY)) == [1.0] * len(ONE_BROKEN)
+
+
+async def test_a_new_unit_is_no_count_of_two(env: Environment) -> None:
+    assert await scripted_scores(env, SCENARIO, TWO_BROKEN, _steps(BODY)) == [0.9]
