@@ -58,14 +58,32 @@ _HANDED_OVER = re.compile(
     rf"\bconsider\s+(?:the\s+|your\s+)?{_MONEY}\s+(?:\S+\s+)?(?:returned|refunded|repaid|reimbursed|credited)\b|"
     rf"\b{_MONEY}\s+(?:is|are|will be)\s+yours again\b")
 # What is sent again but is no goods: "I've sent you a new return label", "another email is on its way".
-_NOT_GOODS = (r"(?!\s+(?:return\s+|shipping\s+|prepaid\s+|tracking\s+|reset\s+)?(?:label|link|code|invoice|e-?mail|"
-              r"message|form|password|number|receipt|copy|confirmation|reply|update|note|ticket|case|quote|survey|order|purchase)s?\b)")
-# Goods sent again: a verb of sending and another unit of what was bought.
+_NOT_GOODS_NOUNS = (r"(?:label|link|code|invoice|e-?mail|message|form|password|number|receipt|copy|confirmation|"
+                    r"reply|update|note|ticket|case|quote|survey|order|purchase|etikett|rücksendeetikett|rechnung|"
+                    r"nachricht|bestellung|enlace|etiqueta|código|factura|correo|mensaje|pedido|lien|étiquette|"
+                    r"facture|courriel|commande)")
+_NOT_GOODS = (rf"(?!\s+(?:return\s+|shipping\s+|prepaid\s+|tracking\s+|reset\s+)?{_NOT_GOODS_NOUNS}"
+              r"(?:s|en|e|es)?\b)")
+# Goods sent again: a verb of sending and another unit of what was bought, in en, de, es and fr ("I've sent you a
+# new lamp", "Ich habe Ihnen einen neuen Rucksack geschickt", "Le hemos enviado una mochila nueva", "Je vous ai
+# envoyé un sac à dos neuf").
 _SENT_AGAIN = re.compile(
     r"\b(?:ship|ships|shipped|shipping|send|sends|sent|sending|dispatch|dispatched|dispatching|post|posted|mail|"
     rf"mailed|mailing)\s+(?:you\s+|out\s+)?(?:another|a second|a new|a fresh|a brand-new|one more)\b{_NOT_GOODS}|"
     rf"\b(?:another|a second|a fresh|one more)\b{_NOT_GOODS}\s+(?:\w+\s+)?(?:is|are|will be|has been)\s+"
-    r"(?:on (?:its|their) way|shipped|dispatched|sent|in the post)\b")
+    r"(?:on (?:its|their) way|shipped|dispatched|sent|in the post)\b|"
+    rf"\b(?:einen|ein|eine)\s+(?:neue[nrs]?|weitere[nrs]?)\b{_NOT_GOODS}\s+(?:\S+\s+){{1,3}}?"
+    r"(?:geschickt|gesendet|versandt|verschickt|zugeschickt|unterwegs)\b|"
+    r"\b(?:schicke|schicken|sende|senden|versende|versenden)\s+(?:ihnen\s+)?(?:einen|ein|eine)\s+"
+    rf"(?:neue[nrs]?|weitere[nrs]?)\b{_NOT_GOODS}|"
+    r"\b(?:enviado|enviamos|enviaremos|envío|mandado|mandamos)\s+(?:\S+\s+){0,2}?"
+    rf"(?:(?:un|una)\s+(?:nuev[oa]|otr[oa])|otr[oa])\b{_NOT_GOODS}|"
+    rf"\b(?:enviado|enviamos|enviaremos|envío|mandado|mandamos)\s+(?:\S+\s+){{0,2}}?(?:un|una)\b{_NOT_GOODS}"
+    r"\s+\w+(?:\s+\w+){0,2}?\s+(?:nuev[oa]|de repuesto)\b|"
+    r"\b(?:envoyé|envoyée|envoyons|enverrons|expédié|expédions|expédierons)\s+(?:\S+\s+){0,2}?"
+    rf"(?:un|une)\s+(?:nouveau|nouvel|nouvelle|autre)\b{_NOT_GOODS}|"
+    rf"\b(?:envoyé|envoyée|envoyons|enverrons|expédié|expédions|expédierons)\s+(?:\S+\s+){{0,2}}?(?:un|une)\b"
+    rf"{_NOT_GOODS}\s+\w+(?:\s+\w+){{0,3}}?\s+(?:neuf|neuve)\b")
 
 
 def states_loose_payout(text: str) -> bool:

@@ -32,6 +32,11 @@ def test_money_moved_back_in_loose_words_is_a_refund_claim(text: str) -> None:
     "We've shipped you another lamp.",
     "I've sent out a second one today.",
     "Another one is on its way.",
+    "I have sent you a new Trail Backpack 28L.",
+    "Ich habe Ihnen einen neuen Rucksack geschickt.",
+    "Le hemos enviado una mochila nueva.",
+    "Je vous ai envoyé un sac à dos neuf.",
+    "Nous vous envoyons un nouveau sac.",
 ])
 def test_goods_sent_again_in_loose_words_are_a_replacement_claim(text: str) -> None:
     assert read_facts([text]).replacement_claims()
@@ -51,6 +56,9 @@ def test_goods_sent_again_in_loose_words_are_a_replacement_claim(text: str) -> N
     "Your money has not been returned yet.",
     "If the parcel is lost, your money will be returned.",
     "Through the dispute, the 89.00 will land in your account.",  # the bank pays, not the shop
+    "Ich habe Ihnen einen neuen Link geschickt.",
+    "Le hemos enviado una etiqueta nueva.",
+    "Je vous ai envoyé une nouvelle étiquette.",
 ])
 def test_the_same_words_about_a_charge_an_order_or_a_label_claim_nothing(text: str) -> None:
     facts = read_facts([text])
