@@ -213,3 +213,46 @@ async def test_a_next_step_planning_the_quote_and_the_approval_claims_nothing(su
         "deal_id": "{deal.id}", "amount": "{code_quote.amount}",
         "next_step": "Send the quote of {code_quote.amount} USD; the buyer will sign once approved"}}])
     assert grade.score == 1.0
+
+
+_REFUND_REFS = ("suite/wrong-charge-fix-and-refund", "suite/late-fee-dispute", "suite/tax-exempt-charged-tax",
+                "suite/seat-downgrade-prorated-refund")
+
+
+@pytest.fixture
+async def refund_env(tmp_path: Path) -> AsyncIterator[Environment]:
+    """An environment whose catalog is the cross-app refund scenarios alone."""
+    from saas_sim.domains import builtin_domains
+
+    (tmp_path / "suite").mkdir()
+    for ref in _REFUND_REFS:
+        shutil.copy(ROOT / "scenarios" / f"{ref}.yaml", tmp_path / "suite")
+    async with Environment("sqlite+aiosqlite:///:memory:", builtin=False, scenario_dirs=[tmp_path],
+                           seeds_dirs=[ROOT / "seeds"], domains=dict(builtin_domains()).values()) as env:
+        yield env
+
+
+def _refund_note(subject: str, ref: str) -> dict[str, Any]:
+    where = ({"deal_id": "{deal.id}"} if ref.endswith("seat-downgrade-prorated-refund")
+             else {"contact_id": "{customer.crm_contact_id}"})
+    return {"tool": "crm.log_activity", "args": {"kind": "note", **where, "subject": subject}}
+
+
+_TRUE_FIGURE = {"suite/wrong-charge-fix-and-refund": "{charged}", "suite/late-fee-dispute": "{charged}",
+                "suite/tax-exempt-charged-tax": "{subtotal}",
+                "suite/seat-downgrade-prorated-refund": "{proration.paid}"}
+_REFUND = {"suite/seat-downgrade-prorated-refund": "{proration.refund}"}
+
+
+@pytest.mark.parametrize("ref", _REFUND_REFS)
+async def test_a_crm_note_claiming_another_true_figure_refunded_is_false(refund_env: Environment, ref: str) -> None:
+    """The oracle, its CRM note's refund changed to the charge (a true figure, no refund): the notes check fails."""
+    scenario = refund_env.scenario(ref)
+    steps = [s.model_dump(exclude_none=True) for s in scenario.spec.oracle]
+    wrong = [_refund_note(f"Billing incident: refunded {_TRUE_FIGURE[ref]} USD", ref)]
+    grade = await scripted_grade(refund_env, ref, 1, [s for s in steps if s["tool"] != "crm.log_activity"] + wrong)
+    assert grade.score == 0.0
+    assert {v.name for v in grade.violations} & {"crm_notes_true", "crm_texts_true"}, grade.violations
+    right = [_refund_note(f"Billing incident: refunded {_REFUND.get(ref, '{excess}')} USD", ref)]
+    grade = await scripted_grade(refund_env, ref, 1, [s for s in steps if s["tool"] != "crm.log_activity"] + right)
+    assert not {v.name for v in grade.violations} & {"crm_notes_true", "crm_texts_true"}, grade.violations
