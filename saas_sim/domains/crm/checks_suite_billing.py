@@ -20,7 +20,7 @@ from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_claims import AgentText, agent_texts
 from saas_sim.domains.crm.checks_email_facts import bare_money_figures, true_amounts
-from saas_sim.domains.crm.figure_marks import cents_figures, past_amounts, told_as_past
+from saas_sim.domains.crm.figure_marks import cents_figures, code_returns, past_amounts, told_as_past
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
@@ -144,7 +144,7 @@ def _claim_holds(ctx: CheckContext, claim: Claim, t: AgentText, deal_id: str | N
 @kit.check
 def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Sequence[Any] = (),
                     also_true: Sequence[Any] = (), deal_per: Sequence[str] | None = None,
-                    refunded: Sequence[Any] = ()) -> CheckOutcome:
+                    refunded: Sequence[Any] = (), code_unit: str | None = None) -> CheckOutcome:
     """Constraint: every figure and claim in the agent's texts (next steps, notes, tasks, emails) is true.
 
     True figures: the task's deal's final amount (with `deal_id`), a text's own deal's, and `also_true`
@@ -161,7 +161,9 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
     claims was refunded or credited (`refund_claims`: "Refunded 500.00 USD") must be that refund: the charge
     or the correct price, true as figures, are no refund (a refund stated per a unit is a rate, judged as a
     figure only). Support's reply reader cannot be imported here (domains are independent, and ports are read
-    at world-build time only), so the scenario binds the refund its support checks require.
+    at world-build time only), so the scenario binds the refund its support checks require. With
+    `code_unit` (`cents`), a whole number reported as what code returns is read in that unit
+    (`figure_marks.code_returns`).
     """
     also_true = spread(also_true)
     typed = [figure_of(a, _amount) for a in also_true if isinstance(a, Mapping)]
@@ -182,7 +184,8 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
         known_here = known | true_amounts(ctx, t.deal_id) if t.deal_id not in (None, deal_id) else known
         values = {k.value if isinstance(k, Figure) else k for k in known_here}
         text, found = located_amounts(t.text)
-        cents = cents_figures(text)
+        # A number reported as what code returns is in the code's unit ("quote() returns 3118500": cents).
+        cents = cents_figures(text) | (code_returns(text, code_unit) if code_unit else {})
         stated: list[Decimal] = []
         for i, m in enumerate(found):
             per = unit_stated(text[:m.start], text[m.end:])

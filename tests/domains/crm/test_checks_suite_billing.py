@@ -256,3 +256,41 @@ async def test_a_crm_note_claiming_another_true_figure_refunded_is_false(refund_
     right = [_refund_note(f"Billing incident: refunded {_REFUND.get(ref, '{excess}')} USD", ref)]
     grade = await scripted_grade(refund_env, ref, 1, [s for s in steps if s["tool"] != "crm.log_activity"] + right)
     assert not {v.name for v in grade.violations} & {"crm_notes_true", "crm_texts_true"}, grade.violations
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("quote(42, 18) returns 3118500, so 31,185.00 USD", {"3118500": "31185.00"}),
+    ("the function gave 3,118,500", {"3118500": "31185.00"}),
+    ("print(quote(42, 18)) -> 3118500", {"3118500": "31185.00"}),
+    ("quote(42, 18) == 3118500", {"3118500": "31185.00"}),
+    ("quote() returns $3118500", {}),
+    ("quote() returns 3118500 dollars", {}),
+    ("quote() returns 31185.00", {}),
+    ("The price is 3118500", {}),
+])
+def test_a_number_reported_as_what_code_returns_is_in_the_codes_unit(text: str, read: dict[str, str]) -> None:
+    from decimal import Decimal
+
+    from saas_sim.domains.crm.figure_marks import code_returns
+
+    assert code_returns(text, "cents") == {Decimal(k): Decimal(v) for k, v in read.items()}
+
+
+@pytest.mark.parametrize(("body", "ok"), [
+    ("quote({code_quote.seats}, {code_quote.months}) returns {code_quote.cents}, so the plan is {code_quote.amount} "
+     "USD.", True),
+    ("quote() returns {code_quote.cents} for the plan.", True),
+    ("quote() returns ${code_quote.cents} for the plan.", False),
+    ("The price is {code_quote.cents} for the plan.", False),
+    ("quote() returns {code_quote.seats}00 for the plan.", False),
+])
+async def test_a_note_quoting_the_codes_output_in_cents_is_true_and_a_dollar_misreading_is_not(
+    suite_env: Environment, body: str, ok: bool,
+) -> None:
+    steps = [{"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "amount": "{code_quote.amount}",
+                                                  "next_step": "Quote {code_quote.amount} USD"}},
+             {"tool": "crm.log_activity", "args": {"kind": "note", "deal_id": "{deal.id}", "subject": "Pricing",
+                                                   "body": body}}]
+    grade = await scripted_grade(suite_env, REF, 3, steps)
+    assert (grade.score == 1.0) is ok, (body, grade.violations)
+    assert ok or grade.score == 0.0
