@@ -294,3 +294,22 @@ async def test_a_note_quoting_the_codes_output_in_cents_is_true_and_a_dollar_mis
     grade = await scripted_grade(suite_env, REF, 3, steps)
     assert (grade.score == 1.0) is ok, (body, grade.violations)
     assert ok or grade.score == 0.0
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_a_note_deriving_the_seat_months_price_from_the_correct_total_is_true(
+    refund_env: Environment, seed: int,
+) -> None:
+    """The correct plan total over the seats and the months, stated per seat per month, is a true figure; the
+    same figure stated per seat is not."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    ref = "suite/wrong-charge-fix-and-refund"
+    b = (await refund_env.task(refund_env.scenario(ref), seed)).bindings
+    rate = (Decimal(b["correct"]) / b["bug"]["seats"] / b["bug"]["months"]).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    steps = [s.model_dump(exclude_none=True) for s in refund_env.scenario(ref).spec.oracle
+             if s.tool != "crm.log_activity"]
+    for unit, ok in (("per seat per month", True), ("per seat", False)):
+        note = _refund_note(f"Correct price {{correct}} USD ({rate} USD {unit}); refunded {{excess}} USD", ref)
+        grade = await scripted_grade(refund_env, ref, seed, [*steps, note])
+        assert ("crm_notes_true" not in {v.name for v in grade.violations}) is ok, (unit, grade.violations)
