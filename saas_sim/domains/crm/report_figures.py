@@ -74,6 +74,7 @@ class StatedFigure:
 
 _SCOPE_PREP = (r"(?:for|of|across|over|from|covering|including|excluding|without|except|among|within|during|"
                r"on|in|f\u00fcr|pour|para|per)")
+_PREP_WORD = re.compile(rf"\b{_SCOPE_PREP}\b", re.IGNORECASE)
 # The start of a cue's scope: a preposition or a bracket ("total for ...", "total (...)"), not a comma: "Overall,
 # dl_1 stands at 35,500.00" is a sentence adverb before a clause of the deal's own.
 _SCOPE_START = re.compile(rf"\s*(?:\(|{_SCOPE_PREP}\b)", re.IGNORECASE)
@@ -139,7 +140,7 @@ def _scope_refs(text: str, lo: int, hi: int, labels: list[_Label]) -> list[_Labe
     refs = [x for x in labels if x.deal_id is not None and lo <= x.start and x.end <= hi]
     if len({x.deal_id for x in refs}) == 1:
         rest = "".join(ch if not any(x.start <= lo + i < x.end for x in refs) else " " for i, ch in enumerate(gap))
-        words = {w.lower() for w in _WORDS.findall(rest)} - {m.lower() for m in re.findall(_SCOPE_PREP, rest, re.I)}
+        words = {w.lower() for w in _WORDS.findall(rest)} - {m.lower() for m in _PREP_WORD.findall(rest)}
         if words <= _ALONE:
             return None
     return refs
