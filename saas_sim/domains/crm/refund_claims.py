@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
 
 from saas_sim.core.text_facts import AmountMention, located_amounts, sentences
 
@@ -89,7 +88,3 @@ def refund_claims(text: str, lang: str | None = None) -> list[RefundClaim]:
                 out.append(RefundClaim(located, told))
     return out
 
-
-def refunded_values(text: str, lang: str | None = None) -> list[Decimal]:
-    """The values of `refund_claims`, in text order."""
-    return [c.amount.value for c in refund_claims(text, lang)]
