@@ -313,3 +313,24 @@ async def test_a_note_deriving_the_seat_months_price_from_the_correct_total_is_t
         note = _refund_note(f"Correct price {{correct}} USD ({rate} USD {unit}); refunded {{excess}} USD", ref)
         grade = await scripted_grade(refund_env, ref, seed, [*steps, note])
         assert ("crm_notes_true" not in {v.name for v in grade.violations}) is ok, (unit, grade.violations)
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    ("Bug fixed; 150.00 USD refunded on charge 100234.", ["150.00"]),
+    ("Overcharge refunded: 150.00 USD", ["150.00"]),
+    ("Refund of $150.00 issued.", ["150.00"]),
+    ("Refunded 50.00 of the 500.00 charge", ["50.00"]),
+    ("Contract now 5 seats: 900.00 USD after the 300.00 USD refund", ["300.00"]),
+    ("Customer asked for a refund of 500.00; we refunded 50.00.", ["50.00"]),
+    ("Sales tax credited: 12.00 USD", ["12.00"]),
+    ("No refund of 500.00 is due.", []),
+    ("He didn't get a refund of 500.00", []),
+    ("Paid by credit card: 500.00", []),
+    ("The fee is not refundable: 25.00", []),
+])
+def test_refund_claims_read_the_amount_told_of_a_refund_given(text: str, claimed: list[str]) -> None:
+    from decimal import Decimal
+
+    from saas_sim.domains.crm.refund_claims import refund_claims
+
+    assert [c.amount.value for c in refund_claims(text)] == [Decimal(x) for x in claimed]
