@@ -13,7 +13,9 @@ cent. Counts above `MAX_COUNT` (an invoice or order number) multiply nothing.
 dividing a per-seat figure by seats, or multiplying a total by months, gives nothing. When the text says
 what a figure is per (`unit_stated`: "per month", "/seat", "annually", "in total"), the figure is true
 only if a true amount or a derivation of that very unit gives it: a true total divided by the seats is a
-seat's share, never a monthly price. An amount or count without a unit, and a figure whose text says
+seat's share, never a monthly price. A typed amount may also be taken over two counts of distinct units
+when the text states the unit that lands on (a contract total over the seats and the months is the price
+"per seat per month", to the cent; never "per month"). An amount or count without a unit, and a figure whose text says
 none, match any unit, as before units were known.
 
 A scenario lists its true amounts as templates; one bound to a list (the figures a setup read from the
@@ -133,9 +135,9 @@ def follows_from(
 
     if any(k.value.quantize(_CENT) == value and fits(k.per) for k in figures):
         return True
-    for c in {c if isinstance(c, Count) else Count(Decimal(c)) for c in counts}:
-        if not (2 <= c.n <= MAX_COUNT and c.n == int(c.n)):
-            continue
+    typed = {c if isinstance(c, Count) else Count(Decimal(c)) for c in counts}
+    usable = sorted((c for c in typed if 2 <= c.n <= MAX_COUNT and c.n == int(c.n)), key=lambda c: (c.n, c.unit or ""))
+    for c in usable:
         for k in figures:
             cents = k.value.quantize(_CENT)
             for divided, hit in ((True, (amount * c.n).quantize(_CENT) == cents),
@@ -143,6 +145,38 @@ def follows_from(
                 ok, per = _derived(k, c, divided)
                 if hit and ok and fits(per):
                     return True
+    # In two typed steps a count of one counts too: it moves the unit, not the value (a one-seat plan's monthly
+    # price is its price per seat per month).
+    ones = sorted((c for c in typed if c.n == 1), key=lambda c: c.unit or "")
+    return stated is not None and _two_steps(value, figures, ones + usable, stated)
+
+
+def _two_steps(value: Decimal, figures: Collection[Figure], counts: list[Count], stated: frozenset[str]) -> bool:
+    """Whether `value` is a known amount taken over two counts of distinct units, landing on the unit `stated`.
+
+    Only typed figures and counts derive this way, and only to the unit the text states: a contract total over
+    the seats and the months is the price "per seat per month" (to the cent, rounded), never "per month"; a
+    seat's monthly price times the seats and the months is a total. Untyped, two steps would make too many
+    figures true.
+    """
+    for k in figures:
+        if k.per is None:
+            continue
+        for c1 in counts:
+            for c2 in counts:
+                if c1.unit in (None, "ref") or c2.unit in (None, "ref") or c1.unit >= c2.unit:
+                    continue  # distinct known units, each pair once
+                for d1 in (True, False):
+                    for d2 in (True, False):
+                        ok1, per1 = _derived(k, c1, d1)
+                        if not ok1 or per1 is None:
+                            continue
+                        ok2, per2 = _derived(Figure(k.value, per1), c2, d2)
+                        if not ok2 or per2 != stated:
+                            continue
+                        scale = (c1.n if not d1 else 1 / c1.n) * (c2.n if not d2 else 1 / c2.n)
+                        if (k.value * scale).quantize(_CENT) == value:
+                            return True
     return False
 
 

@@ -74,3 +74,29 @@ def test_unit_stated_reads_the_unit_beside_a_figure(before: str, after: str, per
 def test_spread_lists_the_items_of_a_list_bound_value_in_place() -> None:
     assert spread(["1.00", ["2.00", ("3.00",)], "4.00"]) == ["1.00", "2.00", "3.00", "4.00"]
     assert spread(()) == []
+
+
+def test_a_typed_total_over_two_counts_is_true_in_the_unit_that_lands_on() -> None:
+    total = Figure(D("31185.00"), frozenset())
+    seat_month = frozenset({"seat", "month"})
+    assert follows_from(D("41.25"), {total}, _COUNTS, seat_month)  # 31,185.00 / 42 seats / 18 months
+    assert follows_from(D("31185.00"), {_SEAT_MONTH}, _COUNTS, frozenset())  # 41.25 x 42 x 18, in total
+    assert follows_from(D("13.89"), {Figure(D("10000.00"), frozenset())},
+                        [Count(D(40), "seat"), Count(D(18), "month")], seat_month)  # rounded to the cent
+
+
+def test_two_steps_in_a_wrong_unit_or_untyped_derive_nothing() -> None:
+    total = Figure(D("31185.00"), frozenset())
+    assert not follows_from(D("41.25"), {total}, _COUNTS, frozenset({"month"}))  # a seat-month figure "per month"
+    assert not follows_from(D("41.25"), {total}, _COUNTS, frozenset({"seat"}))
+    assert not follows_from(D("41.25"), {total}, _COUNTS)  # no unit stated: one step only
+    assert not follows_from(D("41.25"), {D("31185.00")}, [42, 18], frozenset({"seat", "month"}))  # untyped
+    assert not follows_from(D("41.25"), {total}, [Count(D(42), "seat"), Count(D(18), "ref")],
+                            frozenset({"seat", "month"}))
+    assert not follows_from(D("41.26"), {total}, _COUNTS, frozenset({"seat", "month"}))
+
+
+def test_a_count_of_one_moves_the_unit_in_two_typed_steps() -> None:
+    one_seat = [Count(D(1), "seat"), Count(D(20), "month")]
+    assert follows_from(D("80.00"), {Figure(D("1600.00"), frozenset())}, one_seat, frozenset({"seat", "month"}))
+    assert not follows_from(D("1600.00"), {Figure(D("1600.00"), frozenset())}, one_seat, frozenset({"seat"}))

@@ -20,10 +20,11 @@ from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_claims import AgentText, agent_texts
 from saas_sim.domains.crm.checks_email_facts import bare_money_figures, true_amounts
-from saas_sim.domains.crm.figure_marks import cents_figures, past_amounts, told_as_past
+from saas_sim.domains.crm.figure_marks import cents_figures, code_returns, past_amounts, told_as_past
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
+from saas_sim.domains.crm.refund_claims import refund_claims
 from saas_sim.domains.crm.state import ACTIVITIES, DEALS
 from saas_sim.domains.crm.text_claims import Claim, read_claims
 from saas_sim.domains.crm.verb_governance import INTENT
@@ -142,7 +143,8 @@ def _claim_holds(ctx: CheckContext, claim: Claim, t: AgentText, deal_id: str | N
 
 @kit.check
 def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Sequence[Any] = (),
-                    also_true: Sequence[Any] = (), deal_per: Sequence[str] | None = None) -> CheckOutcome:
+                    also_true: Sequence[Any] = (), deal_per: Sequence[str] | None = None,
+                    refunded: Sequence[Any] = (), code_unit: str | None = None) -> CheckOutcome:
     """Constraint: every figure and claim in the agent's texts (next steps, notes, tasks, emails) is true.
 
     True figures: the task's deal's final amount (with `deal_id`), a text's own deal's, and `also_true`
@@ -154,6 +156,14 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
     so a total divided by the seats is no price "per month". An item of `also_true` that is a list (the
     figures a setup read from the code) counts each of its items. A claimed signature or stage must hold on
     the deal, a claimed act must have happened in the episode.
+
+    With `refunded` (the refund the task's billing state comes to, typed like `also_true`), an amount a text
+    claims was refunded or credited (`refund_claims`: "Refunded 500.00 USD") must be that refund: the charge
+    or the correct price, true as figures, are no refund (a refund stated per a unit is a rate, judged as a
+    figure only). Support's reply reader cannot be imported here (domains are independent, and ports are read
+    at world-build time only), so the scenario binds the refund its support checks require. With
+    `code_unit` (`cents`), a whole number reported as what code returns is read in that unit
+    (`figure_marks.code_returns`).
     """
     also_true = spread(also_true)
     typed = [figure_of(a, _amount) for a in also_true if isinstance(a, Mapping)]
@@ -162,13 +172,20 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
     known = known_figures(true_amounts(ctx, deal_id, [a for a in also_true if not isinstance(a, Mapping)]), typed)
     plain = [count_of(c) for c in counts]
     numbers = {c.n for c in plain}
+    refunds = {figure_of(a, _amount) for a in spread(refunded)}
     false: list[str] = []
     for t in agent_texts(ctx):
+        for c in refund_claims(t.text) if refunds else ():
+            # A refund stated per something ("49.00 per seat a month") is a rate of it: the figure check judges it.
+            per = unit_stated(c.text[:c.amount.start], c.text[c.amount.end:])
+            if not per and not follows_from(c.amount.value, refunds, plain, per):
+                false.append(f"{t.where} claims {c.amount.value} refunded")
         # A text on another deal may state that deal's own figures (the activity check judges where it went).
         known_here = known | true_amounts(ctx, t.deal_id) if t.deal_id not in (None, deal_id) else known
         values = {k.value if isinstance(k, Figure) else k for k in known_here}
         text, found = located_amounts(t.text)
-        cents = cents_figures(text)
+        # A number reported as what code returns is in the code's unit ("quote() returns 3118500": cents).
+        cents = cents_figures(text) | (code_returns(text, code_unit) if code_unit else {})
         stated: list[Decimal] = []
         for i, m in enumerate(found):
             per = unit_stated(text[:m.start], text[m.end:])

@@ -156,17 +156,50 @@ _NAME_CLAUSE = re.compile(r"[^,;.:!?()\n]+")
 """A clause for `_as_name`: text between punctuation ("Competitor: vantage" has the clause " vantage")."""
 
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]|\s[-\u2013\u2014*\u2022])[\s\"'\u2018\u201c(*\u2022-]*$")
+"""What ends right before a sentence's first word: the text's start, a stop, a colon, a line break, a bullet."""
+
+_VERBS: Final = frozenset({
+    "is", "was", "are", "were", "be", "been", "has", "had", "have", "does", "did", "do", "will", "would", "can",
+    "could", "may", "might", "should", "must", "won", "wins", "win", "beat", "beats", "undercut", "undercuts",
+    "underbid", "underbids", "offer", "offers", "got", "gets", "took", "takes", "came", "comes", "gave", "gives",
+    "made", "makes", "sold", "sells", "bid", "bids", "quoted", "quotes", "provides", "provide", "includes",
+    "include", "costs", "cost", "charges", "charge", "matched", "matches", "also", "just", "then", "still",
+    "already", "simply", "clearly", "ist", "hat", "war", "est", "es", "fue", "ha"})
+"""Words that start a predicate: a name is followed by what it did ("Vantage won", "Kestrel undercut us")."""
+
+
+def _starts_sentence(text: str, token: re.Match[str]) -> bool:
+    """Whether `token` is the first word of a sentence, where every word is capitalized."""
+    return bool(_SENTENCE_START.search(text[:token.start()]))
+
+
+def _predicate_next(after: list[str]) -> bool:
+    """Whether the word after a sentence's first word starts its predicate, or nothing follows in its clause.
+
+    A sentence's first word is capitalized whatever it is. It is a name when what follows is what it did
+    ("Vantage won", "Orbital offered 20% off"), its possessive, or a clause break ("Vantage: we lost to
+    them"); an everyday word there is followed by the noun it modifies ("Vantage point", "Halcyon days",
+    "Orbital period").
+    """
+    if not after:
+        return True
+    nxt = after[0]
+    return nxt in _VERBS or nxt.endswith("ed") or nxt in ("s", "and", "or")
+
+
 def _as_name(text: str, token: re.Match[str], before: list[str], after: list[str], rival: str) -> bool:
     """Whether the everyday word `token` of `text` names `rival`; `before` and `after` are the folded words
     around it.
 
-    It does when it is capitalized as a name ("Vantage"; not "VANTAGE", where every letter is), when a
+    It does when it is capitalized as a name ("Vantage"; not "VANTAGE", where every letter is; at a
+    sentence's start only before a predicate, see `_predicate_next`), when a
     choice frames it ("went with vantage", "chose the Halcyon"), when another rival's word stands within
     two words of it ("copperleaf or vantage": rivals listed or compared), or when its clause holds nothing
     but the words of the rival's name and an article ("Competitor: vantage", "halcyon"): a reason that is a name.
     """
     word = token.group()
-    if word[:1].isupper() and not word.isupper():
+    if word[:1].isupper() and not word.isupper() and (not _starts_sentence(text, token) or _predicate_next(after)):
         return True
     if any(w in _RIVAL_WORDS and w not in _DISTINCTIVE[rival] for w in (*before[-2:], *after[:2])):
         return True

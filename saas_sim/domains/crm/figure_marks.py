@@ -7,6 +7,11 @@ The truth checks (`checks_suite_billing.plan_texts_true`) read them as what they
 
 * **Cents.** A whole number with a minor-unit word after it ("3118500 cents", "3118500 (in cents)",
   "4900¢") or after "in cents:" is that many hundredths: 3118500 cents is 31,185.00.
+* **Code output.** A whole number reported as what code returns ("quote(42, 18) returns 3118500",
+  "the function gave 3118500", "quote() == 3118500", "-> 3118500") is in the code's own unit, which the
+  scenario names (`code_returns`: the company's code returns money in cents): 3118500 is 31,185.00. A figure
+  with a currency mark or word ("returns $3,118,500", "3118500 dollars") or decimals is still in dollars, and
+  the figure read in the code's unit is judged like any other, so a false output stays false.
 * **Past.** An amount with a past cue in its clause, before it ("was", "previously", "the old", "last
   year's", "instead of", "down from") or right after it ("before the change", "no longer applies",
   "last year"), and no verb that offers it now ("quote", "send", "charge") before it, is told of the
@@ -25,7 +30,7 @@ from saas_sim.core.text_facts import extract_amounts
 from saas_sim.domains.crm.check_indexes import ACTIVITIES_BY_DEAL
 from saas_sim.domains.crm.state import ACTIVITIES, DEALS, LINE_ITEMS
 
-__all__ = ["cents_figures", "past_amounts", "told_as_past"]
+__all__ = ["CODE_UNITS", "cents_figures", "code_returns", "past_amounts", "told_as_past"]
 
 _WHOLE = r"(\d{1,3}(?:[,\u00a0\u202f]\d{3})+|\d+)"
 _CENTS_AFTER = re.compile(rf"(?<![\w.,]){_WHOLE}\s*(?:\(\s*(?:in\s+)?cents?\s*\)|(?:in\s+)?cents?\b|¢)", re.IGNORECASE)
@@ -39,6 +44,28 @@ def cents_figures(text: str) -> dict[Decimal, Decimal]:
         for m in pattern.finditer(text):
             n = Decimal(re.sub(r"\D", "", m.group(1)))
             out[n] = n.scaleb(-2)
+    return out
+
+
+CODE_UNITS = ("cents",)
+"""The units code may return money in (what `code_returns` converts from)."""
+_CODE_RETURN = re.compile(
+    r"(?:\b[A-Za-z_][\w.]*\s*\([^()\n]{0,40}\)+|\b(?:function|code|method|script|it|call)\b)\s*"
+    r"(?:returns?|returned|returning|gives|gave|yields?|yielded|outputs?|printed|prints|evaluates to|computes|"
+    r"computed|comes back (?:as|with)|came back (?:as|with)|==|->|\u2192|=)\s*(?:of\s+)?"
+    rf"{_WHOLE}(?!\d|[.,]\d|\s*(?:[$\u20ac\u00a3]|(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b))",
+    re.IGNORECASE)
+
+
+def code_returns(text: str, unit: str) -> dict[Decimal, Decimal]:
+    """The whole numbers `text` reports as what code returns, each to its value in currency units, read in the
+    code's `unit` (one of `CODE_UNITS`): `quote() returns 3118500` in cents is {3118500: 31185.00}."""
+    if unit not in CODE_UNITS:
+        raise ValueError(f"unknown code unit: {unit!r}")
+    out: dict[Decimal, Decimal] = {}
+    for m in _CODE_RETURN.finditer(text):
+        n = Decimal(re.sub(r"\D", "", m.group(1)))
+        out[n] = n.scaleb(-2)
     return out
 
 

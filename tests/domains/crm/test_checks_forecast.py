@@ -75,3 +75,18 @@ async def test_an_everyday_word_that_is_also_a_rivals_name_keeps_a_true_reason_t
     steps = [_close("{d1.id}", f"{{d1.reason}}, {suffix}"), _close("{d2.id}", f"{{d2.reason}}; {suffix}")]
     grade = await scripted_grade(env, REF, seed, steps)
     assert grade.score == 1.0, grade.violations
+
+
+@pytest.mark.parametrize(("seed", "prefix", "other_rival"), [
+    (2, "Vantage point", "Vantage Suite"),
+    (4, "Halcyon days are over", "Halcyon CRM"),
+    (6, "Orbital period of the review ended", "Orbital Apps"),
+])
+async def test_an_everyday_phrase_at_a_sentence_start_keeps_a_true_reason_true(
+    env: Environment, seed: int, prefix: str, other_rival: str,
+) -> None:
+    bindings = (await env.task(env.scenario(REF), seed)).bindings
+    assert other_rival not in (bindings["d1"]["competitor"], bindings["d2"]["competitor"])
+    steps = [_close("{d1.id}", f"{prefix}: {{d1.reason}}"), _close("{d2.id}", f"{prefix}. {{d2.reason}}")]
+    grade = await scripted_grade(env, REF, seed, steps)
+    assert grade.score == 1.0, grade.violations

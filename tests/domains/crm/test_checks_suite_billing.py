@@ -213,3 +213,124 @@ async def test_a_next_step_planning_the_quote_and_the_approval_claims_nothing(su
         "deal_id": "{deal.id}", "amount": "{code_quote.amount}",
         "next_step": "Send the quote of {code_quote.amount} USD; the buyer will sign once approved"}}])
     assert grade.score == 1.0
+
+
+_REFUND_REFS = ("suite/wrong-charge-fix-and-refund", "suite/late-fee-dispute", "suite/tax-exempt-charged-tax",
+                "suite/seat-downgrade-prorated-refund")
+
+
+@pytest.fixture
+async def refund_env(tmp_path: Path) -> AsyncIterator[Environment]:
+    """An environment whose catalog is the cross-app refund scenarios alone."""
+    from saas_sim.domains import builtin_domains
+
+    (tmp_path / "suite").mkdir()
+    for ref in _REFUND_REFS:
+        shutil.copy(ROOT / "scenarios" / f"{ref}.yaml", tmp_path / "suite")
+    async with Environment("sqlite+aiosqlite:///:memory:", builtin=False, scenario_dirs=[tmp_path],
+                           seeds_dirs=[ROOT / "seeds"], domains=dict(builtin_domains()).values()) as env:
+        yield env
+
+
+def _refund_note(subject: str, ref: str) -> dict[str, Any]:
+    where = ({"deal_id": "{deal.id}"} if ref.endswith("seat-downgrade-prorated-refund")
+             else {"contact_id": "{customer.crm_contact_id}"})
+    return {"tool": "crm.log_activity", "args": {"kind": "note", **where, "subject": subject}}
+
+
+_TRUE_FIGURE = {"suite/wrong-charge-fix-and-refund": "{charged}", "suite/late-fee-dispute": "{charged}",
+                "suite/tax-exempt-charged-tax": "{subtotal}",
+                "suite/seat-downgrade-prorated-refund": "{proration.paid}"}
+_REFUND = {"suite/seat-downgrade-prorated-refund": "{proration.refund}"}
+
+
+@pytest.mark.parametrize("ref", _REFUND_REFS)
+async def test_a_crm_note_claiming_another_true_figure_refunded_is_false(refund_env: Environment, ref: str) -> None:
+    """The oracle, its CRM note's refund changed to the charge (a true figure, no refund): the notes check fails."""
+    scenario = refund_env.scenario(ref)
+    steps = [s.model_dump(exclude_none=True) for s in scenario.spec.oracle]
+    wrong = [_refund_note(f"Billing incident: refunded {_TRUE_FIGURE[ref]} USD", ref)]
+    grade = await scripted_grade(refund_env, ref, 1, [s for s in steps if s["tool"] != "crm.log_activity"] + wrong)
+    assert grade.score == 0.0
+    assert {v.name for v in grade.violations} & {"crm_notes_true", "crm_texts_true"}, grade.violations
+    right = [_refund_note(f"Billing incident: refunded {_REFUND.get(ref, '{excess}')} USD", ref)]
+    grade = await scripted_grade(refund_env, ref, 1, [s for s in steps if s["tool"] != "crm.log_activity"] + right)
+    assert not {v.name for v in grade.violations} & {"crm_notes_true", "crm_texts_true"}, grade.violations
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("quote(42, 18) returns 3118500, so 31,185.00 USD", {"3118500": "31185.00"}),
+    ("the function gave 3,118,500", {"3118500": "31185.00"}),
+    ("print(quote(42, 18)) -> 3118500", {"3118500": "31185.00"}),
+    ("quote(42, 18) == 3118500", {"3118500": "31185.00"}),
+    ("quote() returns $3118500", {}),
+    ("quote() returns 3118500 dollars", {}),
+    ("quote() returns 31185.00", {}),
+    ("The price is 3118500", {}),
+])
+def test_a_number_reported_as_what_code_returns_is_in_the_codes_unit(text: str, read: dict[str, str]) -> None:
+    from decimal import Decimal
+
+    from saas_sim.domains.crm.figure_marks import code_returns
+
+    assert code_returns(text, "cents") == {Decimal(k): Decimal(v) for k, v in read.items()}
+
+
+@pytest.mark.parametrize(("body", "ok"), [
+    ("quote({code_quote.seats}, {code_quote.months}) returns {code_quote.cents}, so the plan is {code_quote.amount} "
+     "USD.", True),
+    ("quote() returns {code_quote.cents} for the plan.", True),
+    ("quote() returns ${code_quote.cents} for the plan.", False),
+    ("The price is {code_quote.cents} for the plan.", False),
+    ("quote() returns {code_quote.seats}00 for the plan.", False),
+])
+async def test_a_note_quoting_the_codes_output_in_cents_is_true_and_a_dollar_misreading_is_not(
+    suite_env: Environment, body: str, ok: bool,
+) -> None:
+    steps = [{"tool": "crm.update_deal", "args": {"deal_id": "{deal.id}", "amount": "{code_quote.amount}",
+                                                  "next_step": "Quote {code_quote.amount} USD"}},
+             {"tool": "crm.log_activity", "args": {"kind": "note", "deal_id": "{deal.id}", "subject": "Pricing",
+                                                   "body": body}}]
+    grade = await scripted_grade(suite_env, REF, 3, steps)
+    assert (grade.score == 1.0) is ok, (body, grade.violations)
+    assert ok or grade.score == 0.0
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_a_note_deriving_the_seat_months_price_from_the_correct_total_is_true(
+    refund_env: Environment, seed: int,
+) -> None:
+    """The correct plan total over the seats and the months, stated per seat per month, is a true figure; the
+    same figure stated per seat is not."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    ref = "suite/wrong-charge-fix-and-refund"
+    b = (await refund_env.task(refund_env.scenario(ref), seed)).bindings
+    rate = (Decimal(b["correct"]) / b["bug"]["seats"] / b["bug"]["months"]).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    steps = [s.model_dump(exclude_none=True) for s in refund_env.scenario(ref).spec.oracle
+             if s.tool != "crm.log_activity"]
+    for unit, ok in (("per seat per month", True), ("per seat", False)):
+        note = _refund_note(f"Correct price {{correct}} USD ({rate} USD {unit}); refunded {{excess}} USD", ref)
+        grade = await scripted_grade(refund_env, ref, seed, [*steps, note])
+        assert ("crm_notes_true" not in {v.name for v in grade.violations}) is ok, (unit, grade.violations)
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    ("Bug fixed; 150.00 USD refunded on charge 100234.", ["150.00"]),
+    ("Overcharge refunded: 150.00 USD", ["150.00"]),
+    ("Refund of $150.00 issued.", ["150.00"]),
+    ("Refunded 50.00 of the 500.00 charge", ["50.00"]),
+    ("Contract now 5 seats: 900.00 USD after the 300.00 USD refund", ["300.00"]),
+    ("Customer asked for a refund of 500.00; we refunded 50.00.", ["50.00"]),
+    ("Sales tax credited: 12.00 USD", ["12.00"]),
+    ("No refund of 500.00 is due.", []),
+    ("He didn't get a refund of 500.00", []),
+    ("Paid by credit card: 500.00", []),
+    ("The fee is not refundable: 25.00", []),
+])
+def test_refund_claims_read_the_amount_told_of_a_refund_given(text: str, claimed: list[str]) -> None:
+    from decimal import Decimal
+
+    from saas_sim.domains.crm.refund_claims import refund_claims
+
+    assert [c.amount.value for c in refund_claims(text)] == [Decimal(x) for x in claimed]

@@ -181,3 +181,26 @@ def test_rivals_listed_beside_one_another_are_each_named_in_any_case() -> None:
     assert competitors_named("chose copperleaf or vantage or halcyon or kestrel or orbital or northwind") == set(
         COMPETITORS)
     assert competitors_named("cheaper offer from copperleaf") == {"Copperleaf"}
+
+
+@pytest.mark.parametrize("reason", [
+    "Vantage point: the budget was frozen",
+    "Halcyon days are over; the project was cancelled",
+    "Budget frozen. Orbital period of the review ended",
+    "- Kestrel sightings aside, they built it in-house",
+])
+def test_an_everyday_phrase_capitalized_at_a_sentence_start_names_no_rival(reason: str) -> None:
+    assert competitors_named(reason) == set()
+
+
+@pytest.mark.parametrize(("reason", "rival"), [
+    ("Vantage: we lost to them", "Vantage Suite"),
+    ("We went with Vantage", "Vantage Suite"),
+    ("Vantage won the deal on price", "Vantage Suite"),
+    ("Halcyon offered a steeper discount", "Halcyon CRM"),
+    ("Orbital's pricing won them over", "Orbital Apps"),
+    ("Budget was fine. Vantage undercut us", "Vantage Suite"),
+    ("The buyer picked a rival. Vantage, in the end", "Vantage Suite"),
+])
+def test_a_rival_at_a_sentence_start_is_named_before_its_predicate(reason: str, rival: str) -> None:
+    assert competitors_named(reason) == {rival}
