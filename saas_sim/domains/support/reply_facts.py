@@ -48,7 +48,14 @@ from saas_sim.domains.support.models import Message, Ticket
 from saas_sim.domains.support.refund_shares import Share, refund_shares
 from saas_sim.domains.support.side_amounts import without_side_amounts
 from saas_sim.domains.support.threads import agent_replies, reply_text
-from saas_sim.domains.support.unit_rates import AMOUNT_TEXT, OrderTerms, per_unit_amounts, products, states_line_price
+from saas_sim.domains.support.unit_rates import (
+    AMOUNT_TEXT,
+    OrderTerms,
+    per_unit_amounts,
+    products,
+    states_line_price,
+    unit_counts,
+)
 
 __all__ = [
     "ORDER_NUMBER",
@@ -227,6 +234,8 @@ _REQUEST = re.compile(r"\?|\b(?:please|could you|can you|would you|let me know|s
                       r"tell me|confirm|which|what|bitte|können sie|könnten sie|welche\w*|nennen|senden|schicken|"
                       r"podría|puede|envíe|envíenos|indíque\w*|cuál|pourriez|pouvez|merci de|envoyer|"
                       r"indiquer|quel(?:le)?s?)\b")
+StatedRate = tuple[Decimal, tuple[int, ...]]
+"""A rate stated per unit and the counts of units stated with it."""
 _RETURN_WINDOW_DAYS = 30
 _MIN_SHARE = 0.8
 _MIN_SENTENCE_LETTERS = 20
@@ -388,16 +397,16 @@ class ReplyFacts:
         return [s for s in self._claims if _names(s, _REPLACE)]
 
     @functools.cached_property
-    def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[Decimal, ...]]]:
+    def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[StatedRate, ...]]]:
         # The claimed sums and rates by order: several checks of a grade ask, and reading amounts costs a parse
         # per sentence. A pure function of the (immutable) facts and the (hashable) order terms.
         return {}
 
-    def _claimed_figures(self, terms: OrderTerms | None) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
+    def _claimed_figures(self, terms: OrderTerms | None) -> tuple[tuple[Decimal, ...], tuple[StatedRate, ...]]:
         key = terms or OrderTerms()
         if key not in self._figures_memo:
             out: list[Decimal] = []
-            rates: list[Decimal] = []
+            rates: list[StatedRate] = []
             for claim in self._refund_claims:
                 sums, claim_rates = _claim_figures(claim, key)
                 out += [a for a in sums if str(a) not in self.codes]
@@ -414,6 +423,11 @@ class ReplyFacts:
     def claimed_rates(self, terms: OrderTerms | None = None) -> list[Decimal]:
         """Amounts a refund claim states per unit ("I refunded 17.00 per unit", "34.00, that is 17.00 each",
         "12.50 per damaged bulb"); a rate on a stated count ("5.00 on each of your three lamps") is a sum."""
+        return [rate for rate, _ in self._claimed_figures(terms)[1]]
+
+    def claimed_rate_counts(self, terms: OrderTerms | None = None) -> list[StatedRate]:
+        """The `claimed_rates`, each with the counts of refunded units its claim states ("12.91 per pack for your 3
+        packs": 3), which the rate may apply to (`unit_rates.rate_makes`)."""
         return list(self._claimed_figures(terms)[1])
 
     def claimed_shares(self, terms: OrderTerms | None = None) -> list[Share]:
@@ -428,6 +442,15 @@ class ReplyFacts:
             return list(self.per_unit)
         return [a for body, lang in zip(self.bodies, self.languages, strict=True)
                 for a in per_unit_amounts(body, lang, terms.nouns)]
+
+    def rate_counts_stated(self, terms: OrderTerms) -> list[StatedRate]:
+        """The `rates_stated`, each with the counts of units its reply states, which it may apply to."""
+        out: list[StatedRate] = []
+        for body, lang in zip(self.bodies, self.languages, strict=True):
+            rates = per_unit_amounts(body, lang, terms.nouns)
+            counts = tuple(unit_counts(body, lang, terms.nouns)) if rates else ()
+            out += [(a, counts) for a in rates]
+        return out
 
     def claimed_extras(self) -> list[Decimal]:
         """Amounts a refund claim states as one more refund ("another 34.00", "an additional refund of 34.00")."""
@@ -549,8 +572,9 @@ def _payout(text: str, lang: str | None) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
-    """The sums and the rates a refund claim states (memoized: the simulator reads a thread again at each reply).
+def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, ...], tuple[StatedRate, ...]]:
+    """The sums and the rates a refund claim states, each rate with the counts of refunded units the claim states
+    (memoized: the simulator reads a thread again at each reply).
 
     "I refunded 34.00, that is 17.00 per unit" claims a sum of 34.00 and a rate of 17.00; "I refunded 2 x
     17.00" and "17.00 on each of your 2 mugs" claim the sum 34.00 (the count is stated, so it is no open rate).
@@ -566,7 +590,10 @@ def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, .
     counted = products(s.text, s.lang, terms.nouns)
     rates = Counter(a for a in per_unit if a in stated) - Counter(rate for rate, _ in counted)
     sums = (Counter(stated) - Counter(per_unit)).elements()
-    return (*sums, *(rate * n for rate, n in counted)), tuple(rates.elements())
+    # The counts of refunded units the claim states are what its rates may apply to ("12.91 per pack for your 3
+    # packs"): a rate is judged by the total it implies (`unit_rates.rate_makes`).
+    counts = tuple(unit_counts(s.text, s.lang, terms.refunded_nouns)) if rates else ()
+    return (*sums, *(rate * n for rate, n in counted)), tuple((r, counts) for r in rates.elements())
 
 
 @functools.lru_cache(maxsize=4096)
