@@ -158,7 +158,7 @@ _BACK = re.compile(r"(?<!get )(?<!got )(?<!getting )(?<!come )(?<!write )(?<!hea
 # back"): naming it claims nothing, so it is read out before looking for claims. "(You can) expect a refund" is a
 # promise, not the customer's expectation.
 _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(?:request|anfrage|antrag|solicitud|"
-                   r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?refund\w*|"
+                   r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?(?:full )?refund\w*|"
                    r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expected|expecting|"
                    r"(?<!can )(?<!will )(?<!'ll )(?<!should )(?<!may )(?<!please )(?<!^)(?<!^ )expect) (?:for )?"
                    r"(?:a |your |the )?(?:full )?(?:refund|money back)\b")
@@ -602,7 +602,10 @@ def _claim_shares(claim: Sentence, terms: OrderTerms) -> tuple[Share, ...]:
     those of a clause that restates the refund as a share of another money fact ("I refunded 49.90, that is
     50% of what the bulbs cost": a share of a cost, not the cost itself)."""
     kept = _claiming_clauses(claim, terms)
-    said = [c.text for c in claim.parts(_CLAUSE) if c in kept or _RESTATES.match(c.text)]
+    # A share the customer wished for or one rejected ("you asked for a full refund", "instead of a full refund")
+    # is no share claimed.
+    said = [without_idle_mentions(_WISH.sub(" ", c.text), c.lang) for c in claim.parts(_CLAUSE)
+            if c in kept or _RESTATES.match(c.text)]
     return tuple(refund_shares(" ; ".join(said), claim.lang))
 
 
