@@ -58,6 +58,7 @@ from saas_sim.domains.support.unit_rates import (
 )
 
 __all__ = [
+    "MONEY_DESTINATION",
     "ORDER_NUMBER",
     "ReplyFacts",
     "Sentence",
@@ -182,6 +183,17 @@ _REPLACE = ("replac", "resend", "re-send", "reship", "re-ship", "new one", "new 
             "new unit", "another unit", "fresh unit", "send you a new", "send you another", "ship you a new",
             "ship you another", "on its way to you", "on their way to you", "ersatz", "neu zu",
             "nachliefer", "reemplaz", "reenvi", "nueva unidad", "remplac", "renvo")
+# Where money goes, not goods: the customer's card, account or bank ("to your card", "auf Ihr Konto", "a su tarjeta",
+# "sur votre compte").
+MONEY_DESTINATION = (r"(?:your|the|ihre[nmrs]?|su|sus|votre|vos|la|el|le)\s+(?:[\w-]+\s+){0,2}?(?:card|account|bank|"
+                     r"paypal|statement|wallet|balance|payment method|original payment|karte|kreditkarte|konto|"
+                     r"bankkonto|tarjeta|cuenta|carte|compte|relevé)\b")
+"""The customer's means of payment as the place money goes ("your credit card", "Ihr Konto")."""
+# Money travelling to it is no goods shipped: "your refund is on its way to your card" claims no replacement,
+# though "a new one is on its way to you" does.
+_MONEY_TRAVEL = re.compile(rf"\b(?:on (?:its|their|the) way|resen[dt]\w*|re-sen[dt]\w*|renvo\w*|reenvi\w*|"
+                           rf"unterwegs|en camino|en route)(?:\s+[^\s,;:.!?]+){{0,3}}?\s+(?:back\s+)?(?:to|into|onto|"
+                           rf"on|in|auf|zu|an|a|al|en|sur|vers)\s+{MONEY_DESTINATION}")
 _FINAL_SALE = ("final sale", "final-sale", "clearance", "non-returnable", "non returnable",
                "not returnable", "cannot be returned", "can't be returned", "endverkauf",
                "vom umtausch ausgeschlossen", "venta final", "vente finale")
@@ -393,8 +405,10 @@ class ReplyFacts:
         return {int(n) for s in self.sentences if s.mentions(_AGE_WORDS) for n in _DAY_COUNT.findall(s.text)}
 
     def replacement_claims(self) -> list[Sentence]:
-        """Sentences (or clauses after a contrast word) that claim or promise a replacement."""
-        return [s for s in self._claims if _names(s, _REPLACE)]
+        """Sentences (or clauses after a contrast word) that claim or promise a replacement; money travelling to
+        the customer's card or account ("your refund is on its way to your card") is no goods sent."""
+        return [s for s in self._claims if _names(s, _REPLACE)
+                and any(stem in without_idle_mentions(_MONEY_TRAVEL.sub(" ", s.text), s.lang) for stem in _REPLACE)]
 
     @functools.cached_property
     def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[StatedRate, ...]]]:
