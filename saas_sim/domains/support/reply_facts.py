@@ -63,6 +63,7 @@ __all__ = [
     "ReplyFacts",
     "Sentence",
     "asks_for_order",
+    "claims_goods_or_credit",
     "claims_money",
     "read_facts",
     "read_replies",
@@ -556,6 +557,13 @@ def claims_money(s: Sentence) -> bool:
     # dispute, and you'll receive 44.89 USD through the chargeback" is the bank's payout, not ours).
     pieces = [p for p in _CLAUSE.split(text) if p and p.strip()]
     return any(_shop_pays(p, s.lang) for p in pieces)
+
+
+def claims_goods_or_credit(s: Sentence) -> bool:
+    """Whether a clause names a replacement (goods sent, money travelling to a card excepted) or store credit where
+    it claims one (`replacement_claims`, `credit_claims`; its flags are not read here)."""
+    return _names(s, _CREDIT) or (_names(s, _REPLACE) and any(
+        stem in without_idle_mentions(_MONEY_TRAVEL.sub(" ", s.text), s.lang) for stem in _REPLACE))
 
 
 def _names(s: Sentence, stems: Iterable[str]) -> bool:
