@@ -52,9 +52,10 @@ _TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({AMOUNT_TEXT})|"
                     rf"({AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)", re.IGNORECASE)
 _HAS_TIMES = re.compile(r"(?:\bx\b|\u00d7|\*|\btimes\b)")
 """A multiplication sign or word: only then are number words read as digits ("two x 17.00" is "2 x 17.00")."""
-# Rate forms that need no noun: "17.00 each", "a unit price of 17.00".
+# Rate forms that need no noun: "17.00 each", "jeweils 17,00 €", "17,00 € pièce", "a unit price of 17.00".
 _FIXED_RATES = (
-    rf"{AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
+    rf"{AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce|pièce)\b|"
+    rf"\b(?:jeweils|je)\s+{AMOUNT_TEXT}|"
     rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
     rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{AMOUNT_TEXT}|"
     rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*|times)\s*{AMOUNT_TEXT}|{AMOUNT_TEXT}\s*(?:x|\u00d7|\*)\s*\d{{1,4}}\b")

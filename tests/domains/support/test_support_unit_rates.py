@@ -207,3 +207,15 @@ async def test_a_rate_on_whole_units_is_true_at_the_unit_price(env: Environment,
                                                         "ticket_id": "{ticket.id}"}}
     body = "Hi {customer.first_name}, on order #{order.number}: " + said
     assert await _truthful(env, DAMAGED, 0, refund, body) == truthful
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Ich habe Ihnen jeweils 37,50 € erstattet.", "de"), ("Ich habe Ihnen 37,50 € pro Stück erstattet.", "de"),
+    ("Le hemos reembolsado 37,50 € por unidad.", "es"), ("Nous vous avons remboursé 37,50 € pièce.", "fr"),
+    ("Nous vous avons remboursé 37,50 € par article.", "fr"),
+])
+def test_the_whole_refund_said_per_unit_is_false_in_each_language(text: str, lang: str) -> None:
+    # 37.50 is the whole refund of three bulbs at 12.50: said per unit it implies 112.50.
+    facts = read_facts([text])
+    assert facts.claimed_rate_counts(TERMS) == [(D("37.50"), ())]
+    assert not rate_makes(D("37.50"), (), {D("37.50")}, [BULBS])
