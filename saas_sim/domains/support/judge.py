@@ -149,8 +149,10 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     if wrong:
         problems.append(f"a reply says {[str(a) for a in wrong]} was refunded; the records say "
                         f"{sorted(str(a) for a in refunded if a)}")
-    wrong_rates = sorted({a for a, counts in facts.claimed_rate_counts(terms)
-                          if not rate_makes(a, counts, refunded | history, [ln for ln in terms.lines if ln.refunded])})
+    refunded_lines = [ln for ln in terms.lines if ln.refunded]
+    wrong_rates = sorted({a for a, counts, named in facts.claimed_rate_counts(terms)
+                          if not rate_makes(a, counts, refunded | history,
+                                            [terms.lines[i] for i in named] or refunded_lines)})
     if wrong_rates:
         problems.append(f"a reply says {[str(a) for a in wrong_rates]} per unit was refunded, which over the units it "
                         f"applies to is no refund; the records say {sorted(str(a) for a in refunded if a)}")
@@ -173,8 +175,9 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         # A rate ("17.00 per unit") is true when it times the units it applies to is a true amount (a line's unit
         # price always is); every occurrence of a value stated otherwise is judged as a sum.
         stated_rates = facts.rate_counts_stated(terms)
-        sums = Counter(facts.amounts) - Counter(a for a, _ in stated_rates)
-        rates = {a for a, counts in stated_rates if not rate_makes(a, counts, allowed, terms.lines)}
+        sums = Counter(facts.amounts) - Counter(a for a, _, _ in stated_rates)
+        rates = {a for a, counts, named in stated_rates
+                 if not rate_makes(a, counts, allowed, [terms.lines[i] for i in named] or terms.lines)}
         stray = sorted({a for a in {*sums.elements(), *rates} if a.quantize(Decimal("0.01")) not in allowed
                         and str(a) not in facts.codes})
         if stray:

@@ -136,8 +136,11 @@ def _bases(share: Share, terms: OrderTerms) -> set[Decimal]:
     if share.whole and (words & _PART_WORDS or not (named or words & _ORDER_WORDS)):
         return set()  # a whole of a part no record prices ("the shipping fee in full"), or of nothing named
     lines = named or terms.lines
-    # A line's share is of one unit ("100% of the lamp") or of the whole line ("33% of the bulb packs").
+    # A line's share is of one unit ("100% of the lamp") or of the whole line ("33% of the bulb packs"); a whole
+    # refund may be of any number of its units ("a full refund for the two damaged lamps" of three).
     out = {ln.unit_price for ln in lines} | {ln.total for ln in lines}
+    if share.whole:
+        out |= {ln.unit_price * k for ln in lines for k in range(1, ln.quantity + 1)}
     order = {terms.total, sum((ln.total for ln in terms.lines), Decimal("0"))} if terms.total is not None else set()
     if named:
         return out

@@ -53,6 +53,7 @@ from saas_sim.domains.support.unit_rates import (
     OrderTerms,
     per_unit_amounts,
     products,
+    rate_lines,
     states_line_price,
     unit_counts,
 )
@@ -247,8 +248,9 @@ _REQUEST = re.compile(r"\?|\b(?:please|could you|can you|would you|let me know|s
                       r"tell me|confirm|which|what|bitte|können sie|könnten sie|welche\w*|nennen|senden|schicken|"
                       r"podría|puede|envíe|envíenos|indíque\w*|cuál|pourriez|pouvez|merci de|envoyer|"
                       r"indiquer|quel(?:le)?s?)\b")
-StatedRate = tuple[Decimal, tuple[int, ...]]
-"""A rate stated per unit and the counts of units stated with it."""
+StatedRate = tuple[Decimal, tuple[int, ...], tuple[int, ...]]
+"""A rate stated per unit, the counts of units stated with it and the indexes of the order's lines its unit names
+(empty: a generic unit, any line)."""
 _RETURN_WINDOW_DAYS = 30
 _MIN_SHARE = 0.8
 _MIN_SENTENCE_LETTERS = 20
@@ -438,7 +440,7 @@ class ReplyFacts:
     def claimed_rates(self, terms: OrderTerms | None = None) -> list[Decimal]:
         """Amounts a refund claim states per unit ("I refunded 17.00 per unit", "34.00, that is 17.00 each",
         "12.50 per damaged bulb"); a rate on a stated count ("5.00 on each of your three lamps") is a sum."""
-        return [rate for rate, _ in self._claimed_figures(terms)[1]]
+        return [rate for rate, _, _ in self._claimed_figures(terms)[1]]
 
     def claimed_rate_counts(self, terms: OrderTerms | None = None) -> list[StatedRate]:
         """The `claimed_rates`, each with the counts of refunded units its claim states ("12.91 per pack for your 3
@@ -464,7 +466,8 @@ class ReplyFacts:
         for body, lang in zip(self.bodies, self.languages, strict=True):
             rates = per_unit_amounts(body, lang, terms.nouns)
             counts = tuple(unit_counts(body, lang, terms.nouns)) if rates else ()
-            out += [(a, counts) for a in rates]
+            named = rate_lines(body, lang, terms) if rates else {}
+            out += [(a, counts, tuple(sorted(named.get(a, ())))) for a in rates]
         return out
 
     def claimed_extras(self) -> list[Decimal]:
@@ -615,7 +618,9 @@ def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, .
     # The counts of refunded units the claim states are what its rates may apply to ("12.91 per pack for your 3
     # packs"): a rate is judged by the total it implies (`unit_rates.rate_makes`).
     counts = tuple(unit_counts(s.text, s.lang, terms.refunded_nouns)) if rates else ()
-    return (*sums, *(rate * n for rate, n in counted)), tuple((r, counts) for r in rates.elements())
+    named = rate_lines(s.text, s.lang, terms) if rates else {}
+    return (*sums, *(rate * n for rate, n in counted)), tuple((r, counts, tuple(sorted(named.get(r, ()))))
+                                                               for r in rates.elements())
 
 
 @functools.lru_cache(maxsize=4096)

@@ -20,7 +20,7 @@ from saas_sim.core.text_facts import extract_amounts, numbers_as_digits
 from saas_sim.domains.support.models import Order
 
 __all__ = ["AMOUNT_TEXT", "GENERIC_UNITS", "LineTerms", "OrderTerms", "order_terms", "per_unit_amounts", "products",
-           "rate_makes", "states_line_price", "unit_counts"]
+           "rate_lines", "rate_makes", "states_line_price", "unit_counts"]
 
 GENERIC_UNITS = frozenset({
     "unit", "units", "item", "items", "piece", "pieces", "seat", "seats", "licence", "licences", "license",
@@ -184,6 +184,21 @@ def products(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS)
     for m in counted.finditer(text):
         n = m.group(2).lower()
         out += [(a, int(n) if n.isdigit() else _SMALL[n]) for a in extract_amounts(m.group(1), lang)[:1]]
+    return out
+
+
+def rate_lines(text: str, lang: str | None, terms: OrderTerms) -> dict[Decimal, frozenset[int]]:
+    """For each amount `text` states per unit, the indexes of the order's lines its unit names ("12.50 per damaged
+    bulb": the bulbs' line); an amount per a generic unit ("17.00 each", "per unit") names none."""
+    rate, _, _ = _patterns(terms.nouns)
+    if _HAS_TIMES.search(text):
+        text = numbers_as_digits(text, lang)
+    out: dict[Decimal, frozenset[int]] = {}
+    for m in rate.finditer(text):
+        words = set(re.findall(r"[^\W_][\w'-]*", m.group(0).lower()))
+        named = frozenset(i for i, ln in enumerate(terms.lines) if words & (ln.nouns - GENERIC_UNITS))
+        for a in extract_amounts(m.group(0), lang)[:1]:
+            out[a] = out.get(a, frozenset()) | named
     return out
 
 

@@ -144,3 +144,9 @@ async def test_a_full_refund_claimed_in_another_language_is_judged_alike(
         env: Environment, seed: int, said: str, truthful: float) -> None:
     grade = await scripted_grade(env, FOREIGN, seed, [*STEPS, _reply(said), SOLVE])
     assert {c.name: c.score for c in grade.checks}["replies_truthful"] == truthful
+
+
+def test_a_whole_refund_of_some_units_of_a_line_is_true() -> None:
+    # Two of three bulbs, each refunded whole.
+    assert false_shares(refund_shares("a full refund for the two damaged bulbs", "en"), TERMS, {D("99.80")}) == []
+    assert false_shares(refund_shares("a full refund for the two damaged bulbs", "en"), TERMS, {D("90.00")})

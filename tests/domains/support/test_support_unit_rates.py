@@ -13,6 +13,7 @@ from saas_sim.domains.support.unit_rates import (
     OrderTerms,
     per_unit_amounts,
     products,
+    rate_lines,
     rate_makes,
     unit_counts,
 )
@@ -217,5 +218,23 @@ async def test_a_rate_on_whole_units_is_true_at_the_unit_price(env: Environment,
 def test_the_whole_refund_said_per_unit_is_false_in_each_language(text: str, lang: str) -> None:
     # 37.50 is the whole refund of three bulbs at 12.50: said per unit it implies 112.50.
     facts = read_facts([text])
-    assert facts.claimed_rate_counts(TERMS) == [(D("37.50"), ())]
+    assert facts.claimed_rate_counts(TERMS) == [(D("37.50"), (), ())]
     assert not rate_makes(D("37.50"), (), {D("37.50")}, [BULBS])
+
+
+@pytest.mark.parametrize(("said", "truthful"), [
+    # Seed 0's order has two Hush Earbuds (the refunded line) and a one-unit mug: a rate per earbud is judged
+    # over the earbuds' two units, not the mug's one.
+    ("That is {amount} {order.currency} per {line.name}.", 0.0),
+    ("That is {diff} {order.currency} per {line.name}.", 1.0),
+])
+async def test_a_rate_said_apart_from_the_refund_is_judged_over_the_units_of_its_line(
+        env: Environment, said: str, truthful: float) -> None:
+    body = ("Hi {customer.first_name}, about order #{order.number}: I have refunded {amount} {order.currency} for "
+            "your {qty} units. " + said)
+    assert await _truthful(env, PRICE_DROP, 0, PRICE_DROP_REFUND, body) == truthful
+
+
+def test_a_rate_names_the_lines_its_unit_is_of() -> None:
+    assert rate_lines("37.50 per bulb and 24.99 each", "en", TERMS) == {D("37.50"): frozenset({0}),
+                                                                        D("24.99"): frozenset()}
