@@ -37,6 +37,7 @@ from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import Message
 from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.state import ESCALATIONS, MESSAGES, ORDERS
+from saas_sim.domains.support.unit_rates import order_terms, rate_makes
 
 __all__ = ["claims_answered", "handoff_not_denied", "handoff_states", "not_escalated", "replies_truthful_with",
            "told_after_handoff"]
@@ -243,6 +244,17 @@ def replies_truthful_with(ctx: CheckContext, *, ticket_id: str, order_id: str, m
                    | typed)
     if stray:
         problems.append(f"{_STRAY}: {[str(a) for a in stray]}")
+    # A refund said per unit ("That is 38.73 per bulb" when 38.73 was the whole refund of three bulbs) states the
+    # count times it, though the figure alone is true; a rate that is itself a true figure (a price, `also_true`'s
+    # difference per unit) or makes a true amount over its units (`unit_rates.rate_makes`) is fine.
+    every = refunds_on(ctx.final, order.id)
+    terms = order_terms(order, {r.line_id for r in every})
+    as_rate = sorted({a for a, counts, named in facts.rate_counts_stated(terms)
+                      if a in set(refunded) | {sum(refunded, Decimal("0"))} and a not in plain - set(refunded)
+                      and not rate_makes(a, counts, plain, [terms.lines[i] for i in named] or terms.lines)})
+    if as_rate:
+        problems.append(f"a reply states the refund {[str(a) for a in as_rate]} per unit, which over the units it "
+                        f"applies to is no true amount")
     if problems:
         return CheckOutcome.failed("; ".join(problems))
     return CheckOutcome.passed("every stated fact is true")

@@ -29,7 +29,7 @@ from saas_sim.domains.support.refund_shares import false_shares
 from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.shipping_claims import shipping_claim_problems
 from saas_sim.domains.support.state import KB_ARTICLES, KB_FACTS, ORDERS
-from saas_sim.domains.support.unit_rates import order_terms
+from saas_sim.domains.support.unit_rates import order_terms, rate_makes
 
 __all__ = ["Verdict", "deny_verdict", "kb_verdict", "names_item", "true_amounts", "truth_problems"]
 
@@ -138,20 +138,24 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     # Each earlier refund's own amount may be recounted; a running total may not, since "36.00 in total"
     # and "I refunded 36.00" read alike to the parsers and the second would be false.
     history = {r.amount for r in earlier}
-    quantities = {ln.quantity for ln in order.lines} if order is not None else set()
     # A refunded rate is per unit of the lines the refunds were for (all of them for a refund of the order).
     lines: set[str | None] = {r.line_id for r in every}
-    refunded_quantities = quantities if None in lines or order is None else {
-        ln.quantity for ln in order.lines if ln.id in lines}
     # The order's lines name the units a rate may be per ("12.50 per damaged bulb"), and a line no refund covers
     # may have its price said beside a refund ("the lamp at 89.00 each stays as it is") without claiming it.
     terms = order_terms(order, lines)
-    wrong = sorted({a for a in facts.claimed_amounts(terms) if a not in refunded | history}
-                   | {a for a in facts.claimed_rates(terms)
-                      if not _per_unit_of(a, refunded | history, refunded_quantities)})
+    # A rate is judged by the total it implies over the units it applies to (`unit_rates.rate_makes`): "38.73 per
+    # bulb" of three bulbs claims 116.19, not the 38.73 refunded.
+    wrong = sorted({a for a in facts.claimed_amounts(terms) if a not in refunded | history})
     if wrong:
         problems.append(f"a reply says {[str(a) for a in wrong]} was refunded; the records say "
                         f"{sorted(str(a) for a in refunded if a)}")
+    refunded_lines = [ln for ln in terms.lines if ln.refunded]
+    wrong_rates = sorted({a for a, counts, named in facts.claimed_rate_counts(terms)
+                          if not rate_makes(a, counts, refunded | history,
+                                            [terms.lines[i] for i in named] or refunded_lines)})
+    if wrong_rates:
+        problems.append(f"a reply says {[str(a) for a in wrong_rates]} per unit was refunded, which over the units it "
+                        f"applies to is no refund; the records say {sorted(str(a) for a in refunded if a)}")
     # "I refunded 50% of your order" claims the amount it implies: a share no refund makes of its base is false.
     shares = false_shares(facts.claimed_shares(terms), terms, refunded | history) if order is not None else []
     if shares and order is not None:
@@ -168,11 +172,12 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     if order is not None:
         # What this ticket's refunds add up to is true too, also when the order had refunds before it.
         allowed = true_amounts(state, order) | {a.quantize(Decimal("0.01")) for a in refunded}
-        # A rate ("17.00 per unit") is true when it times a count up to a line's quantity is a true amount; every
-        # occurrence of a value stated otherwise is judged as a sum.
-        stated_rates = facts.rates_stated(terms)
-        sums = Counter(facts.amounts) - Counter(stated_rates)
-        rates = {a for a in stated_rates if not _per_unit_of(a, allowed, quantities)}
+        # A rate ("17.00 per unit") is true when it times the units it applies to is a true amount (a line's unit
+        # price always is); every occurrence of a value stated otherwise is judged as a sum.
+        stated_rates = facts.rate_counts_stated(terms)
+        sums = Counter(facts.amounts) - Counter(a for a, _, _ in stated_rates)
+        rates = {a for a, counts, named in stated_rates
+                 if not rate_makes(a, counts, allowed, [terms.lines[i] for i in named] or terms.lines)}
         stray = sorted({a for a in {*sums.elements(), *rates} if a.quantize(Decimal("0.01")) not in allowed
                         and str(a) not in facts.codes})
         if stray:
@@ -189,13 +194,6 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         # A parcel on its way is neither lost nor already here, and the records back no promised day or service.
         problems += shipping_claim_problems(facts, order)
     return problems
-
-
-def _per_unit_of(rate: Decimal, sums: Collection[Decimal], quantities: Collection[int]) -> bool:
-    """Whether `rate` times a count of units, up to one of `quantities` (the order's line quantities), is one of
-    `sums`, to the cent ("49.90 per unit for the one damaged" of three)."""
-    cents = {a.quantize(Decimal("0.01")) for a in sums}
-    return any((rate * k).quantize(Decimal("0.01")) in cents for k in range(1, max(quantities, default=0) + 1))
 
 
 def _reason_stated(facts: ReplyFacts, reason: str, order: Order) -> bool:

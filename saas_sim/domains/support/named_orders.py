@@ -9,9 +9,10 @@ another customer's order is a disclosure, unless the scenario lets that number b
 the customer quoted by mistake, named to say it is not theirs); such a number may no more be named as where
 money went.
 
-A claim is read per clause: in "I refunded 25.00 on #100057, and #100058 stays as it is" the clause naming
-the other order says it is untouched, so it claims nothing of it, while in "I refunded 25.00 on #100057 and
-#100058" it does.
+A claim is bound to the order it is about by the clauses of its sentence, never by how near a number stands
+(`_claimed_in`): in "I refunded 25.00 on #100057, and #100058 stays as it is" the clause naming the other order
+says it is untouched, so it claims nothing of it, while in "I refunded 25.00 on #100057 and #100058" it does, and
+so does "Order #100058, which you asked me about last week and which I checked closely, has also been refunded".
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from saas_sim.core.text_facts import extract_codes
 from saas_sim.domains.support.check_helpers import CLAUSE, order_ids_by_number
 from saas_sim.domains.support.models import Order
 from saas_sim.domains.support.people import person_records
-from saas_sim.domains.support.reply_facts import ORDER_NUMBER, ReplyFacts, Sentence
+from saas_sim.domains.support.reply_facts import (
+    ORDER_NUMBER,
+    ReplyFacts,
+    Sentence,
+    claims_goods_or_credit,
+    claims_money,
+)
 from saas_sim.domains.support.state import ORDERS
 
 __all__ = ["NamedOrders", "named_orders"]
@@ -39,14 +46,24 @@ _LEFT_AS_IS = re.compile(
     r"unverändert|unberührt|bleibt (?:bestehen|unverändert|gültig|offen)|separate[rn]? (?:kauf|bestellung)|"
     r"sin cambios|intact[oa]s?|compra (?:separada|distinta)|pedido (?:separado|distinto)|"
     r"inchangée?s?|intacte?s?|(?:achat|commande) (?:séparée?|distincte?))")
-# A claimed change to an order (an act the desk would have done on it): a verb of change next to the order's number
-# in an affirmed clause ("I cancelled your order #100058", "#100058 has been updated"). "Bought before the price
-# change" and "order #100057 was a duplicate of #100058, and we cancelled it" claim no change to #100058.
+# A claimed change to an order (an act the desk would have done on it): a verb of change in an affirmed clause about
+# the order ("I cancelled your order #100058", "#100058 has been updated"; `_claimed_in` binds the clause to its
+# order). "Bought before the price change" claims no change.
+_CHANGE_VERB = (r"(?:cancell?ed|changed|updated|modified|adjusted|amended|voided|merged|reissued|storniert|geändert|"
+                r"aktualisiert|angepasst|anulad[oa]|cancelad[oa]|modificad[oa]|actualizad[oa]|ajustad[oa]|annulée?|"
+                r"modifiée?|ajustée?)\b")
+# The change is one done to something: passive ("#100058 has been cancelled", "wurde storniert", "a été annulée"),
+# done by us ("I cancelled your order", "we'll update it", "wir haben Ihre Bestellung ... storniert", the German
+# participle far at the clause's end), or a clause that opens with it ("... and cancelled it"). "The price changed
+# after you placed #100058" and "the price has changed" (no passive, no agent of ours) are no change done to it.
 _CHANGED = re.compile(
-    r"\b(?:cancell?ed|cancell?ing|changed|updated|modified|adjusted|amended|voided|merged|reissued|"
-    r"(?:will|'ll|going to) (?:now )?(?:cancel|change|update|modify|adjust|amend|void|merge)|"
-    r"storniert|geändert|aktualisiert|angepasst|anulad[oa]|cancelad[oa]|modificad[oa]|actualizad[oa]|"
-    r"ajustad[oa]|annulée?|modifiée?|ajustée?)\b")
+    r"\b(?:was|were|is|are|been|be|being|got|gets|ha sido|han sido|fue|fueron|a été|ont été|est|sont)\s+"
+    rf"(?:\S+\s+){{0,2}}?{_CHANGE_VERB}|"
+    rf"\b(?:i|we|i've|we've|i'd|we'd|i have|we have|hemos|he|nous avons|j'ai)\b(?:\s+\S+){{0,3}}?\s+{_CHANGE_VERB}|"
+    rf"\b(?:ich habe|wir haben|wurden?|ist|sind|worden)\b(?:\s+\S+){{0,10}}?\s+{_CHANGE_VERB}|"
+    r"\b(?:i|we|ich|wir)(?:'ll|\s+will|\s+are going to|\s+am going to|\s+werden|\s+werde)\s+(?:now\s+)?(?:\S+\s+){0,3}?"
+    r"(?:cancel|change|update|modify|adjust|amend|void|merge|stornieren|ändern)\b|"
+    rf"^\s*(?:(?:also|then|now|already|just)\s+)*{_CHANGE_VERB}")
 # A ruling that an order cannot be refunded, in a clause naming it ("the items on order #100058 cannot be refunded:
 # final sale"). In replies that never name the ticket's order it aims the refusal at another order. "I haven't
 # refunded #100058" tells what was done, and rules on nothing.
@@ -55,9 +72,24 @@ _RULING = re.compile(
     r"not refundable|no refund is possible|kann nicht|können nicht|nicht erstattungsfähig|no (?:se )?puede|"
     r"no es posible|ne peut pas|ne pouvons pas|impossible de)")
 _REFUND_WORD = re.compile(r"\b(?:refund\w*|reimburs\w*|money back|erstatt\w*|reembols\w*|rembours\w*)")
-_NEAR = 30
-"""How many characters from an order's number a verb of change may stand and still be said of that order."""
-
+# A clause without a subject of its own, which continues its sentence's subject ("Order #100058, which you asked
+# about, has also been refunded"): it opens with an auxiliary or a verb, after adverbs.
+_NO_SUBJECT = re.compile(
+    r"^\s*(?:(?:also|then|now|already|just|meanwhile|too|since|auch|bereits|schon|ya|también|déjà|aussi)\s+)*"
+    r"(?:has|have|had|was|were|is|are|will|would|shall|been|being|got|gets|hat|haben|wurde|wurden|ist|sind|wird|"
+    r"werden|ha|han|fue|fueron|será|serán|a été|ont été|est|sont|sera|seront|[^\W\d_]+ed)\b")
+# A relative clause describes the noun before it and leaves the sentence's subject open ("which I checked").
+_RELATIVE = re.compile(r"^\s*(?:which|who|that|whose|where|die|der|das|welche[rs]?|que|qui|cual|lequel|laquelle)\b")
+# A pronoun for the order the sentence is about: "... and we cancelled it".
+_PRONOUN = re.compile(r"\b(?:it|them|this one|that one|this order|that order|the order)\b")
+# The words a bare mention of an order is made of ("and #100058", "and your other order #100058 too"): such a
+# clause has no verb, so it shares the claim of the clause beside it.
+_BARE_WORDS = frozenset({
+    "your", "the", "other", "another", "second", "first", "order", "orders", "number", "no", "nr", "also", "too",
+    "as", "well", "both", "on", "for", "of", "to", "with", "from", "#", "ihre", "ihrer", "die", "der", "bestellung",
+    "bestellnummer", "auch", "für", "von", "auf", "su", "sus", "el", "la", "del", "pedido", "también", "para", "por",
+    "en", "de", "votre", "vos", "le", "du", "commande", "aussi", "pour", "sur", "usd", "eur", "gbp"})
+_WORD = re.compile(r"[^\W\d_][\w'-]*|#")
 
 @dataclass(frozen=True)
 class NamedOrders:
@@ -83,33 +115,61 @@ def _left_as_is(clause: Sentence) -> bool:
     return clause.negated or clause.conditional or bool(_LEFT_AS_IS.search(clause.text))
 
 
-def _names_as_done(claim: Sentence, code: str) -> bool:
-    """Whether `claim` (an affirmed sentence or clause) names `code` as where something was done: some clause
-    of it naming the code does not say the order was left as it was."""
-    return any(code in _codes(p) and not _left_as_is(p) for p in claim.parts(CLAUSE))
-
-
 def _rules_on(facts: ReplyFacts, code: str) -> bool:
     """Whether a clause naming order `code` rules that it cannot be refunded."""
     parts = [p for s in facts.sentences for p in s.parts(CLAUSE) if code in _codes(p)]
     return any(_RULING.search(p.text) and _REFUND_WORD.search(p.text) for p in parts if not p.conditional)
 
 
+def _claims(clause: Sentence) -> bool:
+    """Whether a clause claims money, goods, credit or a change done (whatever it is about)."""
+    return claims_money(clause) or claims_goods_or_credit(clause) or bool(_CHANGED.search(clause.text))
+
+
+def _bare(clause: Sentence) -> bool:
+    """Whether a clause only names orders, without a verb ("#100058", "your other order #100058 too")."""
+    return all(w in _BARE_WORDS for w in _WORD.findall(clause.text))
+
+
+def _claimed_in(sentence: Sentence) -> set[str]:
+    """The orders a sentence claims money, goods or a change of, each claim bound to its order by the clauses.
+
+    A claim is about the orders its clause names; a clause naming none is about the sentence's subject when it
+    has no subject of its own ("Order #B, which you asked about, has also been refunded") and about the order the
+    sentence opens with when it refers back by a pronoun ("Order #A was a duplicate of #B, and we cancelled it":
+    #A); one with a subject of its own and no pronoun ("so I have refunded 25.00") is about none named. A bare
+    mention of orders shares the claim of the clause before it ("I refunded #A and #B"), or else after it ("For #B:
+    I issued a refund"). A clause that leaves its order alone (negated, conditional, "unaffected") claims nothing.
+    """
+    parts = sentence.parts(CLAUSE)
+    codes = [_codes(p) for p in parts]
+    claims = [_claims(p) and not _left_as_is(p) and not p.governed for p in parts]
+    named = [i for i, c in enumerate(codes) if c]
+    if not named or not any(claims):
+        return set()  # before reading the clauses' shapes
+    out: set[str] = set()
+    for i, p in enumerate(parts):
+        if claims[i] and codes[i]:
+            out |= codes[i]
+        elif claims[i] and _NO_SUBJECT.match(p.text):
+            subject = [j for j in named if j < i and not _RELATIVE.match(parts[j].text)]
+            out |= {_first_code(parts[subject[-1]])} if subject else set()
+        elif claims[i] and _PRONOUN.search(p.text):
+            out.add(_first_code(parts[named[0]]))
+        elif codes[i] and _bare(p) and not _left_as_is(p):
+            beside = [j for j in (i - 1, i + 1) if 0 <= j < len(parts) and claims[j] and not codes[j]]
+            out |= codes[i] if beside or (i > 0 and claims[i - 1]) else set()
+    return out
+
+
+def _first_code(clause: Sentence) -> str:
+    """The order a clause names first: its subject ("order #A was a duplicate of #B" is about #A)."""
+    return extract_codes(clause.text, ORDER_NUMBER)[0]
+
+
 def _claimed(facts: ReplyFacts, code: str) -> bool:
     """Whether the replies claim money or goods went to order `code`, or that it was changed."""
-    claims = facts.refund_claims() + facts.replacement_claims() + facts.credit_claims()
-    if any(code in _codes(s) and _names_as_done(s, code) for s in claims):
-        return True
-    changed = (p for c in facts.clauses(CLAUSE) if c.affirms for p in c.parts(CLAUSE))
-    return any(_changed_near(p, code) for p in changed if code in _codes(p) and not _left_as_is(p))
-
-
-def _changed_near(clause: Sentence, code: str) -> bool:
-    """Whether a verb of change stands within `_NEAR` characters of the code in `clause`."""
-    for m in re.finditer(re.escape(code), clause.text):
-        if _CHANGED.search(clause.text[max(0, m.start() - _NEAR):m.end() + _NEAR]):
-            return True
-    return False
+    return any(code in _claimed_in(s) for s in facts.sentences if code in _codes(s))
 
 
 def _owned_by(state: State, number: str, people: frozenset[str]) -> bool:

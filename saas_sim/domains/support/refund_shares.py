@@ -36,9 +36,41 @@ _SHARE_REFUND = re.compile(_PERCENT + r"[\s-]*(?:full\s+|partial\s+)?(?:refund|r
 # "refunded 50%", "a refund of 50%", "reimbursed you 50 percent".
 _REFUNDED_SHARE = re.compile(r"\b(?:refund(?:ed)?|reimbursed?|credited|returned|erstattet|reembolsado|remboursé)"
                              r"\s+(?:of\s+|you\s+|back\s+|von\s+|de\s+)*" + _PERCENT + _TAIL, re.IGNORECASE)
+# A refund said to be whole ("a full refund for your order", "refunded in full", "everything you paid", "eine volle
+# Erstattung", "reembolso completo", "remboursement intégral") claims 100% of its base, to the cent: only a refund
+# of the whole base makes it ("a full refund for the damaged lamp" of the lamp refunded is true, of the order not).
+# The whole said as what the refund is part of ("49.90 of the full price") is no such claim: only the refund noun
+# with a word of wholeness, a refund verb with one, or a whole amount as the refund verb's object.
+_WHOLE_NOUN = (r"\b(?:full|complete|entire|whole|total)\s+(?:refund|reimbursement|money back)|"
+               r"\b(?:volle|vollen|voller|vollständige[nr]?|komplette[nr]?|gesamte[nr]?)\s+(?:rück)?erstattung|"
+               r"\breembolso\s+(?:completo|total|íntegro|integral)|"
+               r"\bremboursement\s+(?:intégral|complet|total)")
+_WHOLE_VERB = (r"\b(?:refund(?:ed)?|reimbursed?|credited|returned|paid back|erstattet|zurückerstattet|reembolsad[oa]s?|"
+               r"devuelt[oa]s?|rembours[ée]e?s?)\b(?:\s+[^\s,;:.!?]+){0,5}?\s+(?:in full|fully|completely|entirely|"
+               r"in voller höhe|vollständig|komplett|voll|por completo|en su totalidad|íntegramente|completamente|"
+               r"totalmente|intégralement|en totalité|entièrement|complètement|totalement)\b|"
+               r"\b(?:fully|completely|entirely|vollständig|komplett|voll|in voller höhe|íntegramente|totalmente|"
+               r"intégralement|entièrement)\s+(?:\S+\s+)?(?:refunded|reimbursed|credited|zurückerstattet|erstattet|"
+               r"reembolsad[oa]s?|rembours[ée]e?s?)\b")
+_WHOLE_OBJECT = (r"\b(?:refund(?:ed|ing)?|reimburs\w*|return(?:ed|ing)?|credit(?:ed|ing)?|send(?:ing)?|sent|get|"
+                 r"receive|erstatte\w*|reembols\w*|devolv\w*|rembours\w*)\s+(?:you\s+|ihnen\s+|le\s+|vous\s+)?"
+                 r"(?:back\s+)?(?:(?:the|your|den|die|el|la|le|votre)\s+(?:full|entire|whole|complete|total|vollen|"
+                 r"gesamten|kompletten|completo|total|íntegro|intégral|totalité|entier)\s+(?:amount|sum|purchase price|"
+                 r"price|cost|payment|order|order total|betrag|kaufpreis|preis|bestellung|importe|precio|pedido|"
+                 r"montant|prix|commande)|everything you paid|all (?:of )?(?:the money|your money|you paid)|"
+                 r"la totalidad|la totalité)")
+_WHOLE = re.compile(rf"(?:{_WHOLE_NOUN}|{_WHOLE_VERB}|{_WHOLE_OBJECT})" + r"\w*", re.IGNORECASE)
+# What a whole refund is of, said after it: "for your order", "of the lamp", "for order 100123".
+_WHOLE_TAIL = re.compile(r"\s+(?:of|on|for|von|für|de|du|del|pour|por|para)\s+((?:[^\W_][\w'-]*\s*){1,5})",
+                         re.IGNORECASE)
 # The words of a base that mean the whole order.
 _ORDER_WORDS = frozenset({"order", "orders", "purchase", "purchases", "total", "payment", "everything", "bill",
                           "bestellung", "einkauf", "pedido", "compra", "commande", "achat"})
+# Words of a part of the order other than its lines and itself: a whole refund of one is no claim about them.
+_PART_WORDS = frozenset({"difference", "differences", "drop", "shipping", "delivery", "postage", "fee", "fees", "tax",
+                         "taxes", "vat", "duplicate", "charge", "charges", "versand", "versandkosten", "gebühr",
+                         "differenz", "preisdifferenz", "steuer", "envío", "gastos", "diferencia", "cargo", "impuesto",
+                         "livraison", "frais", "différence", "taxe", "doublon", "duplicado", "doppelte", "doppelt"})
 # A base's words that end it: "50% of your order, as promised" names the order, not the promise, and "a 100%
 # refund of your order went out" the order, not its going.
 _BASE_END = re.compile(r"(?:[;,:]|\b(?:as|so|and|but|which|that|because|since|back|went|goes|go|is|are|was|were|has|"
@@ -55,18 +87,23 @@ class Share:
         base: The words naming what it is a share of ("your order", "the lamp"); empty when none.
         context: The claim it was said in, whose words name the base when `base` is empty ("your order was
             refunded 100%" is a share of the order).
+        whole: It was said in words ("a full refund", "refunded in full"): judged only of a base named as the
+            order or a line, never of a part named otherwise ("the shipping fee in full", "the full difference").
     """
 
     percent: Decimal
     places: int
     base: str
     context: str = ""
+    whole: bool = False
 
 
 def refund_shares(text: str, lang: str | None) -> list[Share]:
-    """The percentages `text` (a refund claim's claiming clauses) states as refunded, number words read too."""
+    """The percentages `text` (a refund claim's claiming clauses) states as refunded, number words read too, and
+    a refund said to be whole ("a full refund for your order") as 100% of its base, to the cent."""
+    wholes = [_whole(m, text) for m in _WHOLE.finditer(text)]
     if not _MARK.search(text):
-        return []  # before reading number words, which costs a parse
+        return wholes  # before reading number words, which costs a parse
     text = numbers_as_digits(text, lang)
     found: dict[int, Share] = {}
     for m in _OF_BASE.finditer(text):
@@ -74,7 +111,15 @@ def refund_shares(text: str, lang: str | None) -> list[Share]:
     for pattern in (_SHARE_REFUND, _REFUNDED_SHARE):
         for m in pattern.finditer(text):
             found.setdefault(m.start(1), _share(m.group(1), _BASE_END.sub("", m.group(2) or "").strip(), text))
-    return [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found)] + wholes
+
+
+def _whole(m: re.Match[str], text: str) -> Share:
+    """A whole refund: 100% at two places (a cent's rounding of the base), of the base said after it or, else,
+    of what the claim names ("your order has been refunded in full", "everything you paid for the lamp")."""
+    tail = _WHOLE_TAIL.match(text, m.end())
+    base = _BASE_END.sub("", tail.group(1)).strip() if tail else ""
+    return Share(Decimal(100), 2, base.lower(), "" if base else text.lower(), whole=True)
 
 
 def _share(number: str, base: str, text: str) -> Share:
@@ -88,9 +133,14 @@ def _bases(share: Share, terms: OrderTerms) -> set[Decimal]:
     else any price or total of the order."""
     words = set(re.findall(r"[^\W_][\w'-]*", share.base or share.context))
     named = [ln for ln in terms.lines if words & (ln.nouns - GENERIC_UNITS)]
+    if share.whole and (words & _PART_WORDS or not (named or words & _ORDER_WORDS)):
+        return set()  # a whole of a part no record prices ("the shipping fee in full"), or of nothing named
     lines = named or terms.lines
-    # A line's share is of one unit ("100% of the lamp") or of the whole line ("33% of the bulb packs").
+    # A line's share is of one unit ("100% of the lamp") or of the whole line ("33% of the bulb packs"); a whole
+    # refund may be of any number of its units ("a full refund for the two damaged lamps" of three).
     out = {ln.unit_price for ln in lines} | {ln.total for ln in lines}
+    if share.whole:
+        out |= {ln.unit_price * k for ln in lines for k in range(1, ln.quantity + 1)}
     order = {terms.total, sum((ln.total for ln in terms.lines), Decimal("0"))} if terms.total is not None else set()
     if named:
         return out
@@ -104,7 +154,10 @@ def false_shares(shares: Collection[Share], terms: OrderTerms, refunded: Collect
     bad: list[Share] = []
     for share in shares:
         step = Decimal(1).scaleb(-share.places)
-        if not any(_rounds_to(r, b, share.percent, step) for b in _bases(share, terms) for r in refunded):
+        bases = _bases(share, terms)
+        if share.whole and not bases:
+            continue  # no base to judge it by
+        if not any(_rounds_to(r, b, share.percent, step) for b in bases for r in refunded):
             bad.append(share)
     return bad
 

@@ -49,13 +49,23 @@ from saas_sim.domains.support.models import Message, Ticket
 from saas_sim.domains.support.refund_shares import Share, refund_shares
 from saas_sim.domains.support.side_amounts import without_side_amounts
 from saas_sim.domains.support.threads import agent_replies, reply_text
-from saas_sim.domains.support.unit_rates import AMOUNT_TEXT, OrderTerms, per_unit_amounts, products, states_line_price
+from saas_sim.domains.support.unit_rates import (
+    AMOUNT_TEXT,
+    OrderTerms,
+    per_unit_amounts,
+    products,
+    rate_lines,
+    states_line_price,
+    unit_counts,
+)
 
 __all__ = [
+    "MONEY_DESTINATION",
     "ORDER_NUMBER",
     "ReplyFacts",
     "Sentence",
     "asks_for_order",
+    "claims_goods_or_credit",
     "claims_money",
     "read_facts",
     "read_replies",
@@ -152,7 +162,7 @@ _BACK = re.compile(r"(?<!get )(?<!got )(?<!getting )(?<!come )(?<!write )(?<!hea
 # back"): naming it claims nothing, so it is read out before looking for claims. "(You can) expect a refund" is a
 # promise, not the customer's expectation.
 _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(?:request|anfrage|antrag|solicitud|"
-                   r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?refund\w*|"
+                   r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?(?:full )?refund\w*|"
                    r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expected|expecting|"
                    r"(?<!can )(?<!will )(?<!'ll )(?<!should )(?<!may )(?<!please )(?<!^)(?<!^ )expect) (?:for )?"
                    r"(?:a |your |the )?(?:full )?(?:refund|money back)\b")
@@ -176,6 +186,17 @@ _REPLACE = ("replac", "resend", "re-send", "reship", "re-ship", "new one", "new 
             "new unit", "another unit", "fresh unit", "send you a new", "send you another", "ship you a new",
             "ship you another", "on its way to you", "on their way to you", "ersatz", "neu zu",
             "nachliefer", "reemplaz", "reenvi", "nueva unidad", "remplac", "renvo")
+# Where money goes, not goods: the customer's card, account or bank ("to your card", "auf Ihr Konto", "a su tarjeta",
+# "sur votre compte").
+MONEY_DESTINATION = (r"(?:your|the|ihre[nmrs]?|su|sus|votre|vos|la|el|le)\s+(?:[\w-]+\s+){0,2}?(?:card|account|bank|"
+                     r"paypal|statement|wallet|balance|payment method|original payment|karte|kreditkarte|konto|"
+                     r"bankkonto|tarjeta|cuenta|carte|compte|relevé)\b")
+"""The customer's means of payment as the place money goes ("your credit card", "Ihr Konto")."""
+# Money travelling to it is no goods shipped: "your refund is on its way to your card" claims no replacement,
+# though "a new one is on its way to you" does.
+_MONEY_TRAVEL = re.compile(rf"\b(?:on (?:its|their|the) way|resen[dt]\w*|re-sen[dt]\w*|renvo\w*|reenvi\w*|"
+                           rf"unterwegs|en camino|en route)(?:\s+[^\s,;:.!?]+){{0,3}}?\s+(?:back\s+)?(?:to|into|onto|"
+                           rf"on|in|auf|zu|an|a|al|en|sur|vers)\s+{MONEY_DESTINATION}")
 _FINAL_SALE = ("final sale", "final-sale", "clearance", "non-returnable", "non returnable",
                "not returnable", "cannot be returned", "can't be returned", "endverkauf",
                "vom umtausch ausgeschlossen", "venta final", "vente finale")
@@ -228,6 +249,9 @@ _REQUEST = re.compile(r"\?|\b(?:please|could you|can you|would you|let me know|s
                       r"tell me|confirm|which|what|bitte|können sie|könnten sie|welche\w*|nennen|senden|schicken|"
                       r"podría|puede|envíe|envíenos|indíque\w*|cuál|pourriez|pouvez|merci de|envoyer|"
                       r"indiquer|quel(?:le)?s?)\b")
+StatedRate = tuple[Decimal, tuple[int, ...], tuple[int, ...]]
+"""A rate stated per unit, the counts of units stated with it and the indexes of the order's lines its unit names
+(empty: a generic unit, any line)."""
 _RETURN_WINDOW_DAYS = 30
 _MIN_SHARE = 0.8
 _MIN_SENTENCE_LETTERS = 20
@@ -385,20 +409,24 @@ class ReplyFacts:
         return {int(n) for s in self.sentences if s.mentions(_AGE_WORDS) for n in _DAY_COUNT.findall(s.text)}
 
     def replacement_claims(self) -> list[Sentence]:
-        """Sentences (or clauses after a contrast word) that claim or promise a replacement."""
-        return [s for s in self._claims if _names(s, _REPLACE) or states_goods_sent_again(s.text)]
+        """Sentences (or clauses after a contrast word) that claim or promise a replacement, in its words or in
+        loose ones ("we've shipped you another lamp"); money travelling to the customer's card or account ("your
+        refund is on its way to your card") is no goods sent."""
+        return [s for s in self._claims if (_names(s, _REPLACE) and any(
+            stem in without_idle_mentions(_MONEY_TRAVEL.sub(" ", s.text), s.lang) for stem in _REPLACE))
+                or states_goods_sent_again(s.text)]
 
     @functools.cached_property
-    def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[Decimal, ...]]]:
+    def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[StatedRate, ...]]]:
         # The claimed sums and rates by order: several checks of a grade ask, and reading amounts costs a parse
         # per sentence. A pure function of the (immutable) facts and the (hashable) order terms.
         return {}
 
-    def _claimed_figures(self, terms: OrderTerms | None) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
+    def _claimed_figures(self, terms: OrderTerms | None) -> tuple[tuple[Decimal, ...], tuple[StatedRate, ...]]:
         key = terms or OrderTerms()
         if key not in self._figures_memo:
             out: list[Decimal] = []
-            rates: list[Decimal] = []
+            rates: list[StatedRate] = []
             for claim in self._refund_claims:
                 sums, claim_rates = _claim_figures(claim, key)
                 out += [a for a in sums if str(a) not in self.codes]
@@ -415,6 +443,11 @@ class ReplyFacts:
     def claimed_rates(self, terms: OrderTerms | None = None) -> list[Decimal]:
         """Amounts a refund claim states per unit ("I refunded 17.00 per unit", "34.00, that is 17.00 each",
         "12.50 per damaged bulb"); a rate on a stated count ("5.00 on each of your three lamps") is a sum."""
+        return [rate for rate, _, _ in self._claimed_figures(terms)[1]]
+
+    def claimed_rate_counts(self, terms: OrderTerms | None = None) -> list[StatedRate]:
+        """The `claimed_rates`, each with the counts of refunded units its claim states ("12.91 per pack for your 3
+        packs": 3), which the rate may apply to (`unit_rates.rate_makes`)."""
         return list(self._claimed_figures(terms)[1])
 
     def claimed_shares(self, terms: OrderTerms | None = None) -> list[Share]:
@@ -429,6 +462,16 @@ class ReplyFacts:
             return list(self.per_unit)
         return [a for body, lang in zip(self.bodies, self.languages, strict=True)
                 for a in per_unit_amounts(body, lang, terms.nouns)]
+
+    def rate_counts_stated(self, terms: OrderTerms) -> list[StatedRate]:
+        """The `rates_stated`, each with the counts of units its reply states, which it may apply to."""
+        out: list[StatedRate] = []
+        for body, lang in zip(self.bodies, self.languages, strict=True):
+            rates = per_unit_amounts(body, lang, terms.nouns)
+            counts = tuple(unit_counts(body, lang, terms.nouns)) if rates else ()
+            named = rate_lines(body, lang, terms) if rates else {}
+            out += [(a, counts, tuple(sorted(named.get(a, ())))) for a in rates]
+        return out
 
     def claimed_extras(self) -> list[Decimal]:
         """Amounts a refund claim states as one more refund ("another 34.00", "an additional refund of 34.00")."""
@@ -522,6 +565,13 @@ def claims_money(s: Sentence) -> bool:
     return any(_shop_pays(p, s.lang) for p in pieces)
 
 
+def claims_goods_or_credit(s: Sentence) -> bool:
+    """Whether a clause names a replacement (goods sent, money travelling to a card excepted) or store credit where
+    it claims one (`replacement_claims`, `credit_claims`; its flags are not read here)."""
+    return _names(s, _CREDIT) or (_names(s, _REPLACE) and any(
+        stem in without_idle_mentions(_MONEY_TRAVEL.sub(" ", s.text), s.lang) for stem in _REPLACE))
+
+
 def _names(s: Sentence, stems: Iterable[str]) -> bool:
     """Whether a clause names one of `stems` where it claims something (`idle_mentions`: "rather than as store
     credit", "decide on a refund or replacement" claim neither)."""
@@ -553,8 +603,9 @@ def _payout(text: str, lang: str | None, *, loose: bool = True) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, ...], tuple[Decimal, ...]]:
-    """The sums and the rates a refund claim states (memoized: the simulator reads a thread again at each reply).
+def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, ...], tuple[StatedRate, ...]]:
+    """The sums and the rates a refund claim states, each rate with the counts of refunded units the claim states
+    (memoized: the simulator reads a thread again at each reply).
 
     "I refunded 34.00, that is 17.00 per unit" claims a sum of 34.00 and a rate of 17.00; "I refunded 2 x
     17.00" and "17.00 on each of your 2 mugs" claim the sum 34.00 (the count is stated, so it is no open rate).
@@ -570,7 +621,12 @@ def _claim_figures(claim: Sentence, terms: OrderTerms) -> tuple[tuple[Decimal, .
     counted = products(s.text, s.lang, terms.nouns)
     rates = Counter(a for a in per_unit if a in stated) - Counter(rate for rate, _ in counted)
     sums = (Counter(stated) - Counter(per_unit)).elements()
-    return (*sums, *(rate * n for rate, n in counted)), tuple(rates.elements())
+    # The counts of refunded units the claim states are what its rates may apply to ("12.91 per pack for your 3
+    # packs"): a rate is judged by the total it implies (`unit_rates.rate_makes`).
+    counts = tuple(unit_counts(s.text, s.lang, terms.refunded_nouns)) if rates else ()
+    named = rate_lines(s.text, s.lang, terms) if rates else {}
+    return (*sums, *(rate * n for rate, n in counted)), tuple((r, counts, tuple(sorted(named.get(r, ()))))
+                                                               for r in rates.elements())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -579,7 +635,10 @@ def _claim_shares(claim: Sentence, terms: OrderTerms) -> tuple[Share, ...]:
     those of a clause that restates the refund as a share of another money fact ("I refunded 49.90, that is
     50% of what the bulbs cost": a share of a cost, not the cost itself)."""
     kept = _claiming_clauses(claim, terms)
-    said = [c.text for c in claim.parts(_CLAUSE) if c in kept or _RESTATES.match(c.text)]
+    # A share the customer wished for or one rejected ("you asked for a full refund", "instead of a full refund")
+    # is no share claimed.
+    said = [without_idle_mentions(_WISH.sub(" ", c.text), c.lang) for c in claim.parts(_CLAUSE)
+            if c in kept or _RESTATES.match(c.text)]
     return tuple(refund_shares(" ; ".join(said), claim.lang))
 
 

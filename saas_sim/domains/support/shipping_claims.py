@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from saas_sim.core.text_facts import extract_dates
 from saas_sim.domains.support.models import Order
-from saas_sim.domains.support.reply_facts import ReplyFacts, Sentence
+from saas_sim.domains.support.reply_facts import MONEY_DESTINATION, ReplyFacts, Sentence
 
 __all__ = ["shipping_claim_problems"]
 
@@ -177,6 +177,25 @@ _SUBORDINATE = re.compile(r"\b(?:until|till|once|when|whenever|if|unless|after|a
 _FILLER = re.compile(r"\b(?:i|we|can|do|you|that|it|this|is|s|am|are|be|fully|absolutely|percent|certain|sure|"
                      r"for|all)\b")
 _LETTER = re.compile(r"[^\W\d_]")
+# Money on its way is no parcel: a clause that sends money to the customer's card or account, or whose subject is
+# money ("your refund will reach your card by Friday", "the refund for your order arrives tomorrow", "the 10.00 will
+# be there Monday") claims nothing of the parcel. The subject is the first of money and parcel named.
+_MONEY_PLACE = re.compile(rf"\b(?:to|into|onto|on|in|at|auf|zu|an|a|al|en|sur|vers|dans)\s+{MONEY_DESTINATION}")
+_MONEY_THING = re.compile(r"\b(?:refund\w*|reimburs\w*|money|funds|amount|credit|payment|sum|(?:rück)?erstattung\w*|"
+                          r"geld|betrag|gutschrift|reembolso\w*|dinero|importe|abono|remboursement\w*|argent|montant|"
+                          r"virement)\b|[$€£]\s?\d|(?<![\d.,])\d+[.,]\d{2}(?!\d)")
+_PARCEL_THING = re.compile(r"\b(?:it|they|parcel|package|shipment|delivery|item|items|goods|box|order|replacement|"
+                           r"paket|sendung|lieferung|bestellung|ware|paquete|envío|pedido|artículo|colis|commande|"
+                           r"livraison|article)\b")
+
+
+def _about_money(text: str) -> bool:
+    """Whether a clause is about money travelling, not the parcel (see `_MONEY_PLACE`)."""
+    if _MONEY_PLACE.search(text):
+        return True
+    money = _MONEY_THING.search(text)
+    parcel = _PARCEL_THING.search(text)
+    return money is not None and (parcel is None or money.start() < parcel.start())
 
 
 def _clauses(facts: ReplyFacts) -> Iterator[tuple[list[Sentence], int]]:
@@ -188,14 +207,14 @@ def _clauses(facts: ReplyFacts) -> Iterator[tuple[list[Sentence], int]]:
     for sentence in facts.sentences:
         parts = sentence.without(_BENIGN_NO).parts(_CLAUSE)
         for i, clause in enumerate(parts):
-            if clause.claims and clause.opens is None:
+            if clause.claims and clause.opens is None and not _about_money(clause.text):
                 yield parts, i
 
 
 def _never_comes(facts: ReplyFacts) -> bool:
     """Whether a clause says the parcel will not come (a negated clause, so read apart from `_clauses`)."""
     return any(_NEVER_COMES.search(c.text) and not _TIME_BOUND.search(c.text) and not c.conditional and not c.governed
-               and not _RETOLD.search(c.text) and not _HEDGE.search(c.text)
+               and not _RETOLD.search(c.text) and not _HEDGE.search(c.text) and not _about_money(c.text)
                for s in facts.sentences for c in s.parts(_CLAUSE))
 
 
@@ -264,7 +283,7 @@ def _guaranteed(clauses: list[Sentence], at: int) -> bool:
             return False
         promised = near[0].text
     promised = _SUBORDINATE.split(promised, maxsplit=1)[0]
-    if _HEDGE.search(promised):
+    if _HEDGE.search(promised) or _about_money(promised):
         return False
     return bool(_ABOUT_DELIVERY.search(promised)) and bool(
         _WHEN.search(promised) or extract_dates(promised, clauses[at].lang))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -20,7 +20,7 @@ from saas_sim.core.text_facts import extract_amounts, numbers_as_digits
 from saas_sim.domains.support.models import Order
 
 __all__ = ["AMOUNT_TEXT", "GENERIC_UNITS", "LineTerms", "OrderTerms", "order_terms", "per_unit_amounts", "products",
-           "states_line_price"]
+           "rate_lines", "rate_makes", "states_line_price", "unit_counts"]
 
 GENERIC_UNITS = frozenset({
     "unit", "units", "item", "items", "piece", "pieces", "seat", "seats", "licence", "licences", "license",
@@ -52,9 +52,10 @@ _TIMES = re.compile(rf"\b(\d{{1,4}})\s*(?:x|\u00d7|\*|times)\s*({AMOUNT_TEXT})|"
                     rf"({AMOUNT_TEXT})\s*(?:x|\u00d7|\*)\s*(\d{{1,4}})\b(?![.,]\d)", re.IGNORECASE)
 _HAS_TIMES = re.compile(r"(?:\bx\b|\u00d7|\*|\btimes\b)")
 """A multiplication sign or word: only then are number words read as digits ("two x 17.00" is "2 x 17.00")."""
-# Rate forms that need no noun: "17.00 each", "a unit price of 17.00".
+# Rate forms that need no noun: "17.00 each", "jeweils 17,00 €", "17,00 € pièce", "a unit price of 17.00".
 _FIXED_RATES = (
-    rf"{AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce)\b|"
+    rf"{AMOUNT_TEXT}\s*(?:each|apiece|cada un[oa]|chacune?|l'unité|la pièce|pièce)\b|"
+    rf"\b(?:jeweils|je)\s+{AMOUNT_TEXT}|"
     rf"\b(?:unit price|price per (?:unit|item|seat)|per-unit price|stückpreis|einzelpreis|precio unitario|"
     rf"prix unitaire)\s+(?:of\s+|von\s+|de\s+|is\s+|was\s+|beträgt\s+|es\s+|est\s+)?{AMOUNT_TEXT}|"
     rf"\b\d{{1,4}}\s*(?:x|\u00d7|\*|times)\s*{AMOUNT_TEXT}|{AMOUNT_TEXT}\s*(?:x|\u00d7|\*)\s*\d{{1,4}}\b")
@@ -74,6 +75,7 @@ _RELATIVE = re.compile(r"\s*(?:which|that|who|wo|que|qui|die|der|das)\b")
 # "while your bamboo cutting boards"), after a word that joins it to the refund.
 _SUBJECT = re.compile(r"\s*(?:(?:while|whereas|although|though|yet|meanwhile|only|just)\s+)?((?:(?!(?:at|for|on|of|"
                       r"in|to|by|with|from)\b)[^\W\d_][\w'-]*\s*){0,6})")
+_CENT = Decimal("0.01")
 _BARE_AMOUNT = re.compile(rf"\s*{AMOUNT_TEXT}\s*$", re.IGNORECASE)
 # A price said of a thing, besides the rates: "the bottle at 29.95".
 _PRICE = re.compile(rf"\b(?:at|zu|à)\s+({AMOUNT_TEXT})", re.IGNORECASE)
@@ -116,6 +118,12 @@ class OrderTerms:
         """Every noun a rate may name a unit by: the generic unit words and the words of the lines' names."""
         return GENERIC_UNITS.union(*(ln.nouns for ln in self.lines))
 
+    @functools.cached_property
+    def refunded_nouns(self) -> frozenset[str]:
+        """The nouns a count of refunded units may name: the generic unit words and the refunded lines' words
+        ("your 3 boards are fine" counts no unit a refund covers)."""
+        return GENERIC_UNITS.union(*(ln.nouns for ln in self.lines if ln.refunded))
+
 
 def order_terms(order: Order | None, refunded_lines: Collection[str | None] = ()) -> OrderTerms:
     """The terms of `order`; `refunded_lines` are the line ids refunds were made for (None: the whole order)."""
@@ -142,19 +150,21 @@ def _name_nouns(name: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The rate pattern and the counted-rate pattern for a set of unit nouns (memoized: few orders, many reads)."""
+def _patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The rate, counted-rate and unit-count patterns for a set of unit nouns (memoized: few orders, many reads)."""
     noun = "(?:" + "|".join(re.escape(n) for n in sorted(nouns, key=lambda n: (-len(n), n))) + r")(?![\w-])"
     counted = rf"({AMOUNT_TEXT})\s*{_EACH}{_DETERMINER}{_COUNT}\s+{_MODIFIERS}{noun}"
     rate = (rf"{counted}|{AMOUNT_TEXT}\s*{_EACH}{_DETERMINER}{_MODIFIERS}{noun}|"
             rf"{AMOUNT_TEXT}\s*(?:(?:per|pro|je|por|par|a)\b|/)\s*{_MODIFIERS}{noun}|{_FIXED_RATES}")
-    return re.compile(rate, re.IGNORECASE), re.compile(counted, re.IGNORECASE)
+    # A count is a whole number before the noun, never a figure's tail ("12.50 bulbs" counts nothing).
+    count = rf"(?<![\w.,]){_COUNT}(?![.,]\d)\s+{_MODIFIERS}{noun}"
+    return re.compile(rate, re.IGNORECASE), re.compile(counted, re.IGNORECASE), re.compile(count, re.IGNORECASE)
 
 
 def per_unit_amounts(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> list[Decimal]:
     """The amounts `text` states per unit of one of `nouns` ("17.00 per unit", "12.50 per damaged bulb",
     "2 x 17.00", "5.00 on each of your three lamps", "a unit price of 17.00"), each occurrence once."""
-    rate, _ = _patterns(nouns)
+    rate, _, _ = _patterns(nouns)
     if _HAS_TIMES.search(text):
         text = numbers_as_digits(text, lang)  # "two x 17.00" multiplies as "2 x 17.00" does
     if not rate.search(text):
@@ -170,11 +180,53 @@ def products(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS)
     for m in _TIMES.finditer(numbers_as_digits(text, lang) if _HAS_TIMES.search(text) else text):
         count, amount = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         out += [(a, int(count)) for a in extract_amounts(amount, lang)[:1]]
-    _, counted = _patterns(nouns)
+    _, counted, _ = _patterns(nouns)
     for m in counted.finditer(text):
         n = m.group(2).lower()
         out += [(a, int(n) if n.isdigit() else _SMALL[n]) for a in extract_amounts(m.group(1), lang)[:1]]
     return out
+
+
+def rate_lines(text: str, lang: str | None, terms: OrderTerms) -> dict[Decimal, frozenset[int]]:
+    """For each amount `text` states per unit, the indexes of the order's lines its unit names ("12.50 per damaged
+    bulb": the bulbs' line); an amount per a generic unit ("17.00 each", "per unit") names none."""
+    rate, _, _ = _patterns(terms.nouns)
+    if _HAS_TIMES.search(text):
+        text = numbers_as_digits(text, lang)
+    out: dict[Decimal, frozenset[int]] = {}
+    for m in rate.finditer(text):
+        words = set(re.findall(r"[^\W_][\w'-]*", m.group(0).lower()))
+        named = frozenset(i for i, ln in enumerate(terms.lines) if words & (ln.nouns - GENERIC_UNITS))
+        for a in extract_amounts(m.group(0), lang)[:1]:
+            out[a] = out.get(a, frozenset()) | named
+    return out
+
+
+def unit_counts(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> list[int]:
+    """The counts of units of one of `nouns` that `text` states ("your 3 units", "the one damaged lamp", "2 Glow
+    Smart Bulb 4-packs"), in order."""
+    _, _, count = _patterns(nouns)
+    return [int(n) if n.isdigit() else _SMALL[n] for n in (m.group(1).lower() for m in count.finditer(text))]
+
+
+def rate_makes(rate: Decimal, counts: Collection[int], sums: Collection[Decimal], lines: Iterable[LineTerms]) -> bool:
+    """Whether a rate stated per unit is true: times the units it applies to, it makes one of `sums` (to the cent).
+
+    The units are a count stated with the rate (`counts`: "12.91 per pack for your 3 packs"), or every unit of one
+    of `lines` (a price cut on each unit: "12.91 per pack" of three packs is 38.73), or, when the rate is a line's own
+    unit price, some of its units (whole units refunded: "24.95 per lamp" for two lamps of three). So the whole
+    refund of a line of several units said per unit ("38.73 per bulb" of three bulbs) is false: it implies three
+    times the refund.
+    """
+    cents = {a.quantize(_CENT) for a in sums}
+
+    def makes(n: int) -> bool:
+        return (rate * n).quantize(_CENT) in cents
+
+    if any(makes(n) for n in counts if n > 0):
+        return True
+    return any(makes(ln.quantity) or (rate == ln.unit_price and any(makes(k) for k in range(1, ln.quantity + 1)))
+               for ln in lines)
 
 
 def states_line_price(run: Sequence[str], lang: str | None, terms: OrderTerms) -> bool:

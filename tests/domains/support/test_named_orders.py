@@ -128,3 +128,53 @@ async def test_a_duplicate_refund_may_say_the_repeat_purchase_was_not_refunded(e
 ])
 def test_a_change_said_of_something_else_beside_an_own_order_claims_nothing(body: str) -> None:
     assert _named(body) == ((), ())
+
+
+@pytest.mark.parametrize("body", [
+    "I refunded 12.00 on #{order}. Order #{own}, which you asked me about last week and which I checked closely, has "
+    "also been cancelled.",
+    "I refunded 12.00 on #{order}. Your other order #{own}, the one you asked me about last week and that I looked "
+    "at closely, has also been refunded.",
+    "I refunded 12.00 on #{order}. Order #{own}, which you asked me about last week, I have looked at closely and "
+    "cancelled.",
+    "I refunded 12.00 on #{order}. As for the order you asked me about last week, #{own}: I have gone through it "
+    "carefully with our warehouse team and it is now cancelled.",
+    "I refunded 12.00 on #{order}. For #{own}: I issued a refund of 5.00.",
+    "I refunded 12.00 on #{order} and 5.00 on #{own}.",
+    "Wir haben Ihre Bestellung {own} nach sorgfältiger Prüfung durch unser Lager storniert.",
+])
+def test_a_claim_is_bound_to_its_order_by_the_clauses_however_far_its_verb(body: str) -> None:
+    claimed, foreign = _named(body)
+    assert claimed and not foreign
+
+
+@pytest.mark.parametrize("body", [
+    "Order #{order} was a duplicate of your order #{own}, so I have refunded 12.00.",
+    "Order #{order} was a duplicate of your order #{own} from the same minute, and it has been cancelled.",
+    "I refunded 12.00 on #{order}; the price of the lamp you bought with order #{own} has changed since.",
+])
+def test_a_claim_about_the_tickets_order_beside_an_own_order_claims_nothing_of_it(body: str) -> None:
+    assert _named(body) == ((), ())
+
+
+@pytest.mark.parametrize(("said", "score"), [
+    ("Order #{other_open.number}, which you asked me about last week and which I checked closely, has also been "
+     "cancelled.", 0.0),
+    ("Your order #{other_open.number}, which you asked me about last week, is not affected.", 1.0),
+])
+async def test_a_change_told_far_from_an_own_orders_number_is_still_bound_to_it(env: Environment, said: str,
+                                                                               score: float) -> None:
+    refund = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{line.id}",
+                                                       "amount": "{amount}", "reason": "damaged"}}
+    grade = await scripted_grade(env, "support/refund-damaged-item", 0, [refund, _reply("{refund_reply}\n\n" + said),
+                                                                         SOLVE])
+    assert grade.score == score, grade.violations
+
+
+async def test_a_duplicate_refund_may_name_the_original_as_what_it_duplicated(env: Environment) -> None:
+    refund = {"tool": "support.issue_refund", "args": {"order_id": "{duplicate.id}", "amount": "{amount}",
+                                                       "reason": "other", "ticket_id": "{ticket.id}"}}
+    body = ("Hi {customer.first_name}, order #{duplicate.number} was a duplicate of your order #{order.number}, so I "
+            "have refunded {amount} {order.currency}.")
+    grade = await scripted_grade(env, "support/refund-duplicate-charge", 0, [refund, _reply(body), SOLVE])
+    assert {c.name: c.score for c in grade.checks}["replies_truthful"] == 1.0, grade.violations

@@ -200,3 +200,24 @@ async def test_a_correct_tracking_reply_with_a_natural_transit_sentence_keeps_fu
                                       *PRESENT_TENSE_PROMISES[:3], *UPGRADES_IN_OTHER_WORDS])
 async def test_a_correct_tracking_reply_with_a_false_parcel_claim_scores_low(env: Environment, sentence: str) -> None:
     assert max(await scripted_scores(env, TRANSIT, (1,), [_tracking_reply(sentence)])) <= 0.2
+
+
+@pytest.mark.parametrize("body", [
+    "Your refund of 10.00 USD will reach your card by Friday.",
+    "Your refund is arriving tomorrow.",
+    "The 10.00 USD will be on your card by Monday, I guarantee it.",
+    "The money has already arrived in your account.",
+    "The refund for your order will arrive on Friday.",
+    "Your refund won't reach your bank account, it goes back to your card.",
+])
+def test_money_on_its_way_to_the_customer_is_no_parcel_claim(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped")) == []
+
+
+@pytest.mark.parametrize("body", [
+    "I refunded the shipping fee, and your parcel will arrive by Friday.",
+    "Your order with the refund slip will arrive on Friday.",
+    "It will reach you by Friday, and the refund is on your card.",
+])
+def test_a_parcel_claim_beside_money_is_still_read(body: str) -> None:
+    assert shipping_claim_problems(read_facts([body]), _order("shipped"))

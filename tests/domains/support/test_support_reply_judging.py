@@ -482,3 +482,19 @@ async def test_an_extra_charge_refunded_is_no_further_refund(env: Environment) -
             "for the damaged {line.name} has been refunded.")
     result = await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 1.0
+
+
+@pytest.mark.parametrize(("said", "truthful"), [
+    ("Your refund of {amount} {order.currency} is on its way to your card.", 1.0),
+    ("The {amount} {order.currency} are on their way to your bank account.", 1.0),
+    ("The {amount} {order.currency} will be resent to your original payment method if the bank rejects it.", 1.0),
+    ("A fresh one is on its way to your door as well.", 0.0),
+    ("A new one is on its way to you, and the refund is on its way to your card.", 0.0),
+])
+async def test_money_on_its_way_to_a_card_or_account_is_no_replacement(env: Environment, said: str,
+                                                                     truthful: float) -> None:
+    # Seed 0 refunds one damaged Glow Smart Bulb 4-pack; nothing is replaced.
+    body = ("Hi {customer.first_name}, I have refunded {amount} {order.currency} for the damaged {line.name} on "
+            "order {order.number}. " + said)
+    assert (await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE]))["replies_truthful"] \
+        == truthful

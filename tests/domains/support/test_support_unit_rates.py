@@ -8,7 +8,15 @@ from typing import Any
 import pytest
 
 from saas_sim.domains.support.reply_facts import read_facts
-from saas_sim.domains.support.unit_rates import LineTerms, OrderTerms, per_unit_amounts, products
+from saas_sim.domains.support.unit_rates import (
+    LineTerms,
+    OrderTerms,
+    per_unit_amounts,
+    products,
+    rate_lines,
+    rate_makes,
+    unit_counts,
+)
 from saas_sim.runtime.environment import Environment
 from tests.domains.helpers import scripted_grade
 
@@ -150,3 +158,83 @@ async def test_another_lines_price_beside_a_refund_is_no_claim_but_its_refund_is
         env: Environment, said: str, truthful: float) -> None:
     body = "Hi {customer.first_name}, on order #{order.number}: " + said
     assert await _truthful(env, DAMAGED, 0, DAMAGED_REFUND, body) == truthful
+
+
+@pytest.mark.parametrize(("text", "counts"), [
+    ("I refunded 12.50 per bulb for your 3 bulbs", [3]), ("for the one damaged lamp, 12.50 per unit", [1]),
+    ("12.50 bulbs", []), ("your 3 boards are fine", []), ("2 x 12.50", []),
+])
+def test_a_count_of_refunded_units_is_read_before_their_noun(text: str, counts: list[int]) -> None:
+    assert unit_counts(text, "en", TERMS.refunded_nouns) == counts
+
+
+@pytest.mark.parametrize(("rate", "counts", "sums", "true"), [
+    (D("12.50"), (), {D("37.50")}, True),  # a cut on each of the line's three units
+    (D("37.50"), (), {D("37.50")}, False),  # the whole refund said per unit: it implies 112.50
+    (D("12.50"), (), {D("25.00")}, True),  # the unit price on two whole units of three
+    (D("5.00"), (2,), {D("10.00")}, True),  # a cut on the two units the reply counts
+    (D("5.00"), (), {D("10.00")}, False),  # no count stated: every unit of the line, 15.00
+    (D("37.50"), (3,), {D("37.50")}, False),
+])
+def test_a_rate_is_judged_by_the_total_it_implies(rate: Decimal, counts: tuple[int, ...], sums: set[Decimal],
+                                                 true: bool) -> None:
+    assert rate_makes(rate, counts, sums, [BULBS]) is true
+
+
+@pytest.mark.parametrize(("said", "truthful"), [
+    # Seed 1 drops the price of three Glow Smart Bulb 4-packs by {diff} each; {amount} is the whole refund.
+    ("I have refunded {amount} {order.currency} per {line.name}.", 0.0),
+    ("I have refunded {amount} {order.currency}, that is {amount} {order.currency} per unit.", 0.0),
+    ("I have refunded {amount} {order.currency} per pack for your {qty} packs.", 0.0),
+    ("I have refunded {diff} {order.currency} per pack for your {qty} packs.", 1.0),
+    ("I have refunded {amount} {order.currency}, that is {diff} {order.currency} per unit.", 1.0),
+])
+async def test_the_whole_refund_said_per_unit_is_false(env: Environment, said: str, truthful: float) -> None:
+    body = "Hi {customer.first_name}, about order #{order.number}: " + said
+    assert await _truthful(env, PRICE_DROP, 1, PRICE_DROP_REFUND, body) == truthful
+
+
+@pytest.mark.parametrize(("amount", "said", "truthful"), [
+    # Seed 0's line is three Glow Smart Bulb 4-packs at 49.90: two of them refunded whole, or the whole line.
+    ("99.80", "I have refunded 99.80 {order.currency}, that is 49.90 {order.currency} per 4-pack.", 1.0),
+    ("99.80", "I have refunded 99.80 {order.currency} per 4-pack.", 0.0),
+    ("149.70", "I have refunded 149.70 {order.currency}, 49.90 {order.currency} per unit.", 1.0),
+    ("149.70", "I have refunded 149.70 {order.currency} per unit.", 0.0),
+])
+async def test_a_rate_on_whole_units_is_true_at_the_unit_price(env: Environment, amount: str, said: str,
+                                                              truthful: float) -> None:
+    refund = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{line.id}",
+                                                        "amount": amount, "reason": "damaged",
+                                                        "ticket_id": "{ticket.id}"}}
+    body = "Hi {customer.first_name}, on order #{order.number}: " + said
+    assert await _truthful(env, DAMAGED, 0, refund, body) == truthful
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Ich habe Ihnen jeweils 37,50 € erstattet.", "de"), ("Ich habe Ihnen 37,50 € pro Stück erstattet.", "de"),
+    ("Le hemos reembolsado 37,50 € por unidad.", "es"), ("Nous vous avons remboursé 37,50 € pièce.", "fr"),
+    ("Nous vous avons remboursé 37,50 € par article.", "fr"),
+])
+def test_the_whole_refund_said_per_unit_is_false_in_each_language(text: str, lang: str) -> None:
+    # 37.50 is the whole refund of three bulbs at 12.50: said per unit it implies 112.50.
+    facts = read_facts([text])
+    assert facts.claimed_rate_counts(TERMS) == [(D("37.50"), (), ())]
+    assert not rate_makes(D("37.50"), (), {D("37.50")}, [BULBS])
+
+
+@pytest.mark.parametrize(("said", "truthful"), [
+    # Seed 0's order has two Hush Earbuds (the refunded line) and a one-unit mug: a rate per earbud is judged
+    # over the earbuds' two units, not the mug's one.
+    ("That is {amount} {order.currency} per {line.name}.", 0.0),
+    ("That is {diff} {order.currency} per {line.name}.", 1.0),
+])
+async def test_a_rate_said_apart_from_the_refund_is_judged_over_the_units_of_its_line(
+        env: Environment, said: str, truthful: float) -> None:
+    body = ("Hi {customer.first_name}, about order #{order.number}: I have refunded {amount} {order.currency} for "
+            "your {qty} units. " + said)
+    assert await _truthful(env, PRICE_DROP, 0, PRICE_DROP_REFUND, body) == truthful
+
+
+def test_a_rate_names_the_lines_its_unit_is_of() -> None:
+    assert rate_lines("37.50 per bulb and 24.99 each", "en", TERMS) == {D("37.50"): frozenset({0}),
+                                                                        D("24.99"): frozenset()}
