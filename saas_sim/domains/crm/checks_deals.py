@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime, timedelta
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
-from saas_sim.domains.crm.models import Activity, Deal
+from saas_sim.domains.crm.models import Activity, Deal, Task
 from saas_sim.domains.crm.pipeline import is_open
-from saas_sim.domains.crm.state import ACTIVITIES, DEALS, ENROLLMENTS, TASKS
+from saas_sim.domains.crm.state import ACTIVITIES, CONTACTS, DEALS, ENROLLMENTS, TASKS
+from saas_sim.domains.crm.text_substance import text_flaw
 
 __all__ = [
     "call_logged",
@@ -74,21 +74,22 @@ def no_other_deals_changed(ctx: CheckContext, allowed: list[str]) -> CheckOutcom
     return CheckOutcome.of(not others, f"other deals changed: {others}" if others else "no other deal changed")
 
 
-_WORD = re.compile(r"[^\W\d_]{2,}")
-
-
 def _new(ctx: CheckContext) -> list[Activity]:
     return ctx.created(ACTIVITIES)
 
 
 @kit.check
-def call_logged(ctx: CheckContext, contact_id: str, deal_id: str, outcome: str | None = None) -> CheckOutcome:
+def call_logged(ctx: CheckContext, contact_id: str, deal_id: str, outcome: str | None = None,
+                recent_s: float | None = None) -> CheckOutcome:
     """A call was logged on the contact and the deal (half credit if linked to only one of them).
 
     When `outcome` is given, a call logged without it or with another one scores
     zero: the outcome is the point of the record, and any call at all is what a
     blind writer logs. Calls on the contact or the deal that state different
-    outcomes score zero together: the right one among them is a shotgun.
+    outcomes score zero together: the right one among them is a shotgun. When
+    `recent_s` is given, a call dated more than that many seconds before grading
+    does not count: the call just happened, and a record dated years back misdates
+    it (the tool refuses future dates, not past ones).
     """
     calls = [a for a in _new(ctx) if a.kind == "call" and (a.contact_id == contact_id or a.deal_id == deal_id)]
     # A call logged without an outcome states none, so it contradicts nothing.
@@ -96,24 +97,49 @@ def call_logged(ctx: CheckContext, contact_id: str, deal_id: str, outcome: str |
     if outcome is not None and len(said) > 1:
         # One call has one outcome: logging every outcome is a shotgun, not a record.
         return CheckOutcome.failed(f"the calls logged contradict each other: outcomes {said}")
-    best = 0.0
+    best, misdated = 0.0, ""
     for a in _new(ctx):
         if a.kind != "call" or (outcome is not None and a.outcome != outcome):
             continue
+        if recent_s is not None and a.occurred_at < ctx.now - timedelta(seconds=recent_s):
+            misdated = f"call {a.id} is dated {a.occurred_at.isoformat()}, not when it happened"
+            continue
         links = (a.contact_id == contact_id) + (a.deal_id == deal_id)
         best = max(best, links / 2)
-    return CheckOutcome(best, f"best matching call scores {best:.2f}" if best else "no call was logged")
+    return CheckOutcome(best, f"best matching call scores {best:.2f}" if best else misdated or "no call was logged")
 
 
 def _instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+def _task_flaw(ctx: CheckContext, t: Task, owner_id: str | None) -> str | None:
+    """Why a new task on the deal is not the deal's follow-up, or None.
+
+    The follow-up is the work of the person the task names (`owner_id`, by
+    default the deal's owner at the start: "create a task on the deal" is the
+    owner's to-do), and its subject says what to do. A task handed to a colleague
+    or called "." is what a blind writer files.
+    """
+    d = deal(ctx.initial, t.deal_id) if t.deal_id else None
+    want = owner_id if owner_id is not None else (d.owner_id if d is not None else None)
+    if want is not None and t.owner_id != want:
+        return f"task {t.id} is owned by {t.owner_id}, not {want}"
+    # The names of the people on the deal are not words of the subject: "Ann Lee" alone says nothing.
+    people = [c for c in (ctx.final.get(CONTACTS, i) for i in (t.contact_id, d.primary_contact_id if d else None)
+                          if i) if c is not None]
+    flaw = text_flaw(t.subject, names=[n for c in people for n in (c.first_name, c.last_name)])
+    return f"task {t.id}'s subject says nothing: {flaw}" if flaw else None
+
+
 @kit.check
-def task_due(ctx: CheckContext, deal_id: str, due_at: str, contact_id: str | None = None) -> CheckOutcome:
+def task_due(ctx: CheckContext, deal_id: str, due_at: str, contact_id: str | None = None,
+             owner_id: str | None = None) -> CheckOutcome:
     """An open task on the deal is due exactly at `due_at` (half credit: same day, other hour).
 
     New open tasks on the deal at several different times score zero (a shotgun).
+    Only a task of `owner_id` (default: the deal's owner) whose subject says
+    something counts (`_task_flaw`).
     """
     want = _instant(due_at)
     best, detail = 0.0, "no follow-up task on the deal"
@@ -125,6 +151,10 @@ def task_due(ctx: CheckContext, deal_id: str, due_at: str, contact_id: str | Non
     for t in ctx.created(TASKS):
         if t.deal_id != deal_id or t.status != "open":
             continue
+        flaw = _task_flaw(ctx, t, owner_id)
+        if flaw is not None:
+            detail = flaw
+            continue
         score = 1.0 if t.due_at == want else (0.5 if t.due_at.date() == want.date() else 0.0)
         if contact_id is not None and t.contact_id not in (None, contact_id):
             score /= 2
@@ -134,10 +164,18 @@ def task_due(ctx: CheckContext, deal_id: str, due_at: str, contact_id: str | Non
 
 
 @kit.check
-def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float) -> CheckOutcome:
-    """A new open task on the deal is due after `start` (the task's start) and within `within_s` seconds of it."""
+def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float,
+                owner_id: str | None = None) -> CheckOutcome:
+    """A new open task on the deal is due after `start` (the task's start) and within `within_s` seconds of it.
+
+    Only a task of `owner_id` (default: the deal's owner) whose subject says something counts (`_task_flaw`).
+    """
     begin = _instant(start)
     tasks = [t for t in ctx.created(TASKS) if t.deal_id == deal_id and t.status == "open"]
+    flaws = [f for t in tasks if (f := _task_flaw(ctx, t, owner_id)) is not None]
+    tasks = [t for t in tasks if _task_flaw(ctx, t, owner_id) is None]
+    if not tasks and flaws:
+        return CheckOutcome.failed("; ".join(flaws[:3]))
     limit = begin + timedelta(seconds=within_s)
     ok = [t for t in tasks if begin <= t.due_at <= limit]
     if ok:
@@ -150,12 +188,16 @@ def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float) ->
 
 @kit.check
 def next_step_changed(ctx: CheckContext, deal_id: str, min_words: int = 3) -> CheckOutcome:
-    """The deal has a new, concrete next step: at least `min_words` words, not the old one."""
-    before = deal(ctx.initial, deal_id).next_step
-    after = deal(ctx.final, deal_id).next_step
-    words = _WORD.findall(after or "")
-    ok = len(words) >= min_words and fold(after or "") != fold(before or "")
-    return CheckOutcome.of(ok, f"next step {before!r} -> {after!r}")
+    """The deal has a new, concrete next step: at least `min_words` real words besides names, not the old one.
+
+    Words of a language, not filler (`text_substance`): "Lorem ipsum dolor" has
+    three words and says nothing.
+    """
+    before, after = deal(ctx.initial, deal_id).next_step, deal(ctx.final, deal_id).next_step
+    if fold(after or "") == fold(before or ""):
+        return CheckOutcome.failed(f"next step unchanged ({after!r})")
+    flaw = text_flaw(after, min_words=min_words)
+    return CheckOutcome.of(flaw is None, flaw or f"next step {before!r} -> {after!r}")
 
 
 @kit.check
