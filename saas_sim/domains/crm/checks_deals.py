@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from saas_sim.core.domain import CheckContext, CheckOutcome
+from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity, Deal, Task
-from saas_sim.domains.crm.pipeline import is_open
+from saas_sim.domains.crm.pipeline import STAGES, is_open
 from saas_sim.domains.crm.state import ACTIVITIES, CONTACTS, DEALS, ENROLLMENTS, TASKS
 from saas_sim.domains.crm.text_substance import text_flaw
 
@@ -22,9 +23,11 @@ __all__ = [
     "deal_edits_within",
     "deal_in_stage",
     "deal_open_not_nurtured",
+    "new_tasks_on",
     "next_step_changed",
     "no_other_deals_changed",
     "one_followup_time",
+    "stage_never_past",
     "task_due",
     "task_within",
 ]
@@ -253,3 +256,34 @@ def one_followup_time(ctx: CheckContext, deal_id: str) -> CheckOutcome:
     """
     times = sorted({t.due_at for t in ctx.created(TASKS) if t.deal_id == deal_id and t.status == "open"})
     return CheckOutcome.of(len(times) <= 1, f"new follow-ups on {deal_id} at {[x.isoformat() for x in times[:4]]}")
+
+
+@kit.check
+def new_tasks_on(ctx: CheckContext, record_ids: list[str]) -> CheckOutcome:
+    """Every new task concerns one of `record_ids` (the task's deal or contact; a constraint).
+
+    The scope guard names a task's owner among its subjects, so the deal owner's
+    follow-up is in scope; a to-do about no record handed to that same owner ("Clean
+    up your pipeline") would be too. A task about nothing the task named is work
+    the task did not ask for.
+    """
+    wanted = set(record_ids)
+    stray = [f"{t.id} ({t.subject!r})" for t in ctx.created(TASKS) if not {t.deal_id, t.contact_id} & wanted]
+    return CheckOutcome.of(not stray, f"tasks about no record of the task: {stray[:4]}" if stray
+                           else "every new task is about the task's records")
+
+
+@kit.check
+def stage_never_past(ctx: CheckContext, deal_id: str, stage: str) -> CheckOutcome:
+    """The agent never moved the deal past `stage` in the pipeline (a constraint).
+
+    The final stage alone hides an excursion: a deal pushed into negotiation and
+    back ends in proposal, but its stage history, which forecasts and win-rate
+    reports read, now says it was negotiated.
+    """
+    order: dict[str, int] = {s: i for i, s in enumerate(STAGES)}
+    past = [e.to_stage for e in ctx.events_of(ev.DealStageChanged)
+            if isinstance(e, ev.DealStageChanged) and e.deal_id == deal_id and order[e.to_stage] > order[stage]]
+    return CheckOutcome.of(not past, f"deal {deal_id} was moved past {stage}: {past}" if past
+                           else f"deal {deal_id} never went past {stage}")
+
