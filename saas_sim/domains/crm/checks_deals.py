@@ -17,6 +17,7 @@ from saas_sim.domains.crm.text_substance import text_flaw
 __all__ = [
     "call_logged",
     "call_outcomes_agree",
+    "calls_dated_when_made",
     "deal_amount",
     "deal_close_date",
     "deal_closed_won",
@@ -30,6 +31,7 @@ __all__ = [
     "stage_never_past",
     "task_due",
     "task_within",
+    "texts_say_something",
 ]
 
 
@@ -286,4 +288,33 @@ def stage_never_past(ctx: CheckContext, deal_id: str, stage: str) -> CheckOutcom
             if isinstance(e, ev.DealStageChanged) and e.deal_id == deal_id and order[e.to_stage] > order[stage]]
     return CheckOutcome.of(not past, f"deal {deal_id} was moved past {stage}: {past}" if past
                            else f"deal {deal_id} never went past {stage}")
+
+
+@kit.check
+def calls_dated_when_made(ctx: CheckContext, recent_s: float) -> CheckOutcome:
+    """Every call the agent logged is dated within `recent_s` seconds before grading (a constraint).
+
+    The task's call has just ended: a record dating it years back misstates when
+    the buyer was reached, and activity reports read that date.
+    """
+    since = ctx.now - timedelta(seconds=recent_s)
+    old = [f"{a.id} ({a.occurred_at.isoformat()})" for a in _new(ctx) if a.kind == "call" and a.occurred_at < since]
+    return CheckOutcome.of(not old, f"calls misdated: {old[:4]}" if old else "every call is dated when it was made")
+
+
+@kit.check
+def texts_say_something(ctx: CheckContext) -> CheckOutcome:
+    """Every task subject the agent wrote and every next step it set says something (a constraint).
+
+    Like an email of filler, a follow-up called "." or a next step of lorem ipsum
+    is junk written into the CRM, whatever else the episode got right
+    (`text_substance`: real words, not filler).
+    """
+    empty = [f"task {t.id}: {flaw}" for t in ctx.created(TASKS) if (flaw := text_flaw(t.subject)) is not None]
+    for i, before, after in ctx.changed(DEALS):
+        if after is None or after.next_step is None or (before is not None and before.next_step == after.next_step):
+            continue
+        if (flaw := text_flaw(after.next_step)) is not None:
+            empty.append(f"next step of {i}: {flaw}")
+    return CheckOutcome.of(not empty, "; ".join(empty[:4]) or "every task subject and next step says something")
 

@@ -228,3 +228,28 @@ def test_a_deal_pushed_past_its_stage_and_back_violates(crm: Caller, world: Stat
     outcome = cd.stage_never_past(ctx, d.id, "proposal")
     assert outcome.score == 0.0
     assert "negotiation" in outcome.detail
+
+
+def test_filler_in_a_task_or_a_next_step_breaks_the_gate(crm: Caller, world: State) -> None:
+    d = _open_deal(world)
+    crm("crm.update_deal", deal_id=d.id, next_step="Review call to resolve open points")
+    crm("crm.create_task", subject="Follow up", due_at=DUE, deal_id=d.id)
+    assert cd.texts_say_something(_ctx(crm, world)).score == 1.0
+    crm("crm.update_deal", deal_id=d.id, next_step="Lorem ipsum dolor")
+    assert cd.texts_say_something(_ctx(crm, world)).score == 0.0
+
+
+def test_a_task_called_dot_breaks_the_gate(crm: Caller, world: State) -> None:
+    d = _open_deal(world)
+    crm("crm.create_task", subject=".", due_at=DUE, deal_id=d.id)
+    assert cd.texts_say_something(_ctx(crm, world)).score == 0.0
+
+
+def test_a_backdated_call_breaks_the_gate_and_a_recent_one_does_not(crm: Caller, world: State) -> None:
+    d = _open_deal(world)
+    crm("crm.log_activity", kind="call", outcome="connected", deal_id=d.id, subject="Call",
+        occurred_at=(EPOCH - timedelta(minutes=20)).isoformat())
+    assert cd.calls_dated_when_made(_ctx(crm, world), 7200).score == 1.0
+    crm("crm.log_activity", kind="call", outcome="connected", deal_id=d.id, subject="Call",
+        occurred_at="2019-01-01T00:00:00Z")
+    assert cd.calls_dated_when_made(_ctx(crm, world), 7200).score == 0.0
