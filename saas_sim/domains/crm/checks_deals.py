@@ -118,6 +118,13 @@ def _instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+def _names(ctx: CheckContext, contact_id: str | None, d: Deal | None) -> list[str]:
+    """The names of the people a text on the contact or deal may carry: not its words ("Ann Lee" says nothing)."""
+    ids = (contact_id, d.primary_contact_id if d is not None else None)
+    people = [c for c in (ctx.final.get(CONTACTS, i) for i in ids if i) if c is not None]
+    return [n for c in people for n in (c.first_name, c.last_name)]
+
+
 def _task_flaw(ctx: CheckContext, t: Task, owner_id: str | None) -> str | None:
     """Why a new task on the deal is not the deal's follow-up, or None.
 
@@ -130,10 +137,7 @@ def _task_flaw(ctx: CheckContext, t: Task, owner_id: str | None) -> str | None:
     want = owner_id if owner_id is not None else (d.owner_id if d is not None else None)
     if want is not None and t.owner_id != want:
         return f"task {t.id} is owned by {t.owner_id}, not {want}"
-    # The names of the people on the deal are not words of the subject: "Ann Lee" alone says nothing.
-    people = [c for c in (ctx.final.get(CONTACTS, i) for i in (t.contact_id, d.primary_contact_id if d else None)
-                          if i) if c is not None]
-    flaw = text_flaw(t.subject, names=[n for c in people for n in (c.first_name, c.last_name)])
+    flaw = text_flaw(t.subject, names=_names(ctx, t.contact_id, d))
     return f"task {t.id}'s subject says nothing: {flaw}" if flaw else None
 
 
@@ -310,11 +314,15 @@ def texts_say_something(ctx: CheckContext) -> CheckOutcome:
     is junk written into the CRM, whatever else the episode got right
     (`text_substance`: real words, not filler).
     """
-    empty = [f"task {t.id}: {flaw}" for t in ctx.created(TASKS) if (flaw := text_flaw(t.subject)) is not None]
+    empty: list[str] = []
+    for t in ctx.created(TASKS):
+        on = ctx.final.get(DEALS, t.deal_id) if t.deal_id else None
+        if (flaw := text_flaw(t.subject, names=_names(ctx, t.contact_id, on))) is not None:
+            empty.append(f"task {t.id}: {flaw}")
     for i, before, after in ctx.changed(DEALS):
         if after is None or after.next_step is None or (before is not None and before.next_step == after.next_step):
             continue
-        if (flaw := text_flaw(after.next_step)) is not None:
+        if (flaw := text_flaw(after.next_step, names=_names(ctx, None, after))) is not None:
             empty.append(f"next step of {i}: {flaw}")
     return CheckOutcome.of(not empty, "; ".join(empty[:4]) or "every task subject and next step says something")
 

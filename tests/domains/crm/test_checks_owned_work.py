@@ -253,3 +253,8 @@ def test_a_backdated_call_breaks_the_gate_and_a_recent_one_does_not(crm: Caller,
     crm("crm.log_activity", kind="call", outcome="connected", deal_id=d.id, subject="Call",
         occurred_at="2019-01-01T00:00:00Z")
     assert cd.calls_dated_when_made(_ctx(crm, world), 7200).score == 0.0
+
+
+@pytest.mark.parametrize("text", ["Call Manon Paris", "Demo for Acme Corp", "Ping Livia"])
+def test_a_short_subject_with_a_foreign_name_is_no_filler(text: str) -> None:
+    assert text_flaw(text) is None
