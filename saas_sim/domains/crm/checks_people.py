@@ -22,7 +22,9 @@ from saas_sim.domains.crm.state import (
     DEALS,
     ENROLLMENTS,
     LEADS,
+    TASKS,
 )
+from saas_sim.domains.crm.text_substance import text_flaw
 from saas_sim.errors import VerifierError
 
 __all__ = [
@@ -222,13 +224,40 @@ def _same_value(name: str, a: Contact, b: Contact) -> bool:
     return bool(getattr(a, name) == getattr(b, name))
 
 
+_SAME_KIND: dict[str, tuple[str, ...]] = {"email": ("email", "secondary_email"),
+                                         "secondary_email": ("email", "secondary_email")}
+"""Fields whose values may move into each other: a merge makes the loser's email the winner's secondary one."""
+
+
+def _held(ctx: CheckContext, name: str, ids: list[str]) -> set[str]:
+    """The normalized values the records `ids` held at the start in `name` (or a field of its kind)."""
+    out: set[str] = set()
+    for i in ids:
+        c = existing(ctx.initial, CONTACTS, i, "contact")
+        for f in _SAME_KIND.get(name, (name,)):
+            v = getattr(c, f)
+            if v:
+                out.add(_norm(f, v))
+    return out
+
+
+def _norm(name: str, value: str) -> str:
+    if name in ("email", "secondary_email"):
+        return norm_email(value)
+    return phone_digits(value) if name == "phone" else fold(value)
+
+
 @kit.check
-def contact_edits_within(ctx: CheckContext, contact_ids: list[str], fields: list[str]) -> CheckOutcome:
+def contact_edits_within(ctx: CheckContext, contact_ids: list[str], fields: list[str],
+                         values_from: list[str] | None = None) -> CheckOutcome:
     """On the in-scope people's records, only `fields` changed (a constraint).
 
     The scope guard lets the agent edit the task's record; this bounds *what* it
     may change there, so "right title plus a made-up email" or an unsubscribe of
     the person is not free. Every pre-existing record of each person counts.
+    With `values_from` (a merge's records), each of `fields` that changed must
+    hold a value one of those records held at the start: a merge keeps the pair's
+    addresses and phones, it does not wipe them or invent a "000".
     """
     ids = {c.id for i in contact_ids for c in person_records(ctx.initial, i)} | set(contact_ids)
     allowed = set(fields) | _BOOKKEEPING
@@ -237,25 +266,62 @@ def contact_edits_within(ctx: CheckContext, contact_ids: list[str], fields: list
         if i not in ids or b is None or a is None:
             continue
         bad += [f"{i}.{f}" for f in sorted(Contact.model_fields) if f not in allowed and not _same_value(f, a, b)]
+        if values_from is not None:
+            bad += [f"{i}.{f}={getattr(a, f)!r} (no merged record held it)" for f in fields
+                    if not _same_value(f, a, b) and (not getattr(a, f)
+                                                     or _norm(f, getattr(a, f)) not in _held(ctx, f, values_from))]
     if bad:
         return CheckOutcome.failed(f"fields the task did not ask for changed: {bad[:6]}")
     return CheckOutcome.passed(f"only {sorted(fields)} changed on the task's records")
 
 
-@kit.check
-def only_lead_records_created(ctx: CheckContext, lead_id: str) -> CheckOutcome:
-    """Every record the agent created belongs to the lead's conversion (a constraint).
+def _conversion_owners(ctx: CheckContext, lead_id: str) -> set[str]:
+    """Who may own what a conversion makes: the lead's owner (the tool's default) or the account's owner."""
+    lead = existing(ctx.initial, LEADS, lead_id, "lead")
+    converted = existing(ctx.final, LEADS, lead_id, "lead").converted_account_id
+    account = ctx.initial.get(ACCOUNTS, converted) if converted else None
+    return {o for o in (lead.owner_id, account.owner_id if account else None) if o is not None}
 
-    A conversion makes one contact (the lead's), at most one account (for a new
-    company) and deals on the converted account with the lead's contact as buyer.
-    Any other new contact, account or deal is out of the task, and, being new, the
-    scope guard cannot see it: it allows every change to what the agent created.
-    """
+
+def _conversion_strays(ctx: CheckContext, lead_id: str) -> list[str]:
     lead = existing(ctx.final, LEADS, lead_id, "lead")
+    owners = _conversion_owners(ctx, lead_id)
     stray = [c.id for c in ctx.created(CONTACTS) if c.id != lead.converted_contact_id]
     stray += [a.id for a in ctx.created(ACCOUNTS) if a.id != lead.converted_account_id]
-    stray += [d.id for d in ctx.created(DEALS)
+    deals = ctx.created(DEALS)
+    stray += [d.id for d in deals
               if d.account_id != lead.converted_account_id or d.primary_contact_id != lead.converted_contact_id]
+    made = [*((c.id, c.owner_id) for c in ctx.created(CONTACTS) if c.id == lead.converted_contact_id),
+            *((a.id, a.owner_id) for a in ctx.created(ACCOUNTS) if a.id == lead.converted_account_id),
+            *((d.id, d.owner_id) for d in deals)]
+    stray += [f"{i} (owned by {o})" for i, o in made if o not in owners]
+    # A lead brings a name and a person, not a forecast: an amount, a close date or product lines
+    # on its new deal come from nowhere.
+    stray += [f"{d.id} ({', '.join(f)})" for d in deals
+              if (f := [n for n in ("amount", "close_date") if getattr(d, n) is not None]
+                  + (["line items"] if d.line_item_ids else []))]
+    new_deals = {d.id for d in deals}
+    for t in ctx.created(TASKS):
+        on_conversion = (t.contact_id or t.deal_id) and t.contact_id in (None, lead.converted_contact_id) \
+            and (t.deal_id is None or t.deal_id in new_deals)
+        if not on_conversion or t.owner_id not in owners or text_flaw(t.subject) is not None:
+            stray.append(f"{t.id} (task {t.subject!r} for {t.owner_id})")
+    return stray
+
+
+@kit.check
+def only_lead_records_created(ctx: CheckContext, lead_id: str) -> CheckOutcome:
+    """Every record the agent created belongs to the lead's conversion, as the lead states it (a constraint).
+
+    A conversion makes one contact (the lead's), at most one account (for a new
+    company) and deals on the converted account with the lead's contact as buyer,
+    owned by the lead's owner or the account's. Its deals state no amount, close
+    date or product lines: the lead stated none. A task is on the conversion's
+    records, its owner's, and says something. Any other new record is out of the
+    task, and, being new, the scope guard cannot see it: it allows every change to
+    what the agent created.
+    """
+    stray = _conversion_strays(ctx, lead_id)
     if stray:
         return CheckOutcome.failed(f"records created outside the lead's conversion: {sorted(stray)}")
     return CheckOutcome.passed("every new record is the lead's conversion")

@@ -24,6 +24,7 @@ from saas_sim.domains.crm.models import Deal
 from saas_sim.domains.crm.people_identity import Companies, People
 from saas_sim.domains.crm.state import ACCOUNTS, DEALS, LINE_ITEMS
 from saas_sim.domains.crm.text_claims import read_claims
+from saas_sim.domains.crm.text_substance import text_flaw
 
 __all__ = [
     "only_the_renewal_created",
@@ -31,6 +32,7 @@ __all__ = [
     "renewal_claims_hold",
     "renewal_figures",
     "renewal_figures_true",
+    "renewal_owned_and_named",
 ]
 
 
@@ -177,3 +179,37 @@ def renewal_claims_hold(ctx: CheckContext, account_id: str) -> CheckOutcome:
                 false.append(f"{t.where} claims {c.kind}{'=' + c.value if c.value else ''} of the renewal "
                              f"({c.clause!r})")
     return CheckOutcome.of(not false, "; ".join(false[:4]) or "no text claims a stage the renewal is not in")
+
+
+def _name_flaw(name: str, account_name: str) -> str | None:
+    """Why a renewal's name does not say what it is, or None: it says something and names the account or the renewal."""
+    flaw = text_flaw(name)
+    if flaw is not None:
+        return flaw
+    words = set(re.findall(r"[^\W\d_]{3,}", fold(name)))
+    if words & set(re.findall(r"[^\W\d_]{3,}", fold(account_name))) or _about_renewal(name):
+        return None
+    return f"{name!r} names neither the account ({account_name}) nor a renewal"
+
+
+@kit.check
+def renewal_owned_and_named(ctx: CheckContext, account_id: str, owner_ids: Sequence[str] = ()) -> CheckOutcome:
+    """Every new deal on the company is its owners' and named for what it is (a constraint).
+
+    A renewal is the account's forecast: owned by the account's owner (the
+    tool's default) or by one of `owner_ids` (the contract's owner, whom the buyer
+    wrote to). Filed under another rep, the pipeline credits the wrong person. Its
+    name says something and names the account or the renewal: a deal called "."
+    is a record nobody can find.
+    """
+    account = existing(ctx.initial, ACCOUNTS, account_id, "account")
+    owners = {account.owner_id, *owner_ids}
+    wrong: list[str] = []
+    for d in _new_on_company(ctx, account_id):
+        if d.owner_id not in owners:
+            wrong.append(f"{d.id} is owned by {d.owner_id}, not by the account's or the contract's owner "
+                         f"({', '.join(sorted(owners))})")
+        flaw = _name_flaw(d.name, account.name)
+        if flaw is not None:
+            wrong.append(f"{d.id}'s name: {flaw}")
+    return CheckOutcome.of(not wrong, "; ".join(wrong) or "every new deal is the owner's and named for what it is")

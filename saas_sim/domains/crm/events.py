@@ -415,9 +415,10 @@ class TaskCreated(Event):
 
     task: Task
 
-    # The subjects are the records the task is about. A task about no record is work handed to its
-    # owner, so the owner is then its subject: else it would name no subject and pass every scope.
-    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id", "deal_id", "unlinked_owner_id")
+    # The subjects are the records the task is about and its owner: a task is work handed to a person,
+    # so a follow-up on an in-scope deal handed to a colleague is a change to that colleague's work.
+    # Without the owner, a task about no record would name no subject and pass every scope.
+    subject_fields: ClassVar[tuple[str, ...]] = ("contact_id", "deal_id", "owner_id")
 
     @property
     def contact_id(self) -> str | None:
@@ -430,9 +431,9 @@ class TaskCreated(Event):
         return self.task.deal_id
 
     @property
-    def unlinked_owner_id(self) -> str | None:
-        """The task's owner when it concerns no contact and no deal, else None."""
-        return self.task.owner_id if self.task.contact_id is None and self.task.deal_id is None else None
+    def owner_id(self) -> str:
+        """The user whose work the task is."""
+        return self.task.owner_id
 
 
 @event("crm.TaskCompleted")

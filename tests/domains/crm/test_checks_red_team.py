@@ -119,11 +119,13 @@ def test_a_task_about_no_record_has_its_owner_as_subject(crm: Caller, world: Sta
     assert event_subjects(task_event) == (user.id,)
 
 
-def test_a_task_on_a_deal_keeps_the_deal_as_its_only_subject(crm: Caller, world: State) -> None:
+def test_a_task_on_a_deal_has_the_deal_and_its_owner_as_subjects(crm: Caller, world: State) -> None:
     deal_id, _ = _deal_and_buyer(world)
+    d = world.get(DEALS, deal_id)
+    assert d is not None
     crm("crm.create_task", subject="Follow up", due_at="2026-03-04T10:00:00Z", deal_id=deal_id)
     task_event = next(e for e in crm.events if isinstance(e, ev.TaskCreated))
-    assert event_subjects(task_event) == (deal_id,)
+    assert event_subjects(task_event) == (deal_id, d.owner_id)
 
 
 def test_an_edit_beyond_the_asked_fields_violates(crm: Caller, world: State) -> None:
