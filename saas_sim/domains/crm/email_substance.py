@@ -34,7 +34,7 @@ from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 from saas_sim.core.text_facts import LANGUAGES
 from saas_sim.domains.crm.matching import fold
 
-__all__ = ["ECHO_RUN", "MIN_CONFIDENCE", "MIN_DISTINCT", "PASTE_SHARE", "message_flaw", "warm_detector"]
+__all__ = ["ECHO_RUN", "MIN_CONFIDENCE", "MIN_DISTINCT", "PASTE_SHARE", "message_flaw", "sink_lead", "warm_detector"]
 
 MIN_DISTINCT = 6
 """Fewest distinct non-name words of a real message (a greeting and a sign-off alone are about four)."""
@@ -61,6 +61,15 @@ def _detector() -> LanguageDetector:
     """
     real = [lang for lang in Language.all() if lang.iso_code_639_1.name.lower() in LANGUAGES]
     return LanguageDetectorBuilder.from_languages(*real, *_NORDIC, *_SINK).with_preloaded_language_models().build()
+
+
+def sink_lead(text: str) -> tuple[float, float] | None:
+    """How clearly `text` reads as filler: the sink's confidence and its lead over the runner-up, when the
+    detector's first language for it is the sink (`_SINK`: lorem ipsum, letter noise), else None."""
+    values = _detector().compute_language_confidence_values(text)
+    if not values or values[0].language not in _SINK:
+        return None
+    return values[0].value, values[0].value - (values[1].value if len(values) > 1 else 0.0)
 
 
 def warm_detector() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from saas_sim.domains.crm.email_substance import _SINK, _detector
+from saas_sim.domains.crm.email_substance import sink_lead
 from saas_sim.domains.crm.matching import fold
 
 __all__ = ["SINK_CLEAR", "SINK_LEAD", "text_flaw"]
@@ -47,11 +47,9 @@ def text_flaw(text: str | None, min_words: int = 1, names: Sequence[str] = ()) -
     words = {fold(w) for w in raw if _VOWEL.search(fold(w))}
     if len(words) < min_words:
         return f"{text!r} has {len(words)} real words besides names (fewer than {min_words})"
-    values = _detector().compute_language_confidence_values(" ".join(raw))
-    if values and values[0].language in _SINK:
-        runner_up = values[1].value if len(values) > 1 else 0.0
-        # A short text with a foreign name can tip the sink by a hair ("Call Manon Paris": 0.16 against
-        # 0.15): only a clear sink verdict is filler (lorem ipsum scores about 0.7, noise leads by 0.05+).
-        if values[0].value >= SINK_CLEAR or values[0].value - runner_up >= SINK_LEAD:
-            return f"{text!r} is filler, not words of a language"
+    sink = sink_lead(" ".join(raw))
+    # A short text with a foreign name can tip the sink by a hair ("Call Manon Paris": 0.16 against 0.15): only
+    # a clear sink verdict is filler (lorem ipsum scores about 0.7, noise leads by 0.05+).
+    if sink is not None and (sink[0] >= SINK_CLEAR or sink[1] >= SINK_LEAD):
+        return f"{text!r} is filler, not words of a language"
     return None
