@@ -96,8 +96,8 @@ def tax_charged_tickets(ctx: SetupContext) -> Setup:
     services_line, excess (the tax), charged, subtotal, refund_reply, refund_reply_alt; others (one per
     other customer: ticket_id, order_id, line_id, number, tax, crm_contact_id), other_ticket_ids,
     other_order_ids, other_contact_ids, all_ticket_ids and tickets_listed (every tax ticket, by id; the
-    latter comma-separated; the exempt one's place among them is seed-drawn), other (the first of others, else the exempt customer's services line: a
-    wrong target all the same).
+    latter comma-separated; the exempt one's place among them is seed-drawn), other (the first of others,
+    else the exempt customer's services line: a wrong target all the same).
     """
     subtotal, tax = Decimal(str(ctx.params["subtotal"])), Decimal(str(ctx.params["tax"]))
     rate = str(ctx.params["rate"])
