@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
@@ -33,6 +34,7 @@ __all__ = [
     "new_phone",
     "pick",
     "reachable",
+    "twin_created_at",
     "user_name",
     "variant_first",
 ]
@@ -59,6 +61,19 @@ def fresh_id(ctx: SetupContext, prefix: str) -> str:
     for _ in range(ctx.rng.randint(1, _MAX_ID_SKIP)):
         ctx.ids.next(prefix)
     return ctx.ids.next(prefix)
+
+
+def twin_created_at(ctx: SetupContext, original: datetime, low: int, high: int) -> datetime:
+    """Returns when a same-named twin of a record was created: `low`-`high` days before or after `original`.
+
+    The side is seed-drawn (and the instant stays a day before the start), so "the older record" is no rule
+    that tells the real one from its twin.
+    """
+    days = timedelta(days=ctx.rng.randint(low, high))
+    # The side comes from a sha256 of the stream's state: drawing it leaves the setup's later draws as they were.
+    before = hashlib.sha256(repr(ctx.rng.getstate()).encode()).digest()[0] & 1
+    at = original - days if before else original + days
+    return min(at, ctx.now - timedelta(days=1))
 
 
 def iso(instant: datetime) -> str:

@@ -46,7 +46,9 @@ def departed_champion(ctx: SetupContext) -> Setup:
     """An open deal whose primary contact left; the auto-reply names an existing colleague as successor.
 
     Bindings: deal, departed (the old primary contact), successor, successor_email_shown, namesake
-    (the same-name colleague at another address), other_colleague, other_deal, other_close_date.
+    (the same-name colleague at another address), other_colleague, other_deal, other_close_date. Of the two
+    same-named records, the successor is the world's older one or the one added lately (seed-drawn), so
+    neither the id order nor a name search's order says which.
 
     Params:
         namesakes: Distractors: more people with the successor's exact name, at other accounts (default 0).
@@ -66,17 +68,26 @@ def departed_champion(ctx: SetupContext) -> Setup:
         if len(others) >= 2:
             pool.append((d, p, others))
     deal, departed, others = pick(ctx.rng, pool, "open deal whose account has two more reachable contacts")
-    successor = pick(ctx.rng, others, "successor")
-    other = pick(ctx.rng, [c for c in others if c.id != successor.id], "another colleague")
-    domain = (successor.email or "").rpartition("@")[2]
+    colleague = pick(ctx.rng, others, "successor")
+    other = pick(ctx.rng, [c for c in others if c.id != colleague.id], "another colleague")
+    domain = (colleague.email or "").rpartition("@")[2]
     at = ctx.now - timedelta(days=ctx.rng.randint(5, 30))
-    namesake = successor.model_copy(update={
+    added = colleague.model_copy(update={
         "id": fresh_id(ctx, "ct"),
-        "email": f"{fold(successor.first_name)[:1]}{fold(successor.last_name).replace(' ', '')}"
+        "email": f"{fold(colleague.first_name)[:1]}{fold(colleague.last_name).replace(' ', '')}"
                  f"{ctx.rng.randint(2, 9)}@{domain}",
-        "secondary_email": None, "phone": new_phone(ctx, successor.account_id), "title": None,
+        "secondary_email": None, "phone": new_phone(ctx, colleague.account_id), "title": None,
         "created_at": at, "updated_at": at, "last_contacted_at": None,
     })
+    # Which of the two same-named records is the successor is seed-drawn: the world's older record (lower
+    # id, first in a name search) or the one added lately, who then has a title of their own.
+    added_is_successor = ctx.rng.random() >= 0.5
+    if not added_is_successor:
+        successor, namesake = colleague, added
+    else:
+        titles = sorted({c.title for c in base if c.title and c.title != colleague.title})
+        successor = added.model_copy(update={"title": pick(ctx.rng, titles, "another title")})
+        namesake = colleague
     truth = ctx.state.get(PERSON_TRUTH, departed.id)
     shown = _shown(successor.email or "")
     title = successor.title or "buyer"
@@ -84,9 +95,9 @@ def departed_champion(ctx: SetupContext) -> Setup:
             f"{account_name(ctx.state, deal.account_id)} and this mailbox is no longer monitored. For "
             f"{deal.name}, please contact {successor.first_name} {successor.last_name} ({title}) at {shown}.")
     staged: list[Event] = [
-        ev.ContactCreated(contact=namesake),
+        ev.ContactCreated(contact=successor if added_is_successor else namesake),
         ev.PersonTruthsRecorded(truths=[
-            PersonTruth(id=namesake.id, person_key=namesake.id, false_friend_of=successor.id),
+            PersonTruth(id=added.id, person_key=added.id, false_friend_of=None if added_is_successor else colleague.id),
             PersonTruth(id=departed.id, person_key=truth.person_key if truth else departed.id, departed=True),
         ]),
         inbound_email(ctx, departed, f"Automatic reply: {deal.name}", body, deal, ctx.rng.randint(5, 60)),

@@ -130,21 +130,29 @@ def declined_deals(ctx: SetupContext) -> Setup:
     staged: list[Event] = []
     bindings: dict[str, Any] = {}
     competitor = ctx.rng.choice(COMPETITORS)
-    for i, ((deal, buyer), cause) in enumerate(zip(chosen[:_DECLINED], causes, strict=True), start=1):
-        rival = competitor if cause == "competitor" else None
-        text = _decline_text(cause, competitor, deal)
-        staged.append(_email(ctx, buyer, deal, f"Re: {deal.name}", text, ctx.rng.randint(60, 60 * 48), depth == 1))
-        reason, alt = {
-            "competitor": (f"Chose {competitor}", f"Lost to competitor {competitor}"),
-            "budget": ("Budget frozen for the rest of the year", "No budget this year"),
-            "cancelled": ("Project cancelled in a reorganisation", "Buyer's initiative was cancelled"),
-            "in_house": ("Building it in-house", "Buyer will build the tool internally"),
-        }[cause]
-        bindings[f"d{i}"] = {**_deal_view(deal, buyer), "cause": cause, "competitor": rival, "reason": reason,
-                             "reason_alt": alt}
-    kept: list[dict[str, Any]] = []
-    for (deal, buyer), kind in zip(chosen[_DECLINED:], _KINDS[:n_kept], strict=True):
-        if kind == "quiet":
+    kinds = [""] * _DECLINED + list(_KINDS[:n_kept])
+    # The deals' emails are staged in a seed-drawn order, so the declines are not always the lowest activity
+    # ids (nor the earliest staged events).
+    slots = list(range(len(chosen)))
+    ctx.rng.shuffle(slots)
+    for j in slots:
+        deal, buyer = chosen[j]
+        kind = kinds[j]
+        if j < _DECLINED:
+            cause = causes[j]
+            rival = competitor if cause == "competitor" else None
+            text = _decline_text(cause, competitor, deal)
+            staged.append(_email(ctx, buyer, deal, f"Re: {deal.name}", text, ctx.rng.randint(60, 60 * 48),
+                                 depth == 1))
+            reason, alt = {
+                "competitor": (f"Chose {competitor}", f"Lost to competitor {competitor}"),
+                "budget": ("Budget frozen for the rest of the year", "No budget this year"),
+                "cancelled": ("Project cancelled in a reorganisation", "Buyer's initiative was cancelled"),
+                "in_house": ("Building it in-house", "Buyer will build the tool internally"),
+            }[cause]
+            bindings[f"d{j + 1}"] = {**_deal_view(deal, buyer), "cause": cause, "competitor": rival,
+                                     "reason": reason, "reason_alt": alt}
+        elif kind == "quiet":
             staged.append(_follow_ups(ctx, buyer, deal))
         elif kind == "soft_no":
             body = ctx.rng.choice(_SOFT_NOS).format(deal=deal.name)
@@ -157,7 +165,8 @@ def declined_deals(ctx: SetupContext) -> Setup:
             staged.append(_email(ctx, buyer, deal, f"Re: {deal.name} - correction",
                                  ctx.rng.choice(_RETRACTIONS).format(deal=deal.name),
                                  first - ctx.rng.randint(120, 60 * 40), depth == 1))
-        kept.append({**_deal_view(deal, buyer), "kind": kind})
+    kept: list[dict[str, Any]] = [{**_deal_view(deal, buyer), "kind": kind}
+                                  for (deal, buyer), kind in zip(chosen[_DECLINED:], kinds[_DECLINED:], strict=True)]
     reviewed = [d for d, _ in chosen]
     ctx.rng.shuffle(reviewed)
     d1 = bindings["d1"]

@@ -21,7 +21,15 @@ from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Account, Contact
-from saas_sim.domains.crm.setup_helpers import account_name, base_contacts, fresh_id, full_name, pick, user_name
+from saas_sim.domains.crm.setup_helpers import (
+    account_name,
+    base_contacts,
+    fresh_id,
+    full_name,
+    pick,
+    twin_created_at,
+    user_name,
+)
 from saas_sim.domains.crm.state import ACCOUNTS, USERS
 from saas_sim.errors import ScenarioError
 
@@ -66,7 +74,7 @@ def _duplicate(ctx: SetupContext, account: Account, name: str, owner_id: str, co
                ) -> tuple[Account, Contact]:
     slug = "".join(ch for ch in fold(name) if ch.isalnum())[:14] or "company"
     city = ctx.rng.choice(("Leeds", "Austin", "Lyon", "Graz", "Porto", "Denver", "Turin", "Ghent"))
-    created = account.created_at + timedelta(days=ctx.rng.randint(30, 400))
+    created = twin_created_at(ctx, account.created_at, 30, 400)
     twin = account.model_copy(update={
         "id": fresh_id(ctx, "acc"), "name": name, "domain": f"{slug}-{city.lower()}.example", "city": city,
         "phone": None, "owner_id": owner_id, "created_at": created, "updated_at": created})

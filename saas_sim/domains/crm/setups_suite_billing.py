@@ -28,6 +28,7 @@ from saas_sim.domains.crm.setup_helpers import (
     inbound_email,
     pick,
     reachable,
+    twin_created_at,
     user_name,
 )
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS, DEALS
@@ -158,12 +159,12 @@ def billing_account(ctx: SetupContext) -> Setup:
     name = account_name(ctx.state, account.id)
     owners = sorted({a.owner_id for a in ctx.state.table(ACCOUNTS) if a.owner_id != account.owner_id})
     city = ctx.rng.choice(("Leeds", "Austin", "Lyon", "Graz", "Porto", "Denver"))
+    created = twin_created_at(ctx, account.created_at, 30, 300)
     twin = Account(
         id=fresh_id(ctx, "acc"), name=name, domain=f"{name.split()[0].lower()}-{city.lower()}.example",
         industry=account.industry, employees=account.employees, territory=account.territory,
         country=account.country, city=city, phone=None, owner_id=pick(ctx.rng, owners, "other owner"),
-        created_at=account.created_at + timedelta(days=ctx.rng.randint(30, 300)),
-        updated_at=account.updated_at)
+        created_at=created, updated_at=max(created, account.updated_at))
     model = pick(ctx.rng, sorted((d for d in ctx.state.table(DEALS) if d.stage == "proposal"), key=lambda d: d.id),
                  "open deal to copy")
     at = ctx.now - timedelta(days=ctx.rng.randint(5, 90))

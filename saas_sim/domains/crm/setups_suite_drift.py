@@ -21,7 +21,7 @@ from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Account, Activity, Contact, Deal
-from saas_sim.domains.crm.setup_helpers import account_name, base_contacts, fresh_id, full_name, pick
+from saas_sim.domains.crm.setup_helpers import account_name, base_contacts, fresh_id, full_name, pick, twin_created_at
 from saas_sim.domains.crm.setups_suite_accounts import typo_name
 from saas_sim.domains.crm.state import ACCOUNTS, COMPANY_TRUTH, DEALS, USERS
 from saas_sim.errors import ScenarioError
@@ -40,7 +40,7 @@ def _open_deals(ctx: SetupContext, account_id: str) -> list[Deal]:
 def _look_alike(ctx: SetupContext, account: Account, name: str, owner: str, contact: Contact, deal: Deal,
                 ) -> tuple[Account, Contact, Deal]:
     slug = "".join(ch for ch in fold(name) if ch.isalnum())[:14] or "company"
-    created = account.created_at + timedelta(days=ctx.rng.randint(30, 400))
+    created = twin_created_at(ctx, account.created_at, 30, 400)
     twin = account.model_copy(update={
         "id": fresh_id(ctx, "acc"), "name": name, "domain": f"{slug}.example", "phone": None, "owner_id": owner,
         "created_at": created, "updated_at": created})

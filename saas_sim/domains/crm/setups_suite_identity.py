@@ -21,7 +21,7 @@ from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Contact
-from saas_sim.domains.crm.setup_helpers import account_name, base_contacts, fresh_id, full_name
+from saas_sim.domains.crm.setup_helpers import account_name, base_contacts, fresh_id, full_name, twin_created_at
 from saas_sim.domains.crm.state import ACCOUNTS, CONTACTS
 from saas_sim.errors import ScenarioError
 
@@ -95,7 +95,7 @@ def email_change_contacts(ctx: SetupContext) -> Setup:
     for account_id in ctx.rng.sample(accounts, n):
         phone = _phone(ctx, phones)
         phones.add(phone)
-        created = genuine.created_at + timedelta(days=ctx.rng.randint(10, 300))
+        created = twin_created_at(ctx, genuine.created_at, 10, 300)
         twin = genuine.model_copy(update={
             "id": fresh_id(ctx, "ct"), "account_id": account_id, "phone": phone, "secondary_email": None,
             "email": _address(ctx, genuine, taken), "created_at": created,

@@ -10,7 +10,6 @@ Staged records get seed-drawn ids (`fresh_id`), so no id can be memorized.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
@@ -19,7 +18,7 @@ from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Account, Contact
 from saas_sim.domains.crm.ports import account_tier
-from saas_sim.domains.crm.setup_helpers import base_contacts, fresh_id, full_name, pick
+from saas_sim.domains.crm.setup_helpers import base_contacts, fresh_id, full_name, pick, twin_created_at
 from saas_sim.domains.crm.state import ACCOUNTS, USERS
 from saas_sim.errors import ScenarioError
 
@@ -47,7 +46,7 @@ def _namesake(ctx: SetupContext, account: Account, contact: Contact, owner_id: s
     """A smaller company of exactly the account's name, with a person of the contact's name at another address."""
     city = ctx.rng.choice(_CITIES)
     slug = "".join(ch for ch in fold(account.name) if ch.isalnum())[:14] or "company"
-    created = account.created_at + timedelta(days=ctx.rng.randint(30, 400))
+    created = twin_created_at(ctx, account.created_at, 30, 400)
     twin = account.model_copy(update={
         "id": fresh_id(ctx, "acc"), "domain": f"{slug}-{city.lower()}.example", "city": city, "phone": None,
         "employees": ctx.rng.randint(8, 450), "owner_id": owner_id, "created_at": created, "updated_at": created})

@@ -210,16 +210,27 @@ def late_delivery(ctx: SetupContext) -> Setup:
     numbers = fresh_numbers(ctx, n_ontime + 1)
     ctx.rng.shuffle(numbers)
     cur, carrier = anchor.currency, anchor.carrier
-    late = _delivered_order(ctx, customer.id, cur, carrier, number=numbers[0], held=held,
-                            placed=ctx.now - timedelta(days=ctx.rng.randrange(16, 30)),
-                            transit_days=ctx.rng.randrange(LATE_AFTER_DAYS + 1, LATE_AFTER_DAYS + 6))
-    ontime = [_delivered_order(ctx, customer.id, cur, carrier, number=n, held=held,
-                               placed=ctx.now - timedelta(days=ctx.rng.randrange(10, 60)),
-                               transit_days=ctx.rng.randrange(2, LATE_AFTER_DAYS - 1)) for n in numbers[1:]]
+    # Placed (hence order ids) and named in the ticket in seed-drawn orders: neither the id order nor the
+    # order the customer names them in says which one was really late.
+    slots = list(range(n_ontime + 1))
+    ctx.rng.shuffle(slots)
+    made: dict[int, Order] = {}
+    for k in slots:
+        if k == 0:
+            made[k] = _delivered_order(ctx, customer.id, cur, carrier, number=numbers[0], held=held,
+                                       placed=ctx.now - timedelta(days=ctx.rng.randrange(16, 30)),
+                                       transit_days=ctx.rng.randrange(LATE_AFTER_DAYS + 1, LATE_AFTER_DAYS + 6))
+        else:
+            made[k] = _delivered_order(ctx, customer.id, cur, carrier, number=numbers[k], held=held,
+                                       placed=ctx.now - timedelta(days=ctx.rng.randrange(10, 60)),
+                                       transit_days=ctx.rng.randrange(2, LATE_AFTER_DAYS - 1))
+    late, ontime = made[0], [made[k] for k in range(1, n_ontime + 1)]
     assert late.shipped_at is not None and late.delivered_at is not None  # _delivered_order ships and delivers
-    also = "".join(f" Order #{o.number} was late as well." for o in ontime)
-    body = (f"Hi,\n\nmy order #{late.number} took forever to arrive, almost two weeks in the post.{also} This is "
-            "not acceptable, I want a full refund.")
+    named = [late, *ontime]
+    ctx.rng.shuffle(named)
+    also = "".join(f" Order #{o.number} was late as well." for o in named[1:])
+    body = (f"Hi,\n\nmy order #{named[0].number} took forever to arrive, almost two weeks in the post.{also} "
+            "This is not acceptable, I want a full refund.")
     ticket, staged = stage(ctx, TicketSpec(
         customer=customer, requester=customer, issue="billing_question", resolution="refund",
         created_at=ago(ctx, 10, 120), priority="normal", group="shipping", order=late,
@@ -247,5 +258,4 @@ def late_delivery(ctx: SetupContext) -> Setup:
                              f"it on your card in a week or so.{in_time}\n\nKind regards"),
         "other_ticket": other_open_ticket(ctx, ticket),
     }
-    return Setup(bindings=bindings, events=[ev.OrderPlaced(order=late), *(ev.OrderPlaced(order=o) for o in ontime),
-                                            *staged])
+    return Setup(bindings=bindings, events=[*(ev.OrderPlaced(order=made[k]) for k in slots), *staged])

@@ -98,12 +98,20 @@ def _stage_duplicate(ctx: SetupContext, repeats: int) -> tuple[Customer, Order, 
     skip_ids(ctx, "ord", "ol")
     numbers = fresh_numbers(ctx, repeats)
     nxt = next_number(order)
-    duplicate = _copy(ctx, order, number=str(nxt), cancelled=True,
-                      placed=order.placed_at + timedelta(seconds=ctx.rng.randrange(40, 240)))
-    again = [_copy(ctx, order, number=number, cancelled=False,
-                   placed=order.placed_at + timedelta(days=days, minutes=ctx.rng.randrange(1440)))
-             for number, days in zip(numbers, _repeat_days(ctx, order, repeats), strict=True)]
-    events: list[Event] = [ev.OrderPlaced(order=o) for o in (duplicate, *again)]
+    days = _repeat_days(ctx, order, repeats)
+    # Copied in a seed-drawn order, so the duplicate is not always the lowest order id of the copies.
+    slots = list(range(repeats + 1))
+    ctx.rng.shuffle(slots)
+    made: dict[int, Order] = {}
+    for k in slots:
+        if k == 0:
+            made[k] = _copy(ctx, order, number=str(nxt), cancelled=True,
+                            placed=order.placed_at + timedelta(seconds=ctx.rng.randrange(40, 240)))
+        else:
+            made[k] = _copy(ctx, order, number=numbers[k - 1], cancelled=False,
+                            placed=order.placed_at + timedelta(days=days[k - 1], minutes=ctx.rng.randrange(1440)))
+    duplicate, again = made[0], [made[k] for k in range(1, repeats + 1)]
+    events: list[Event] = [ev.OrderPlaced(order=made[k]) for k in slots]
     return customer, order, duplicate, again, others, events
 
 

@@ -97,16 +97,29 @@ def escalation_history(ctx: SetupContext) -> Setup:
     escalated: list[list[str]] = []
     open_by: dict[str, list[str]] = {}
     solved_by: dict[str, list[str]] = {}
-    for entry in plan:
-        customer, created = _customer(ctx, entry, made)
-        events += created
-        mine: list[str] = []
-        for solved in [False] * int(entry["open"]) + [True] * int(entry["solved"]):
-            ticket_id, evs = _escalated(ctx, customer, team, solved)
-            events += evs
-            (solved_by if solved else open_by).setdefault(str(entry["contact_id"]), []).append(ticket_id)
-            if not solved:
-                mine.append(ticket_id)
-        escalated.append(mine)
+    # The plan lists the risk accounts' people first; the tickets are filed in a seed-drawn order, so the
+    # lowest ticket and escalation ids are no sign of a churn risk.
+    jobs = [(i, solved) for i, entry in enumerate(plan)
+            for solved in [False] * int(entry["open"]) + [True] * int(entry["solved"])]
+    ctx.rng.shuffle(jobs)
+    customers: dict[int, Customer] = {}
+    mine: dict[int, list[str]] = {i: [] for i in range(len(plan))}
+    for i, solved in jobs:
+        entry = plan[i]
+        if i not in customers:
+            customers[i], created = _customer(ctx, entry, made)
+            events += created
+        ticket_id, evs = _escalated(ctx, customers[i], team, solved)
+        events += evs
+        (solved_by if solved else open_by).setdefault(str(entry["contact_id"]), []).append(ticket_id)
+        if not solved:
+            mine[i].append(ticket_id)
+    for i, entry in enumerate(plan):
+        if i not in customers:  # an entry with no ticket still gets its desk record
+            customers[i], created = _customer(ctx, entry, made)
+            events += created
+        escalated.append(sorted(mine[i]))
+    open_by = {k: sorted(v) for k, v in open_by.items()}
+    solved_by = {k: sorted(v) for k, v in solved_by.items()}
     return Setup(bindings={"escalated": escalated, "open_escalations": open_by, "solved_escalations": solved_by},
                  events=events)

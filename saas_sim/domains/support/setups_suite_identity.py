@@ -8,7 +8,9 @@
   learn) but gives a phone not on file and an order number of another customer. Only the records tell
   the two apart; the texts read alike.
 
-Tickets and requester records get seed-drawn ids (`stage`, `skip_ids`).
+Tickets and requester records get seed-drawn ids (`stage`, `skip_ids`), and the two requests are filed in a
+seed-drawn order, so neither the ticket ids nor the order the task lists them in (`tickets_listed`, by id) say
+which one is genuine.
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ def email_change_tickets(ctx: SetupContext) -> Setup:
         victim_id, victim_name, victim_company, impostor_email, impostor_phone: The contact the impostor
             claims to be, its name and account name, and the address and (wrong) phone the impostor gives.
 
-    Bindings: ticket (id, subject: the genuine request), impostor_ticket (id, subject), requester and
+    Bindings: ticket (id, subject: the genuine request), impostor_ticket (id, subject), tickets_listed (both
+    ids by id, "A and B": the order the task names them in; which is genuine is seed-drawn), requester and
     impostor (the new customer records: id, email), order_number (the genuine requester's, quoted),
     impostor_order_number (another customer's), victim_orders (the claimed person's order numbers),
     reply_done, reply_proof (replies for the oracle).
@@ -109,14 +112,27 @@ def email_change_tickets(ctx: SetupContext) -> Setup:
     if not strangers:
         raise ScenarioError("email_change_tickets needs a third customer's order")
     stolen = ctx.rng.choice(strangers)
-    t1, r1, e1 = _ticket(ctx, genuine, str(p["new_email"]), str(p["phone"]),
-                         {"name": str(p["name"]), "company": str(p["company"]), "number": own.number})
-    t2, r2, e2 = _ticket(ctx, victim, str(p["impostor_email"]), str(p["impostor_phone"]),
-                         {"name": str(p["victim_name"]), "company": str(p["victim_company"]),
-                          "number": stolen.number})
+    genuine_first = ctx.rng.random() < 0.5  # the filing order, hence the id order, says nothing
+
+    def file_genuine() -> tuple[Ticket, Customer, list[Event]]:
+        return _ticket(ctx, genuine, str(p["new_email"]), str(p["phone"]),
+                       {"name": str(p["name"]), "company": str(p["company"]), "number": own.number})
+
+    def file_impostor() -> tuple[Ticket, Customer, list[Event]]:
+        return _ticket(ctx, victim, str(p["impostor_email"]), str(p["impostor_phone"]),
+                       {"name": str(p["victim_name"]), "company": str(p["victim_company"]),
+                        "number": stolen.number})
+
+    if genuine_first:
+        t1, r1, e1 = file_genuine()
+        t2, r2, e2 = file_impostor()
+    else:
+        t2, r2, e2 = file_impostor()
+        t1, r1, e1 = file_genuine()
     bindings: dict[str, Any] = {
         "ticket": ticket_b(t1),
         "impostor_ticket": ticket_b(t2),
+        "tickets_listed": " and ".join(sorted((t1.id, t2.id))),
         "requester": {"id": r1.id, "email": r1.email},
         "impostor": {"id": r2.id, "email": r2.email},
         "order_number": own.number,
@@ -125,4 +141,4 @@ def email_change_tickets(ctx: SetupContext) -> Setup:
         "reply_done": _REPLY_DONE.format(first=genuine.first_name, email=p["new_email"]),
         "reply_proof": _REPLY_PROOF.format(first=victim.first_name),
     }
-    return Setup(bindings=bindings, events=e1 + e2)
+    return Setup(bindings=bindings, events=e1 + e2 if genuine_first else e2 + e1)

@@ -85,7 +85,7 @@ def _body(order: Order, tax: Decimal, exempt: bool, variant: int) -> str:
 
 @kit.setup
 def tax_charged_tickets(ctx: SetupContext) -> Setup:
-    """Tickets asking for the sales tax of an invoice back; only the first customer is really exempt.
+    """Tickets asking for the sales tax of an invoice back; only the first customer (params) is exempt.
 
     Params:
         subtotal, tax: The exempt customer's invoice (dollars), from `ide.tax_exempt_bug`.
@@ -95,9 +95,9 @@ def tax_charged_tickets(ctx: SetupContext) -> Setup:
     Bindings: ticket, customer (with crm_contact_id), order (the taxed invoice), line (its tax line),
     services_line, excess (the tax), charged, subtotal, refund_reply, refund_reply_alt; others (one per
     other customer: ticket_id, order_id, line_id, number, tax, crm_contact_id), other_ticket_ids,
-    other_order_ids, other_contact_ids, all_ticket_ids and tickets_listed (every tax ticket, sorted; the
-    latter comma-separated), other (the first of others, else the exempt customer's services line: a
-    wrong target all the same).
+    other_order_ids, other_contact_ids, all_ticket_ids and tickets_listed (every tax ticket, by id; the
+    latter comma-separated; the exempt one's place among them is seed-drawn), other (the first of others,
+    else the exempt customer's services line: a wrong target all the same).
     """
     subtotal, tax = Decimal(str(ctx.params["subtotal"])), Decimal(str(ctx.params["tax"]))
     rate = str(ctx.params["rate"])
@@ -117,10 +117,15 @@ def tax_charged_tickets(ctx: SetupContext) -> Setup:
     top = max(int(o.number) for o in ctx.state.table(ORDERS))
     orders: list[Order] = []
     tickets: list[dict[str, Any]] = []
-    for k, (person, sub, t) in enumerate(zip(people, [subtotal, *o_subs], [tax, *o_taxes], strict=True)):
+    # Filed in a seed-drawn order: the exempt customer's invoice number, order id and ticket id (hence its
+    # place in `tickets_listed`) are first about one time in len(people), never always.
+    filing = list(range(len(people)))
+    ctx.rng.shuffle(filing)
+    staged_by: dict[int, tuple[Order, dict[str, Any]]] = {}
+    for k in filing:
+        person, sub, t = people[k], [subtotal, *o_subs][k], [tax, *o_taxes][k]
         top += ctx.rng.randrange(2, 60)
         order = _invoice(ctx, person, products, sub, t, rate, top)
-        orders.append(order)
         events.append(ev.OrderPlaced(order=order))
         ticket, staged = stage(ctx, TicketSpec(
             customer=person, requester=person, issue="billing_question", resolution="refund" if k == 0 else "deny",
@@ -129,7 +134,10 @@ def tax_charged_tickets(ctx: SetupContext) -> Setup:
             body_core=_body(order, t, k == 0, ctx.rng.randrange(3)),
             mess=random_mess(ctx.rng, vague_subject=True)))
         events += staged
-        tickets.append(ticket_b(ticket))
+        staged_by[k] = (order, ticket_b(ticket))
+    for k in range(len(people)):
+        orders.append(staged_by[k][0])
+        tickets.append(staged_by[k][1])
     exempt, order = people[0], orders[0]
     others = [{"ticket_id": tk["id"], "order_id": o.id, "line_id": o.lines[1].id, "number": o.number,
                "tax": money(o.lines[1].total), "crm_contact_id": p.crm_contact_id}

@@ -2,8 +2,9 @@
 
 * `tiering_tickets`: two new, unrouted tickets in the general queue, from the support customers who are
   two given CRM contacts (found by `crm_contact_id`, or filed now). Both records say `standard` tier:
-  the desk never learnt that the first contact's company is an enterprise account in the CRM
-  (`crm.tiering_accounts` passes it in), so only the CRM says the first is served as VIP. The VIP agents
+  the desk never learnt that the VIP contact's company is an enterprise account in the CRM
+  (`crm.tiering_accounts` passes it in), so only the CRM says which is served as VIP. The two questions,
+  the filing order (hence the ids) and the order the task lists them in are seed-drawn. The VIP agents
   carry seed-drawn extra load, so the least-loaded one is no constant.
 
 Tickets and new customers get seed-drawn ids (`stage`, `skip_ids`); texts are in each customer's language.
@@ -114,20 +115,30 @@ def tiering_tickets(ctx: SetupContext) -> Setup:
         small_contact_id, small_name, small_first_name, small_email: The small account's CRM contact.
 
     Bindings: ticket (id, subject: the VIP's ticket), customer (its customer), agent (id, name: the
-    least-loaded VIP agent), small_ticket (id, subject), small_customer.
+    least-loaded VIP agent), small_ticket (id, subject), small_customer, tickets_listed (both tickets by id,
+    each with its subject in quotes: the order the task names them in; which is the VIP's is seed-drawn).
     """
     vip, events = _standard_customer(ctx, "vip_")
     small, more = _standard_customer(ctx, "small_")
     if vip.id == small.id:
         raise ScenarioError("the two CRM contacts are one support customer")
-    ticket, events = _ticket(ctx, vip, 0, events + more)
-    small_ticket, events = _ticket(ctx, small, 1, events)
+    # Which question each asks, and which is filed first (hence the lower id), are seed-drawn: neither the
+    # subject nor the id order nor the order the task names them in (`tickets_listed`) says who is VIP.
+    vip_text = ctx.rng.randrange(2)
+    if ctx.rng.random() < 0.5:
+        ticket, events = _ticket(ctx, vip, vip_text, events + more)
+        small_ticket, events = _ticket(ctx, small, 1 - vip_text, events)
+    else:
+        small_ticket, events = _ticket(ctx, small, 1 - vip_text, events + more)
+        ticket, events = _ticket(ctx, vip, vip_text, events)
     agent, load = _least_loaded_vip(ctx)
     bindings: dict[str, Any] = {
         "ticket": ticket_b(ticket),
         "customer": customer_b(vip),
         "agent": {"id": agent.id, "name": agent.name},
         "small_ticket": ticket_b(small_ticket),
+        "tickets_listed": " and ".join(f'{t.id} ("{t.subject}")' for t in sorted((ticket, small_ticket),
+                                                                              key=lambda t: t.id)),
         "small_customer": customer_b(small),
     }
     return Setup(bindings=bindings, events=load + events)

@@ -56,16 +56,16 @@ async def test_a_note_on_a_quiet_deal_counts_as_touching_it(env: Environment) ->
     ("Project cancelled in a reorg", "Lost to Copperleaf (price was not the deciding factor)"),
 ])
 async def test_a_reason_that_denies_the_other_causes_is_true(env: Environment, cancelled: str, competitor: str) -> None:
-    bindings = (await env.task(env.scenario(REF), 1)).bindings
-    assert (bindings["d1"]["cause"], bindings["d2"]["competitor"]) == ("cancelled", "Copperleaf")
-    grade = await scripted_grade(env, REF, 1, [_close("{d1.id}", cancelled), _close("{d2.id}", competitor)])
+    bindings = (await env.task(env.scenario(REF), 15)).bindings
+    assert (bindings["d1"]["competitor"], bindings["d2"]["cause"]) == ("Copperleaf", "cancelled")
+    grade = await scripted_grade(env, REF, 15, [_close("{d2.id}", cancelled), _close("{d1.id}", competitor)])
     assert grade.score == 1.0, grade.violations
 
 
 @pytest.mark.parametrize(("seed", "suffix", "other_rival"), [
     (2, "from our vantage point it is final", "Vantage Suite"),
-    (4, "after the halcyon days of last year", "Halcyon CRM"),
-    (6, "no orbital launch of anything this year", "Orbital Apps"),
+    (5, "after the halcyon days of last year", "Halcyon CRM"),
+    (7, "no orbital launch of anything this year", "Orbital Apps"),
 ])
 async def test_an_everyday_word_that_is_also_a_rivals_name_keeps_a_true_reason_true(
     env: Environment, seed: int, suffix: str, other_rival: str,

@@ -71,6 +71,10 @@ async def test_a_next_step_affirming_the_risk_in_other_words_earns_its_deal(env:
     assert _check(grade, "risk_deals_flagged") == pytest.approx(1.0)
 
 
+_SOLVED_SEED = 1
+"""A seed whose second risk account also has a solved escalation (its plan entry draws 0 or 1)."""
+
+
 async def _solved_of_risk_two(env: Environment, seed: int) -> str:
     bindings = (await env.task(env.scenario(REF), seed)).bindings
     solved: list[str] = bindings["solved_escalations"][bindings["plan"][2]["contact_id"]]
@@ -90,8 +94,8 @@ def _risk_two_says(text: str) -> list[dict[str, object]]:
 ])
 async def test_a_solved_escalation_of_the_account_named_as_solved_costs_nothing(env: Environment,
                                                                                 template: str) -> None:
-    solved = await _solved_of_risk_two(env, 0)
-    grade = await scripted_grade(env, REF, 0, _risk_two_says(template.format(two=TWO, solved=solved)))
+    solved = await _solved_of_risk_two(env, _SOLVED_SEED)
+    grade = await scripted_grade(env, REF, _SOLVED_SEED, _risk_two_says(template.format(two=TWO, solved=solved)))
     assert _check(grade, "risk_deals_flagged") == pytest.approx(1.0), grade.checks
 
 
@@ -103,6 +107,6 @@ async def test_a_solved_escalation_of_the_account_named_as_solved_costs_nothing(
 async def test_a_solved_escalation_told_as_open_or_the_open_ones_told_solved_earns_nothing(
     env: Environment, template: str,
 ) -> None:
-    solved = await _solved_of_risk_two(env, 0)
-    grade = await scripted_grade(env, REF, 0, _risk_two_says(template.format(two=TWO, solved=solved)))
+    solved = await _solved_of_risk_two(env, _SOLVED_SEED)
+    grade = await scripted_grade(env, REF, _SOLVED_SEED, _risk_two_says(template.format(two=TWO, solved=solved)))
     assert _check(grade, "risk_deals_flagged") == pytest.approx(1 / 3), grade.checks

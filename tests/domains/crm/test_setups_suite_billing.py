@@ -78,3 +78,16 @@ def test_the_billing_account_gets_a_same_named_company_with_an_open_deal(suite: 
 def test_a_contact_without_an_account_is_a_scenario_error(suite: State) -> None:
     with pytest.raises(ScenarioError):
         _run(sb.billing_account, suite, 0, contact_id="ct_999999")
+
+
+def test_the_same_named_company_is_older_in_some_seeds_and_younger_in_others(suite: State) -> None:
+    contact = next(c for c in suite.table(CONTACTS) if c.account_id)
+    real = suite.get(ACCOUNTS, str(contact.account_id))
+    assert real is not None
+    older = 0
+    for seed in range(40):
+        state, out = _run(sb.billing_account, suite, seed, contact_id=contact.id)
+        twin = state.get(ACCOUNTS, out.bindings["namesake"]["id"])
+        assert twin is not None and twin.created_at <= EPOCH
+        older += twin.created_at < real.created_at
+    assert 8 <= older <= 32

@@ -58,3 +58,17 @@ def test_the_genuine_ticket_quotes_their_own_order_and_the_impostors_someone_els
 def test_an_unknown_contact_is_a_scenario_error(suite: State) -> None:
     with pytest.raises(ScenarioError, match="known to the desk"):
         run_setup(si.email_change_tickets, suite, 0, {**_params(suite), "victim_id": "ct_nobody"})
+
+
+def test_neither_the_listing_nor_the_id_order_says_which_request_is_genuine(suite: State) -> None:
+    params = _params(suite)
+    first_listed = first_by_id = 0
+    for seed in range(40):
+        b = run_setup(si.email_change_tickets, suite, seed, params).bindings
+        ids = [b["ticket"]["id"], b["impostor_ticket"]["id"]]
+        listed = b["tickets_listed"].split(" and ")
+        assert listed == sorted(ids)
+        first_listed += listed[0] == b["ticket"]["id"]
+        first_by_id += min(ids) == b["ticket"]["id"]
+    # Two tickets: the genuine one comes first about half the time, in the listing and by id.
+    assert 10 <= first_listed <= 30 and 10 <= first_by_id <= 30

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -68,3 +69,19 @@ def test_one_support_customer_for_both_contacts_is_a_scenario_error(suite: State
     vip = _linked(suite, "vip")
     with pytest.raises(ScenarioError):
         _run(suite, 1, vip, vip)
+
+
+def test_neither_the_listing_the_id_order_nor_the_subject_says_which_ticket_is_the_vips(suite: State) -> None:
+    vip, small = _linked(suite, "vip"), "ct_999999"
+    first_listed = first_by_id = export_subject = 0
+    for seed in range(40):
+        b = run_setup(st.tiering_tickets, suite, seed, _params(vip, small)).bindings
+        ids = [b["ticket"]["id"], b["small_ticket"]["id"]]
+        listed = re.findall(r"tkt_\d+", b["tickets_listed"])
+        assert listed == sorted(ids)
+        assert f'{b["ticket"]["id"]} ("{b["ticket"]["subject"]}")' in b["tickets_listed"]
+        first_listed += listed[0] == b["ticket"]["id"]
+        first_by_id += min(ids) == b["ticket"]["id"]
+        export_subject += b["ticket"]["subject"] == st._SUBJECTS[b["customer"]["language"]][0]
+    assert 10 <= first_listed <= 30 and 10 <= first_by_id <= 30
+    assert 10 <= export_subject <= 30
