@@ -116,16 +116,26 @@ async def test_a_reply_naming_the_owner_as_away_names_nobody_who_will_call(env: 
     assert _check(grade, "reply_names_owner") == 0.0
 
 
+async def _english_seed(env: Environment) -> tuple[int, str]:
+    """The first seed whose customer writes in English (a version bump re-seeds every task), and its owner's
+    surname: the replies below are English."""
+    for seed in range(20):
+        episode = await env.start(env.scenario(REF), seed)
+        try:
+            bindings = episode.task.bindings
+        finally:
+            await episode.close()
+        if bindings["language"] == "en":
+            return seed, str(bindings["account"]["owner_name"]).split()[-1]
+    raise AssertionError("no English customer in seeds 0-19")
+
+
 async def test_the_owner_named_by_title_and_surname_or_calling_right_away_counts(env: Environment) -> None:
-    episode = await env.start(env.scenario(REF), 0)
-    try:
-        surname = str(episode.task.bindings["account"]["owner_name"]).split()[-1]
-    finally:
-        await episode.close()
+    seed, surname = await _english_seed(env)
     for body in (f"Hi, your account manager, Ms. {surname}, will contact you today.",
                  "Hi, {account.owner_name} will call you right away."):
-        grade = await scripted_grade(env, REF, 0, [_escalate("{account.name} threatens to cancel."), TASK,
-                                                   _reply(body)])
+        grade = await scripted_grade(env, REF, seed, [_escalate("{account.name} threatens to cancel."), TASK,
+                                                      _reply(body)])
         assert _check(grade, "reply_names_owner") == 1.0, body
 
 
