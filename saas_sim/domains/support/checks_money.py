@@ -96,13 +96,14 @@ def _loose_approvals(ctx: CheckContext, refunds: list[Refund]) -> list[str]:
 
 @kit.check
 def refunds_recorded_truly(ctx: CheckContext, *, ticket_id: str, reasons: Sequence[str] = (),
-                           order_level: bool = False) -> CheckOutcome:
+                           order_level: bool = False, replacement_reasons: Sequence[str] = ()) -> CheckOutcome:
     """Constraint: every refund of the episode records what happened, not just the right amount.
 
     Each refund names the task's ticket (`ticket_id`, the ticket it resolves), gives one of `reasons`
     (when given: a damage refund says `damaged`, not `not_delivered`), sits at order level when
     `order_level` (a shipping fee belongs to no product line: booked on a line, it shows that product
-    as partly refunded), and an approval it carries approved exactly its amount.
+    as partly refunded), and an approval it carries approved exactly its amount. Replacements name the
+    ticket too, with one of `replacement_reasons` when given.
     """
     wrong: list[str] = []
     for r in ctx.created(REFUNDS):
@@ -112,6 +113,11 @@ def refunds_recorded_truly(ctx: CheckContext, *, ticket_id: str, reasons: Sequen
             wrong.append(f"{r.id} gives the reason {r.reason!r}, not one of {sorted(reasons)}")
         if order_level and r.line_id is not None:
             wrong.append(f"{r.id} is booked on product line {r.line_id}, not at order level")
+    for rpl in ctx.created(REPLACEMENTS):
+        if rpl.ticket_id != ticket_id:
+            wrong.append(f"{rpl.id} is linked to ticket {rpl.ticket_id}, not {ticket_id}")
+        if replacement_reasons and rpl.reason not in replacement_reasons:
+            wrong.append(f"{rpl.id} gives the reason {rpl.reason!r}, not one of {sorted(replacement_reasons)}")
     wrong += _loose_approvals(ctx, ctx.created(REFUNDS))
     if wrong:
         return CheckOutcome.failed("refund records state what did not happen: " + "; ".join(wrong[:5]))

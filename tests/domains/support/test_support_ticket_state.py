@@ -110,3 +110,22 @@ async def test_the_kept_ticket_keeps_its_priority_and_assignee_after_a_merge(env
 async def test_the_agent_may_take_its_own_ticket(env: Environment) -> None:
     take = {"tool": "support.assign_ticket", "args": {"ticket_id": "{ticket.id}", "assignee_id": "agt_000001"}}
     assert await scripted_scores(env, DAMAGED, [0], [take, _refund(), REPLY, SOLVE]) == [1.0]
+
+
+async def test_a_replacement_with_a_false_reason_or_no_ticket_is_a_false_record(env: Environment) -> None:
+    ref = "support/partial-refund-and-replacement"
+    refund = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{missing.id}",
+                                                       "amount": "{amount}", "reason": "missing_item",
+                                                       "ticket_id": "{ticket.id}"}}
+    reply = {"tool": "support.send_reply", "args": {"ticket_id": "{ticket.id}", "body": (
+        "Hi {customer.first_name}, for order #{order.number}: {broken_qty} replacement {broken.name} are on their "
+        "way and {amount} {order.currency} for the {missing.name} is refunded.")}}
+
+    def replace(**extra: Any) -> dict[str, Any]:
+        args = {"order_id": "{order.id}", "line_id": "{broken.id}", "quantity": "{broken_qty}", "reason": "damaged",
+                "ticket_id": "{ticket.id}", **extra}
+        return {"tool": "support.create_replacement", "args": {k: v for k, v in args.items() if v is not None}}
+
+    assert await scripted_scores(env, ref, [0], [replace(), refund, reply, SOLVE]) == [1.0]
+    for extra in ({"reason": "wrong_item"}, {"ticket_id": None}):
+        assert await scripted_scores(env, ref, [0], [replace(**extra), refund, reply, SOLVE]) == [0.0], extra
