@@ -101,7 +101,7 @@ async def test_the_kept_ticket_keeps_its_priority_and_assignee_after_a_merge(env
         "requests into this one ticket. Our returns team will follow up here.")}}
     assert await scripted_scores(env, ref, [0], [merge, reply]) == [1.0]
     for change in ({"tool": "support.set_ticket_priority", "args": {"ticket_id": "{keep.id}", "priority": "low"}},
-                   {"tool": "support.assign_ticket", "args": {"ticket_id": "{keep.id}", "assignee_id": "agt_000002"}}):
+                   {"tool": "support.assign_ticket", "args": {"ticket_id": "{keep.id}", "assignee_id": "agt_000008"}}):
         grade = await scripted_grade(env, ref, 0, [merge, reply, change])
         assert grade.score == 0.0, change
         assert next(c for c in grade.checks if c.name == "ticket_fields_kept").score == 0.0
