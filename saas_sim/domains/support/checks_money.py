@@ -99,22 +99,23 @@ def refunds_recorded_truly(ctx: CheckContext, *, ticket_id: str, reasons: Sequen
                            order_level: bool = False, replacement_reasons: Sequence[str] = ()) -> CheckOutcome:
     """Constraint: every refund of the episode records what happened, not just the right amount.
 
-    Each refund names the task's ticket (`ticket_id`, the ticket it resolves), gives one of `reasons`
+    No refund names another ticket than the task's (`ticket_id`; an unlinked refund is tolerated, since
+    the link is optional in the tool and many correct plays leave it out), each gives one of `reasons`
     (when given: a damage refund says `damaged`, not `not_delivered`), sits at order level when
     `order_level` (a shipping fee belongs to no product line: booked on a line, it shows that product
-    as partly refunded), and an approval it carries approved exactly its amount. Replacements name the
-    ticket too, with one of `replacement_reasons` when given.
+    as partly refunded), and an approval it carries approved exactly its amount. Replacements name no
+    other ticket either, with one of `replacement_reasons` when given.
     """
     wrong: list[str] = []
     for r in ctx.created(REFUNDS):
-        if r.ticket_id != ticket_id:
+        if r.ticket_id not in (None, ticket_id):
             wrong.append(f"{r.id} is linked to ticket {r.ticket_id}, not {ticket_id}")
         if reasons and r.reason not in reasons:
             wrong.append(f"{r.id} gives the reason {r.reason!r}, not one of {sorted(reasons)}")
         if order_level and r.line_id is not None:
             wrong.append(f"{r.id} is booked on product line {r.line_id}, not at order level")
     for rpl in ctx.created(REPLACEMENTS):
-        if rpl.ticket_id != ticket_id:
+        if rpl.ticket_id not in (None, ticket_id):
             wrong.append(f"{rpl.id} is linked to ticket {rpl.ticket_id}, not {ticket_id}")
         if replacement_reasons and rpl.reason not in replacement_reasons:
             wrong.append(f"{rpl.id} gives the reason {rpl.reason!r}, not one of {sorted(replacement_reasons)}")

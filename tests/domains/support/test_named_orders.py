@@ -96,8 +96,7 @@ SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}
 @pytest.mark.parametrize("seed", [0, 1])
 async def test_a_damaged_item_refund_may_name_an_own_other_order_as_unaffected(env: Environment, seed: int) -> None:
     refund = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{line.id}",
-                                                       "amount": "{amount}", "reason": "damaged",
-                                                       "ticket_id": "{ticket.id}"}}
+                                                       "amount": "{amount}", "reason": "damaged"}}
     body = ("{refund_reply}\n\nP.S. I can see you also have order #{other_open.number} with us; that one is not "
             "affected.")
     grade = await scripted_grade(env, "support/refund-damaged-item", seed, [refund, _reply(body), SOLVE])

@@ -102,8 +102,7 @@ async def test_a_refusal_that_names_the_refund_topic_passes(env: Environment) ->
 async def test_a_final_sale_refusal_naming_excluded_refunds_passes(env: Environment) -> None:
     body = ("Hi {customer.first_name}, I'm sorry, but I can't refund the {line.name} from order #{order.number}: it "
             "was sold as a final-sale item. Final-sale items are excluded from returns and refunds.")
-    # Seeds 3 and 6 refuse a final-sale item (deny-refund-policy@3).
-    assert min(await scripted_scores(env, DENY, (3, 6), [_reply(body), SOLVE])) == 1.0
+    assert min(await scripted_scores(env, DENY, (4, 16), [_reply(body), SOLVE])) == 1.0
 
 
 @pytest.mark.parametrize("claim", [

@@ -11,9 +11,8 @@ from tests.domains.helpers import scripted_grade
 
 KB = "support/answer-howto-from-kb"
 SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}", "status": "solved"}}
-# At version 3, seed 14 asks about a Wi-Fi reset (the Home button for 9 seconds); seed 88 about descaling (2 parts
-# water, 2 cycles). A version bump reseeds the tasks: find the seeds again by the article facts.
-RESET, DESCALE = 14, 88
+# Seed 3 asks about a Wi-Fi reset (the Home button for 9 seconds); seed 1 about descaling (2 parts water, 2 cycles).
+RESET, DESCALE = 3, 1
 
 
 async def _answered(env: Environment, seed: int, body: str) -> float:

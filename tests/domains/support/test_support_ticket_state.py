@@ -63,11 +63,12 @@ async def test_every_scenario_that_asks_to_solve_reads_the_final_status(env: Env
     assert names["not_solved_early"].kind == "constraint"
 
 
-async def test_a_damage_refund_recorded_as_not_delivered_and_unlinked_is_a_false_record(env: Environment) -> None:
-    for extra in ({"reason": "not_delivered"}, {"ticket_id": None}):
-        grade = await scripted_grade(env, DAMAGED, 0, [_refund(**extra), REPLY, SOLVE])
-        assert grade.score == 0.0, extra
-        assert next(c for c in grade.checks if c.name == "refunds_recorded_truly").score == 0.0
+async def test_a_damage_refund_recorded_as_not_delivered_is_a_false_record(env: Environment) -> None:
+    grade = await scripted_grade(env, DAMAGED, 0, [_refund(reason="not_delivered", ticket_id=None), REPLY, SOLVE])
+    assert grade.score == 0.0
+    assert next(c for c in grade.checks if c.name == "refunds_recorded_truly").score == 0.0
+    # The ticket link is optional in the tool: an unlinked but true refund still scores.
+    assert await scripted_scores(env, DAMAGED, [0], [_refund(ticket_id=None), REPLY, SOLVE]) == [1.0]
 
 
 async def test_a_shipping_fee_booked_on_a_product_line_is_a_false_record(env: Environment) -> None:
@@ -112,7 +113,7 @@ async def test_the_agent_may_take_its_own_ticket(env: Environment) -> None:
     assert await scripted_scores(env, DAMAGED, [0], [take, _refund(), REPLY, SOLVE]) == [1.0]
 
 
-async def test_a_replacement_with_a_false_reason_or_no_ticket_is_a_false_record(env: Environment) -> None:
+async def test_a_replacement_with_a_false_reason_is_a_false_record(env: Environment) -> None:
     ref = "support/partial-refund-and-replacement"
     refund = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{missing.id}",
                                                        "amount": "{amount}", "reason": "missing_item",
@@ -127,5 +128,4 @@ async def test_a_replacement_with_a_false_reason_or_no_ticket_is_a_false_record(
         return {"tool": "support.create_replacement", "args": {k: v for k, v in args.items() if v is not None}}
 
     assert await scripted_scores(env, ref, [0], [replace(), refund, reply, SOLVE]) == [1.0]
-    for extra in ({"reason": "wrong_item"}, {"ticket_id": None}):
-        assert await scripted_scores(env, ref, [0], [replace(**extra), refund, reply, SOLVE]) == [0.0], extra
+    assert await scripted_scores(env, ref, [0], [replace(reason="wrong_item"), refund, reply, SOLVE]) == [0.0]
