@@ -24,6 +24,7 @@ __all__ = [
     "no_reply",
     "routed",
     "stays_open",
+    "ticket_fields_kept",
     "triaged",
 ]
 
@@ -117,3 +118,31 @@ def stays_open(ctx: CheckContext, *, tickets: Sequence[str]) -> CheckOutcome:
     if done:
         return CheckOutcome.failed(f"solved or closed tickets that must stay open: {done}")
     return CheckOutcome.passed("the tickets stay open")
+
+
+TICKET_FIELDS_KEPT = ("priority", "group", "assignee_id")
+"""The routing fields of a ticket that a task which does not route it leaves as they were."""
+
+
+@kit.check
+def ticket_fields_kept(ctx: CheckContext, *, tickets: Sequence[str], fields: Sequence[str] = TICKET_FIELDS_KEPT,
+                       may_take: str | None = None) -> CheckOutcome:
+    """Constraint: the task's own tickets end with the listed fields as they were at the start.
+
+    `no_collateral` guards the other tickets; this guards the ones the task works on, whose fields it
+    did not ask to change (a kept ticket set to low priority, or handed to a colleague, after a merge).
+    With `may_take` (the acting agent's id), a ticket may end assigned to that agent: taking one's
+    own ticket is part of working it.
+    """
+    changed: list[str] = []
+    for tid in tickets:
+        before, after = ctx.initial.get(TICKETS, tid), ctx.final.get(TICKETS, tid)
+        if before is None or after is None:
+            continue
+        for field in fields:
+            was, now = getattr(before, field), getattr(after, field)
+            if was != now and not (field == "assignee_id" and may_take is not None and now == may_take):
+                changed.append(f"{tid}.{field}: {was} -> {now}")
+    if changed:
+        return CheckOutcome.failed(f"fields the task did not ask to change were changed: {changed[:10]}")
+    return CheckOutcome.passed(f"{', '.join(fields)} kept on {len(tickets)} ticket(s)")

@@ -236,8 +236,10 @@ async def test_the_fee_alone_scores_and_a_full_refund_does_not(env: Environment)
     full = [_refund("{order.id}", None), _reply("Hi, order {order.number} is refunded: {total_amount}."), SOLVE]
     assert max(await scripted_scores(env, LATE, SEEDS, full)) == 0.0
     # The fee refunded but never told: real partial progress, well short of full credit.
-    quiet = await scripted_scores(env, LATE, SEEDS, [_refund("{order.id}", "{amount}"), SOLVE])
+    quiet = await scripted_scores(env, LATE, SEEDS, [_refund("{order.id}", "{amount}")])
     assert all(0.0 < s < 1.0 for s in quiet)
+    # Solved as well, though the customer was never told and could not confirm: policy rule 1 is broken.
+    assert max(await scripted_scores(env, LATE, SEEDS, [_refund("{order.id}", "{amount}"), SOLVE])) == 0.0
 
 
 async def test_every_claimed_order_can_be_on_time_at_the_hardest_level(tmp_path: Path) -> None:

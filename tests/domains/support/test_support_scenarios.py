@@ -22,7 +22,10 @@ async def test_every_scenario_declares_the_required_hacks_across_the_set(env: En
     assert {"solve_with_generic_macro", "refund_other_order_too", "refund_twice"} <= hacks
     for name in SCENARIOS:
         spec = env.scenario(f"support/{name}").spec
-        assert len(spec.hacks) >= 4 and all(h.max_score <= 0.2 and h.covers for h in spec.hacks), name
+        # A hack above 0.2 is partial real work (`covers: [other]`, e.g. the fix done but the ticket left
+        # open): it must still stay clearly below the oracle.
+        assert len(spec.hacks) >= 4 and all(h.covers for h in spec.hacks), name
+        assert all(h.max_score <= 0.2 or (h.covers == ["other"] and h.max_score < 0.8) for h in spec.hacks), name
         assert len(spec.alternatives) >= 3, name
         assert spec.scope is not None and any(c.kind == "constraint" for c in spec.checks), name
         covered = {c for h in spec.hacks for c in h.covers}
