@@ -154,6 +154,8 @@ _CHOICE: Final = tuple(tuple(p.split()) for p in (
 
 _NAME_CLAUSE = re.compile(r"[^,;.:!?()\n]+")
 """A clause for `_as_name`: text between punctuation ("Competitor: vantage" has the clause " vantage")."""
+_LIST_PART = re.compile(r"[^;.:!?()\n]+")
+"""A sentence part whose rivals stand beside each other: commas join a list ("Copperleaf, Vantage and Halcyon")."""
 
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]|\s[-\u2013\u2014*\u2022])[\s\"'\u2018\u201c(*\u2022-]*$")
@@ -195,13 +197,19 @@ def _as_name(text: str, token: re.Match[str], before: list[str], after: list[str
     It does when it is capitalized as a name ("Vantage"; not "VANTAGE", where every letter is; at a
     sentence's start only before a predicate, see `_predicate_next`), when a
     choice frames it ("went with vantage", "chose the Halcyon"), when another rival's word stands within
-    two words of it ("copperleaf or vantage": rivals listed or compared), or when its clause holds nothing
-    but the words of the rival's name and an article ("Competitor: vantage", "halcyon"): a reason that is a name.
+    two words of it in its part of the sentence ("copperleaf or vantage": rivals listed or compared), or when
+    its clause holds nothing but the words of the rival's name and an article ("Competitor: vantage",
+    "halcyon"): a reason that is a name.
     """
     word = token.group()
     if word[:1].isupper() and not word.isupper() and (not _starts_sentence(text, token) or _predicate_next(after)):
         return True
-    if any(w in _RIVAL_WORDS and w not in _DISTINCTIVE[rival] for w in (*before[-2:], *after[:2])):
+    # Only rivals of its own sentence part are beside it: "Chose Copperleaf; no orbital launch this year" names
+    # Copperleaf alone.
+    part = next(m for m in _LIST_PART.finditer(text) if m.start() <= token.start() < m.end())
+    near = (*_WORD.findall(fold(text[part.start():token.start()]))[-2:],
+            *_WORD.findall(fold(text[token.end():part.end()]))[:2])
+    if any(w in _RIVAL_WORDS and w not in _DISTINCTIVE[rival] for w in near):
         return True
     frame = [w for w in before[-4:] if w not in ("the", "a", "an")]
     if any(len(frame) >= len(p) and tuple(frame[-len(p):]) == p for p in _CHOICE):

@@ -62,31 +62,39 @@ async def test_a_reason_that_denies_the_other_causes_is_true(env: Environment, c
     assert grade.score == 1.0, grade.violations
 
 
-@pytest.mark.parametrize(("seed", "suffix", "other_rival"), [
-    (2, "from our vantage point it is final", "Vantage Suite"),
-    (5, "after the halcyon days of last year", "Halcyon CRM"),
-    (7, "no orbital launch of anything this year", "Orbital Apps"),
+async def _seed_without(env: Environment, rival: str) -> int:
+    """The first seed whose declined deals did not go to `rival`, so naming it would be false (a version bump
+    re-seeds every task: the seed is found, not pinned)."""
+    for seed in range(40):
+        bindings = (await env.task(env.scenario(REF), seed)).bindings
+        if rival not in (bindings["d1"]["competitor"], bindings["d2"]["competitor"]):
+            return seed
+    raise AssertionError(f"every seed 0-39 lost a deal to {rival}")
+
+
+@pytest.mark.parametrize(("suffix", "other_rival"), [
+    ("from our vantage point it is final", "Vantage Suite"),
+    ("after the halcyon days of last year", "Halcyon CRM"),
+    ("no orbital launch of anything this year", "Orbital Apps"),
 ])
 async def test_an_everyday_word_that_is_also_a_rivals_name_keeps_a_true_reason_true(
-    env: Environment, seed: int, suffix: str, other_rival: str,
+    env: Environment, suffix: str, other_rival: str,
 ) -> None:
-    bindings = (await env.task(env.scenario(REF), seed)).bindings
-    assert other_rival not in (bindings["d1"]["competitor"], bindings["d2"]["competitor"])
+    seed = await _seed_without(env, other_rival)
     steps = [_close("{d1.id}", f"{{d1.reason}}, {suffix}"), _close("{d2.id}", f"{{d2.reason}}; {suffix}")]
     grade = await scripted_grade(env, REF, seed, steps)
     assert grade.score == 1.0, grade.violations
 
 
-@pytest.mark.parametrize(("seed", "prefix", "other_rival"), [
-    (2, "Vantage point", "Vantage Suite"),
-    (4, "Halcyon days are over", "Halcyon CRM"),
-    (6, "Orbital period of the review ended", "Orbital Apps"),
+@pytest.mark.parametrize(("prefix", "other_rival"), [
+    ("Vantage point", "Vantage Suite"),
+    ("Halcyon days are over", "Halcyon CRM"),
+    ("Orbital period of the review ended", "Orbital Apps"),
 ])
 async def test_an_everyday_phrase_at_a_sentence_start_keeps_a_true_reason_true(
-    env: Environment, seed: int, prefix: str, other_rival: str,
+    env: Environment, prefix: str, other_rival: str,
 ) -> None:
-    bindings = (await env.task(env.scenario(REF), seed)).bindings
-    assert other_rival not in (bindings["d1"]["competitor"], bindings["d2"]["competitor"])
+    seed = await _seed_without(env, other_rival)
     steps = [_close("{d1.id}", f"{prefix}: {{d1.reason}}"), _close("{d2.id}", f"{prefix}. {{d2.reason}}")]
     grade = await scripted_grade(env, REF, seed, steps)
     assert grade.score == 1.0, grade.violations

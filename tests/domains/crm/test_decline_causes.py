@@ -204,3 +204,13 @@ def test_an_everyday_phrase_capitalized_at_a_sentence_start_names_no_rival(reaso
 ])
 def test_a_rival_at_a_sentence_start_is_named_before_its_predicate(reason: str, rival: str) -> None:
     assert competitors_named(reason) == {rival}
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("Chose Copperleaf; no orbital launch of anything this year", {"Copperleaf"}),
+    ("Went with Copperleaf. Halcyon days are over for this budget", {"Copperleaf"}),
+    ("Copperleaf or vantage, we never found out", {"Copperleaf", "Vantage Suite"}),
+    ("Copperleaf, vantage and halcyon were all in the running", {"Copperleaf", "Vantage Suite", "Halcyon CRM"}),
+])
+def test_rivals_beside_an_everyday_word_count_only_in_its_part_of_the_sentence(text: str, named: set[str]) -> None:
+    assert competitors_named(text) == named
