@@ -51,8 +51,8 @@ def test_gym_check(name: str, report: dict[str, str]) -> None:
 EPISODE = """
 import json, gymnasium as gym
 from saas_sim.adapters.gym import register_all
-register_all()
-env = gym.make("saas_sim/crm-advance-qualified-deal-v1")
+ids = register_all()
+env = gym.make(next(i for i in ids if i.startswith("saas_sim/crm-advance-qualified-deal-v")))
 env.action_space.seed(4)
 out = [env.reset(seed=9)]
 out += [env.step(env.action_space.sample()) for _ in range(3)]
