@@ -80,8 +80,9 @@ def test_report_in_chromium_shows_steps_diffs_grades_and_filters(tmp_path: Path)
     deal_id = amount_step.args["deal_id"]
     shown = [d for d in by_label["oracle.jsonl"]["diffs"] if (d["table"], d["id"], d["path"]) ==
              ("crm.deals", deal_id, "amount")]
+    before = oracle.steps[0].result["deal"]["amount"]  # a seed's deal may have no amount yet: shown as "∅"
     assert shown == [{"step": amount_step.index, "table": "crm.deals", "id": deal_id, "path": "amount",
-                      "before": oracle.steps[0].result["deal"]["amount"], "after": amount_step.args["amount"]}]
+                      "before": "∅" if before is None else before, "after": amount_step.args["amount"]}]
 
     assert by_label["oracle.jsonl"]["score"] == "score 1.000"
     assert by_label["oracle.jsonl"]["attribution"] == "success"
