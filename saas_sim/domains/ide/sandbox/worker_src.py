@@ -22,10 +22,10 @@ frame per run. The worker imports pytest once and starts one child per run:
   the sandbox but itself when the run ends, overruns a limit, overruns its
   wall timeout on the run's own clock, or the host cancels it (a cancel frame
   on stdin: the host's backstop);
-* the run's own clock is wall time less the time the run waited for a CPU
-  (`run_delay` in /proc/PID/schedstat: the worker's own until the fork, the
-  child's after): a host busy with other work slows a run down but never
-  times it out. Sleeping, blocking and computing all count;
+* the run's own clock starts when its child does and is wall time less the
+  time the child waited for a CPU (`RunClock`): a host busy with other work
+  slows a run down but never times it out. Sleeping, blocking and computing
+  all count;
 * site (.pth, sitecustomize) ran once at worker start-up, before any tree
   existed, so a tree's sitecustomize.py or .pth file is never processed, and a
   tree module cannot shadow pytest or the pre-imported standard modules.
@@ -94,13 +94,50 @@ POLL_S = 0.02
 """How often the worker checks memory, scratch-disk use and the run's clock while a child runs."""
 
 
-def _run_delay_s(pid: int | str) -> float:
-    """Seconds the process has waited on a run queue for a CPU (0.0 when the kernel does not say)."""
-    try:
-        with open(f"/proc/{pid}/schedstat", "rb") as fh:
-            return int(fh.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
+class RunClock:
+    """A run's own clock: wall time since its child started, less the time the child waited for a CPU.
+
+    The kernel adds a wait to `run_delay` (/proc/PID/schedstat) only when it ends, so a child waiting
+    for a CPU at a reading would count that wait as run time: on a starved host a worker's readings
+    come while its child waits, and a correct run timed out. A child found runnable (state R) that has
+    neither run nor finished a wait since an earlier reading has been waiting since then; that time is
+    left out too until the kernel counts it. Time spent before the child existed (the zygote's fork)
+    is the harness's, never the run's.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.started = time.monotonic()
+        self.last = self._sched()
+        self.waited_at_start = self.last[1]
+        self.unchanged_since = self.started
+
+    def _sched(self) -> tuple[int, int]:
+        """The child's time on a CPU and time waiting for one, in ns ((0, 0) when the kernel does not say)."""
+        try:
+            with open(f"/proc/{self.pid}/schedstat", "rb") as fh:
+                ran, waited = fh.read().split()[:2]
+            return int(ran), int(waited)
+        except (OSError, ValueError):
+            return 0, 0
+
+    def _runnable(self) -> bool:
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as fh:
+                return fh.read().rsplit(b")", 1)[1].split()[0] == b"R"
+        except (OSError, IndexError):
+            return False
+
+    def seconds(self) -> float:
+        """Seconds on the run's own clock now."""
+        now = time.monotonic()
+        sched = self._sched()
+        waiting_now = 0.0
+        if sched != self.last:
+            self.last, self.unchanged_since = sched, now
+        elif self._runnable():
+            waiting_now = now - self.unchanged_since
+        return now - self.started - (sched[1] - self.waited_at_start) / 1e9 - waiting_now
 
 
 def _read_exact(fd: int, n: int) -> bytes:
@@ -941,7 +978,6 @@ def _spawn_child(req: dict[str, Any], out_w: int, res_w: int, stdin_path: str) -
 
 def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
     """Runs one request in a child from the zygote and returns what happened."""
-    started, waited_before = time.monotonic(), _run_delay_s("self")
     wall_s = req.get("wall_s")
     tree = req["tree"]
     scratch = os.path.dirname(tree)
@@ -965,8 +1001,7 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
         os.close(res_w)
     with contextlib.suppress(PermissionError, ProcessLookupError):
         os.setpgid(pid, pid)  # also here, so that no kill can come before the child's own setpgid
-    # Time the worker waited for a CPU while it prepared the run; the child's own waits are read as it runs.
-    starved_before = _run_delay_s("self") - waited_before
+    clock = RunClock(pid)
     timed_out = False
     cap, res_cap = int(req["output_cap"]), int(req["results_cap"])
     out, res = bytearray(), bytearray()
@@ -1014,7 +1049,7 @@ def run(req: dict[str, Any], ctl: int, disk_paths: list[str]) -> dict[str, Any]:
             elif res_total > res_cap:
                 limit = "results"
         if wall_s is not None and not timed_out and status is None and (not ready or wakes % 16 == 0):
-            timed_out = time.monotonic() - started - starved_before - _run_delay_s(pid) > float(wall_s)
+            timed_out = clock.seconds() > float(wall_s)
         if (cancelled or limit or timed_out) and status is None:
             _kill_run(pid)
             _, status = os.waitpid(pid, 0)
