@@ -101,14 +101,16 @@ class RunClock:
     for a CPU at a reading would count that wait as run time: on a starved host a worker's readings
     come while its child waits, and a correct run timed out. A child found runnable (state R) that has
     neither run nor finished a wait since an earlier reading has been waiting since then; that time is
-    left out too until the kernel counts it. Time spent before the child existed (the zygote's fork)
-    is the harness's, never the run's.
+    left out too until the kernel counts it. Progress is read both from schedstat and from the CPU
+    time in /proc/PID/stat, which the kernel brings up to date for a running task when it is read (a
+    CPU without a scheduler tick would leave schedstat's figure standing). Time spent before the child
+    existed (the zygote's fork) is the harness's, never the run's.
     """
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.started = time.monotonic()
-        self.last = self._sched()
+        self.last = self._progress()[0]
         self.waited_at_start = self.last[1]
         self.unchanged_since = self.started
 
@@ -121,23 +123,26 @@ class RunClock:
         except (OSError, ValueError):
             return 0, 0
 
-    def _runnable(self) -> bool:
+    def _progress(self) -> tuple[tuple[int, int, int], bool]:
+        """(time on a CPU, time waiting for one, CPU ticks) and whether the child is runnable now."""
+        ran, waited = self._sched()
         try:
             with open(f"/proc/{self.pid}/stat", "rb") as fh:
-                return fh.read().rsplit(b")", 1)[1].split()[0] == b"R"
-        except (OSError, IndexError):
-            return False
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            return (ran, waited, int(fields[11]) + int(fields[12])), fields[0] == b"R"
+        except (OSError, IndexError, ValueError):
+            return (ran, waited, 0), False
 
     def seconds(self) -> float:
         """Seconds on the run's own clock now."""
         now = time.monotonic()
-        sched = self._sched()
+        progress, runnable = self._progress()
         waiting_now = 0.0
-        if sched != self.last:
-            self.last, self.unchanged_since = sched, now
-        elif self._runnable():
+        if progress != self.last:
+            self.last, self.unchanged_since = progress, now
+        elif runnable:
             waiting_now = now - self.unchanged_since
-        return now - self.started - (sched[1] - self.waited_at_start) / 1e9 - waiting_now
+        return now - self.started - (progress[1] - self.waited_at_start) / 1e9 - waiting_now
 
 
 def _read_exact(fd: int, n: int) -> bytes:
