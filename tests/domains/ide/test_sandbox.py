@@ -668,7 +668,10 @@ def _descendants(pid: int) -> list[int]:
         current = todo.pop()
         out.append(current)
         for task in Path(f"/proc/{current}/task").glob("*/children"):
-            todo += [int(c) for c in task.read_text().split()]
+            try:
+                todo += [int(c) for c in task.read_text().split()]
+            except OSError:  # that thread or process ended meanwhile
+                continue
     return out
 
 
