@@ -80,7 +80,8 @@ ORDER_NUMBER = r"(?<![\w.,])\d{4,9}(?![\w]|[.,]\d)"
 # of an action so the state can refute them; they are never the evidence that a goal was met, so a
 # broad list costs a correct reply nothing unless the claim it flags is false.
 _REFUND = ("refund", "reimburs", "money back", "erstatt", "geld zurück", "reembols", "rembours",
-           "devolvemos el dinero", "devolución del dinero", "devuelto", "devolvemos", "devolveremos",
+           "devolvemos el dinero", "devolución del dinero", "devuelto", "devolvemos", "devolveremos", "devolvimos",
+           "le devolví", "les devolví", "se lo devolví", "reintegr",
            "zurücküberwiesen", "zurückgebucht", "rückzahlung", "restitu", "credited back", "paid back",
            "pay you back", "returned to your", "back to your", "back on your", "back into your")
 # Money moving to the customer in other words: a payout claimed is a refund claim whatever it is called.
@@ -105,7 +106,8 @@ _MONEY_VERB = (
     r"cancell?ed|cancel|cancell?ing|issued|issue|issuing|transferred|transfer|transferring|reversed|reverse|"
     r"reversing|returned|return|returning|deposited|deposit|refunded|released|release|releasing|"
     r"storniert|erstattet|überwiesen|zurückgebucht|gutgeschrieben|erlassen|"
-    r"anulado|anulamos|cancelado|enviado|devuelto|abonado|reembolsado|"
+    r"anulado|anulamos|anulé|cancelado|cancelé|enviado|devuelto|devolví|devolvimos|abonado|abonamos|abon[éó]|"
+    r"reembolsado|reembols[éó]|reembolsamos|transferí|transferimos|"
     r"annulé|annulée|envoyé|remboursé|crédité|versé|viré)")
 # The verb must act on the money: "I voided the 24.99 USD charge", "the charge has been cancelled"; not "the
 # second payment belongs to a duplicate we cancelled" (the order was cancelled, not the payment).
