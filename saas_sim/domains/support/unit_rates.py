@@ -167,8 +167,8 @@ def _bound_patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[
     each" (memoized as `_patterns`)."""
     noun = "(?:" + "|".join(re.escape(n) for n in sorted(nouns, key=lambda n: (-len(n), n))) + r")(?![\w-])"
     per = r"(?:(?:per|pro|je|por|par|a)\b|/|each\b|apiece\b|jeweils\b|cada un[oa]\b|chacune?\b)"
-    after = re.compile(rf"({AMOUNT_TEXT})\s*{per}\s*{_MODIFIERS}(?:{noun})?\s*(?:for|on|across|über|für|auf|por|para|en|"
-                       rf"pour|sur|de)\s+(?:all\s+|alle\s+|todos\s+|tous\s+)?{_DETERMINER}{_COUNT}\s+{_MODIFIERS}{noun}",
+    after = re.compile(rf"({AMOUNT_TEXT})\s*{per}\s*{_MODIFIERS}(?:{noun})?\s*(?:for|on|across|über|für|auf|por|"
+                       rf"para|en|pour|sur|de)\s+(?:all\s+|alle\s+|todos\s+|tous\s+)?{_DETERMINER}{_COUNT}\s+{_MODIFIERS}{noun}",
                        re.IGNORECASE)
     before = re.compile(rf"(?<![\w.,]){_COUNT}(?![.,]\d)\s+{_MODIFIERS}{noun}\s*(?:at|@|zu|a|à|de)\s+({AMOUNT_TEXT})\s*"
                         rf"(?:each|apiece|per|pro|je|jeweils|cada|la unidad|chacune?|pièce|l'unité|/)\b", re.IGNORECASE)
