@@ -492,7 +492,13 @@ class ReplyFacts:
         """The rates a refund claim states with the count of units they are for ("24.95 per lamp for your 3
         lamps"), each with those counts (`unit_rates.bound_counts`): the rate times the count is the claim."""
         key = terms or OrderTerms()
-        return [(a, frozenset(ns)) for claim in self._refund_claims
+        said = [c for c in self._refund_claims]
+        # A sentence that restates the refund claim before it ("I refunded 49.90. That is 24.95 per lamp for your
+        # 3 lamps.") tells the same refund's count.
+        starts = set(self.reply_starts)
+        said += [s for i, s in enumerate(self.sentences) if i > 0 and i not in starts and _RESTATES.match(s.text)
+                 and any(c.text in self.sentences[i - 1].text for c in self._refund_claims)]
+        return [(a, frozenset(ns)) for claim in said
                 for a, ns in bound_counts(claim.text, claim.lang, key.nouns).items()]
 
     def claimed_shares(self, terms: OrderTerms | None = None) -> list[Share]:
