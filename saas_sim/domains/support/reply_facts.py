@@ -492,7 +492,7 @@ class ReplyFacts:
         """The rates a refund claim states with the count of units they are for ("24.95 per lamp for your 3
         lamps"), each with those counts (`unit_rates.bound_counts`): the rate times the count is the claim."""
         key = terms or OrderTerms()
-        said = [c for c in self._refund_claims]
+        said = list(self._refund_claims)
         # A sentence that restates the refund claim before it ("I refunded 49.90. That is 24.95 per lamp for your
         # 3 lamps.") tells the same refund's count.
         starts = set(self.reply_starts)

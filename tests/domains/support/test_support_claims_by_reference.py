@@ -13,9 +13,10 @@ from saas_sim.domains.support.conditions import reports_done
 from saas_sim.domains.support.named_orders import _claimed_in
 from saas_sim.domains.support.refund_shares import false_shares
 from saas_sim.domains.support.reply_facts import read_facts
+from saas_sim.domains.support.ticket_factory import issue_tags
 from saas_sim.domains.support.unit_rates import LineTerms, OrderTerms
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_scores
+from tests.domains.helpers import scripted_grade, scripted_scores
 
 REFUND = "support/refund-damaged-item"
 SEEDS = (0, 1, 2, 3)
@@ -168,3 +169,16 @@ async def test_a_claim_binds_to_the_order_the_sentence_before_names(env: Environ
 async def test_an_order_left_as_it_was_hands_no_claim_on(env: Environment, tail: str) -> None:
     body = "{refund_reply} " + tail
     assert min(await scripted_scores(env, REFUND, SEEDS, [REFUND_STEP, _reply(body), SOLVE])) == 1.0
+
+
+def _tags(**args: Any) -> dict[str, Any]:
+    return {"tool": "support.update_ticket_tags", "args": {"ticket_id": "{ticket.id}", **args}}
+
+
+async def test_stripping_the_work_tickets_tags_breaks_its_fields(env: Environment) -> None:
+    tags = list(issue_tags("damaged_item"))
+    assert tags
+    steps = [REFUND_STEP, _reply("{refund_reply}"), SOLVE]
+    grade = await scripted_grade(env, REFUND, 0, [_tags(remove=tags), *steps])
+    assert next(c for c in grade.checks if c.name == "ticket_fields_kept").score == 0.0
+    assert await scripted_scores(env, REFUND, [0], [_tags(add=["checked"]), *steps]) == [1.0]
