@@ -30,10 +30,11 @@ _DONE_FORMS = {
         r"handled|taken care of|sorted(?:\s+out)?|issued|sent|shipped|arranged|put through|approved|finished|"
         r"settled|submitted|dispatched|initiated|on (?:its|the|their) way)\b|"
         rf"\b(?:i|we)(?:{_APOS}ve|\s+have|{_APOS}d|\s+had)?\s+(?:(?:now|already|just|also|since|gone ahead and|"
-        r"went ahead and)\s+)*(?:processed|issued|done|completed|handled|approved|made|put through|initiated|"
-        r"submitted|taken care of|sorted(?:\s+out)?|dealt with|triggered|created|arranged|booked|did)\s+"
+        r"went ahead and)\s+)*(?:processed|issued|done|completed|handled|approved|put through|initiated|"
+        r"submitted|taken care of|sorted(?:\s+out)?|dealt with|triggered|arranged)\s+"
         r"(?:it|one|that|this|that one|this one)\b(?!\s+(?:for|to)\s+(?:you|the|your)\s+"
         r"(?:team|colleague|department|manager))|"
+        rf"\b(?:i|we)(?:{_APOS}ve|\s+have)?\s+(?:(?:now|already|just|also)\s+)*(?:made|created|booked)\s+one\b|"
         rf"\b(?:i|we)(?:{_APOS}ve|\s+have)?\s+(?:(?:now|already|just|also)\s+)*(?:sent|shipped|dispatched|"
         r"ordered)\s+(?:you\s+)?(?:one|a new one|another one|another|a fresh one)\b|"
         r"^\W*(?:(?:yes|yep|ok|okay|good news|great news|all|now|already|just|and)\W+)*(?:done|all done|sorted|"
@@ -91,9 +92,24 @@ def pending(text: str) -> bool:
     return bool(_PENDING.search(text))
 
 
+# Other things a pronoun may stand for, named after the refund: "You asked for a refund, but the parcel is still on
+# its way. It was sent on Monday." speaks of the parcel. (The order is no rival: "a refund on order 100123 ... I
+# processed one" is the refund, and a request is the refund asked for.)
+_RIVAL = re.compile(r"\b(?:parcels?|packages?|shipments?|deliver(?:y|ies)|items?|products?|cases?|tickets?|photos?|"
+                    r"pictures?|images?|messages?|e-?mails?|notes?|information|details|questions?|tracking|"
+                    r"pakete?s?|sendung(?:en)?|lieferung(?:en)?|artikel|fall|nachricht(?:en)?|fotos?|bilder?|"
+                    r"paquetes?|envíos?|artículos?|productos?|caso|mensajes?|colis|envois?|articles?|produits?|"
+                    r"dossier|livraisons?)\b")
+
+
 def topic_of(text: str) -> str | None:
-    """What a text (the clauses before a done act, or the sentence before it) names for it to refer to: "refund",
-    "replacement", or None. A refund named wins: a payout claimed is judged by the refunds made."""
-    if _REFUND_TOPIC.search(text):
+    """What a text (the sentence before a done act, then the clauses before it) names last for it to refer to:
+    "refund", "replacement", or None (nothing, or another thing named after them: "... the parcel. It was sent").
+    A refund named wins over a replacement: a payout claimed is judged by the refunds made."""
+    ends = {kind: max((m.end() for m in pattern.finditer(text)), default=-1)
+            for kind, pattern in (("refund", _REFUND_TOPIC), ("replacement", _REPLACE_TOPIC), ("rival", _RIVAL))}
+    if max(ends["refund"], ends["replacement"]) < ends["rival"]:
+        return None
+    if ends["refund"] >= 0:
         return "refund"
-    return "replacement" if _REPLACE_TOPIC.search(text) else None
+    return "replacement" if ends["replacement"] >= 0 else None

@@ -413,7 +413,7 @@ class ReplyFacts:
                 if not c.claims or pending(c.text) or not done_by_reference(c.text.strip(), c.lang):
                     continue
                 before = self.sentences[i - 1].text if i > 0 and i not in starts else ""
-                topic = topic_of(" ".join(p.text for p in parts[:k + 1])) or topic_of(before)
+                topic = topic_of(" ".join([before, *(p.text for p in parts[:k + 1])]))
                 if topic is not None:
                     out.append((c, topic))
         return tuple(out)

@@ -182,3 +182,12 @@ async def test_stripping_the_work_tickets_tags_breaks_its_fields(env: Environmen
     grade = await scripted_grade(env, REFUND, 0, [_tags(remove=tags), *steps])
     assert next(c for c in grade.checks if c.name == "ticket_fields_kept").score == 0.0
     assert await scripted_scores(env, REFUND, [0], [_tags(add=["checked"]), *steps]) == [1.0]
+
+
+@pytest.mark.parametrize("text", [
+    "A refund isn't needed yet: your parcel is still on its way. It was sent on Monday.",
+    "You asked for a refund, but the package is with the carrier. It's been sent to the depot.",
+    "Un reembolso no es necesario todavía. El paquete se envió el lunes.",
+])
+def test_a_pronoun_for_something_named_after_the_refund_claims_no_refund(text: str) -> None:
+    assert not read_facts([text]).refund_claims()
