@@ -65,7 +65,9 @@ _CHANGED = re.compile(
     r"(?:cancel|change|update|modify|adjust|amend|void|merge|stornieren|ändern)\b|"
     rf"^\s*(?:(?:also|then|now|already|just)\s+)*{_CHANGE_VERB}|"
     # The Spanish preterite needs no "he"/"hemos": "anulé su pedido", "se canceló", "cancelamos el pedido".
-    r"\b(?:(?:anul|cancel|ajust|cambi)(?:é|ó|amos|aron)|(?:modifiqu|actualic)é|(?:modific|actualiz)(?:ó|amos|aron))\b")
+    # ("El precio cambió" or "el seguimiento se actualizó" tells of no act on the order: only cancelling and
+    # modifying are read.)
+    r"\b(?:(?:anul|cancel)(?:é|ó|amos|aron)|modifiqué|modific(?:ó|amos|aron))\b")
 # A ruling that an order cannot be refunded, in a clause naming it ("the items on order #100058 cannot be refunded:
 # final sale"). In replies that never name the ticket's order it aims the refusal at another order. "I haven't
 # refunded #100058" tells what was done, and rules on nothing.
