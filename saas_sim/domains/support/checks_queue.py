@@ -126,19 +126,24 @@ TICKET_FIELDS_KEPT = ("priority", "group", "assignee_id")
 
 @kit.check
 def ticket_fields_kept(ctx: CheckContext, *, tickets: Sequence[str], fields: Sequence[str] = TICKET_FIELDS_KEPT,
-                       may_take: str | None = None) -> CheckOutcome:
+                       may_take: str | None = None, tags_kept: bool = True) -> CheckOutcome:
     """Constraint: the task's own tickets end with the listed fields as they were at the start.
 
     `no_collateral` guards the other tickets; this guards the ones the task works on, whose fields it
     did not ask to change (a kept ticket set to low priority, or handed to a colleague, after a merge).
     With `may_take` (the acting agent's id), a ticket may end assigned to that agent: taking one's
-    own ticket is part of working it.
+    own ticket is part of working it. With `tags_kept` (the default), every tag a ticket had at the start
+    is still on it: a tag tells the desk what the ticket is (its issue, a VIP, a threat), and stripping one
+    hides that. Adding tags is bookkeeping the desk does all the time (a macro adds its tags; a task may ask
+    for one), so added tags are allowed.
     """
     changed: list[str] = []
     for tid in tickets:
         before, after = ctx.initial.get(TICKETS, tid), ctx.final.get(TICKETS, tid)
         if before is None or after is None:
             continue
+        if tags_kept and (lost := sorted(set(before.tags) - set(after.tags))):
+            changed.append(f"{tid}.tags: removed {lost}")
         for field in fields:
             was, now = getattr(before, field), getattr(after, field)
             if was != now and not (field == "assignee_id" and may_take is not None and now == may_take):

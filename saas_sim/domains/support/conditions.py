@@ -102,6 +102,11 @@ _JOINED = re.compile(r"^[\s,]*(?:and|or|then|und|oder|dann|y|o|e|et|ou|puis)[\s,
 _THEN = re.compile(r"^\W*(?:then|dann|entonces|luego|alors|puis)\b")
 _PUNCTUATION = re.compile(r"[,;:()\u2013\u2014-]")
 
+_ES_PRETERITE = (r"(?:(?:reembols|acredit|abon|anul|cancel|tramit|gestion|mand|envi|transfer|proces|reemplaz|cambi|"
+                 r"aprob|complet|ingres|reintegr)(?:é|ó|aron)|(?:realic|modifiqu|actualic)é|(?:realiz|modific|actualiz)"
+                 r"(?:ó|aron)|(?:devolv|emit|repus|sustitu|recib)(?:í|ió|imos|ieron|yó|yeron)|devolvimos|emitimos|"
+                 r"hice|hizo|hicimos|hicieron)\b")
+"""Spanish preterites of the shop's acts ("reembolsé", "le devolvimos", "se anuló"): a report of something done."""
 # Something done, by language: a perfect or a past passive with its participle, a past of the shop's act, or
 # "already". A modal before the perfect ("would have refunded") is a counterfactual, not a report.
 _EN_PARTICIPLE = r"(?:\w+ed|sent|paid|made|done|put|set|got|gotten|taken|given|gone|written|seen|shown|been|known)"
@@ -117,7 +122,10 @@ _DONE = {
         r"veranlasst|worden)\b|\b(?:bereits|schon)\b"),
     "es": re.compile(
         r"\b(?:he|has|ha|hemos|habéis|han|había|habían|fue|fueron)\s+(?:\w+\s+){0,2}?\w+(?:ad|id)[oa]s?\b|"
-        r"\b(?:devuelto|hecho|puesto|reembolsé|devolví|envié|transferí|emití|procesé|acredité)\b|\bya\b"),
+        r"\b(?:devuelto|hecho|puesto|reembolsé|devolví|envié|transferí|emití|procesé|acredité)\b|\bya\b|"
+        # The preterite of the shop's acts without "he"/"hemos" or "ya": "le devolvimos", "reembolsó", "se
+        # reembolsó", "anularon". (The -amos of -ar verbs is also a present, "le reembolsamos si ...": no report.)
+        rf"\b{_ES_PRETERITE}"),
     "fr": re.compile(
         r"\b(?:ai|as|a|avons|avez|ont|avait|avaient|est|sont|était|étaient)\s+(?:\w+\s+){0,2}?"
         r"\w+(?:é|ée|és|ées|is|it|ert|u|us)\b|\bdéjà\b"),
@@ -131,7 +139,8 @@ _CLITICS = r"(?:(?:le|les|se|lo|la|los|las|te|os)\s+)*"
 _SHOP_SUBJECT = {
     "en": re.compile(r"\b(?:i|we)(?:['\u2019](?:ve|d|ll|m|re))?\b"),
     "de": re.compile(r"\b[^\W\d_]+\s+(?:ich|wir)\b"),
-    "es": re.compile(rf"\b(?:ya\s+)?{_CLITICS}(?:he|hemos)\b|\bya\s+{_CLITICS}[^\W\d_]+[éí]\b"),
+    "es": re.compile(rf"\b(?:ya\s+)?{_CLITICS}(?:he|hemos)\b|\bya\s+{_CLITICS}[^\W\d_]+[éí]\b|"
+                     rf"\b{_CLITICS}{_ES_PRETERITE}"),
     "fr": re.compile(r"\b(?:je\b|j['\u2019]|nous\b)"),
 }
 # Before the shop's subject, a word that makes it part of the condition: what the customer thinks or saw ("if

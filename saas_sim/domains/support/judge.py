@@ -156,6 +156,14 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     if wrong_rates:
         problems.append(f"a reply says {[str(a) for a in wrong_rates]} per unit was refunded, which over the units it "
                         f"applies to is no refund; the records say {sorted(str(a) for a in refunded if a)}")
+    # A rate told with the count it is for ("24.95 per lamp for your 3 lamps") claims the rate times that count: a
+    # false count makes it false, though the rate alone is a line's price some refund makes.
+    counted = sorted({f"{a} x {sorted(ns)}" for a, ns in facts.claimed_rate_bounds(terms)
+                      if not any((a * n).quantize(Decimal("0.01")) in {r.quantize(Decimal("0.01"))
+                                                                       for r in refunded | history} for n in ns)})
+    if counted:
+        problems.append(f"a reply says {counted} (a rate times the units it is for) was refunded; the records say "
+                        f"{sorted(str(a) for a in refunded if a)}")
     # "I refunded 50% of your order" claims the amount it implies: a share no refund makes of its base is false.
     shares = false_shares(facts.claimed_shares(terms), terms, refunded | history) if order is not None else []
     if shares and order is not None:

@@ -63,7 +63,11 @@ _CHANGED = re.compile(
     rf"\b(?:ich habe|wir haben|wurden?|ist|sind|worden)\b(?:\s+\S+){{0,10}}?\s+{_CHANGE_VERB}|"
     r"\b(?:i|we|ich|wir)(?:'ll|\s+will|\s+are going to|\s+am going to|\s+werden|\s+werde)\s+(?:now\s+)?(?:\S+\s+){0,3}?"
     r"(?:cancel|change|update|modify|adjust|amend|void|merge|stornieren|ändern)\b|"
-    rf"^\s*(?:(?:also|then|now|already|just)\s+)*{_CHANGE_VERB}")
+    rf"^\s*(?:(?:also|then|now|already|just)\s+)*{_CHANGE_VERB}|"
+    # The Spanish preterite needs no "he"/"hemos": "anulé su pedido", "se canceló", "cancelamos el pedido".
+    # ("El precio cambió" or "el seguimiento se actualizó" tells of no act on the order: only cancelling and
+    # modifying are read.)
+    r"\b(?:(?:anul|cancel)(?:é|ó|amos|aron)|modifiqué|modific(?:ó|amos|aron))\b")
 # A ruling that an order cannot be refunded, in a clause naming it ("the items on order #100058 cannot be refunded:
 # final sale"). In replies that never name the ticket's order it aims the refusal at another order. "I haven't
 # refunded #100058" tells what was done, and rules on nothing.
@@ -77,7 +81,14 @@ _REFUND_WORD = re.compile(r"\b(?:refund\w*|reimburs\w*|money back|erstatt\w*|ree
 _NO_SUBJECT = re.compile(
     r"^\s*(?:(?:also|then|now|already|just|meanwhile|too|since|auch|bereits|schon|ya|también|déjà|aussi)\s+)*"
     r"(?:has|have|had|was|were|is|are|will|would|shall|been|being|got|gets|hat|haben|wurde|wurden|ist|sind|wird|"
-    r"werden|ha|han|fue|fueron|será|serán|a été|ont été|est|sont|sera|seront|[^\W\d_]+ed)\b")
+    r"werden|ha|han|fue|fueron|será|serán|a été|ont été|est|sont|sera|seront|[^\W\d_]+ed)\b|"
+    # A participle or a Spanish preterite opens it: "... geprüft und storniert", "... y reembolsé 40,00", "... et
+    # remboursée". German puts the participle last: "... und Ihnen 40,00 € erstattet" has no subject of its own.
+    r"^\s*(?:(?:auch|bereits|schon|también|ya|además|luego|aussi|déjà)\s+)*(?:(?:le|les|se|lo|la|los|las)\s+)*"
+    r"(?:ge[^\W\d_]+t|[^\W\d_]+iert|(?:zurück|rück)?erstattet|überwiesen|[^\W\d_]+(?:ado|ada|ido|ida)s?|"
+    r"[^\W\d_]+(?:é|ó|ió|aron|ieron)|[^\W\d_]+(?:ée?s?))(?![\w'])|"
+    r"^(?!.*\b(?:ich|wir|er|es|man|sie)\b).*\b(?:ge[^\W\d_]+t|[^\W\d_]+iert|(?:zurück|rück)?erstattet|"
+    r"überwiesen)\W*$")
 # A relative clause describes the noun before it and leaves the sentence's subject open ("which I checked").
 _RELATIVE = re.compile(r"^\s*(?:which|who|that|whose|where|die|der|das|welche[rs]?|que|qui|cual|lequel|laquelle)\b")
 # A pronoun for the order the sentence is about: "... and we cancelled it".
@@ -90,6 +101,10 @@ _BARE_WORDS = frozenset({
     "bestellnummer", "auch", "für", "von", "auf", "su", "sus", "el", "la", "del", "pedido", "también", "para", "por",
     "en", "de", "votre", "vos", "le", "du", "commande", "aussi", "pour", "sur", "usd", "eur", "gbp"})
 _WORD = re.compile(r"[^\W\d_][\w'-]*|#")
+# A sentence that says an order is fine hands on no subject to the next: "#100058 arrived fine. I refunded 25.00."
+_FINE = re.compile(r"\b(?:fine|ok|okay|in order|as expected|safely|without (?:any )?(?:problems?|issues?)|all good|"
+                   r"in ordnung|problemlos|einwandfrei|sin problemas|correctamente|en orden|bien|sans problème|"
+                   r"correctement)\b")
 
 @dataclass(frozen=True)
 class NamedOrders:
@@ -167,9 +182,30 @@ def _first_code(clause: Sentence) -> str:
     return extract_codes(clause.text, ORDER_NUMBER)[0]
 
 
-def _claimed(facts: ReplyFacts, code: str) -> bool:
+def _claimed(facts: ReplyFacts, code: str, own_words: frozenset[str] = frozenset()) -> bool:
     """Whether the replies claim money or goods went to order `code`, or that it was changed."""
-    return any(code in _claimed_in(s) for s in facts.sentences if code in _codes(s))
+    return any(code in _claimed_in(s) for s in facts.sentences if code in _codes(s)) or \
+        _claimed_after(facts, code, own_words)
+
+
+def _claimed_after(facts: ReplyFacts, code: str, own_words: frozenset[str]) -> bool:
+    """Whether a sentence that names no order claims money, goods or a change right after a sentence of the same
+    reply about order `code` alone: "Your order #100058 was damaged too. I refunded 40.00." binds the refund to
+    #100058 as surely as one sentence would. A sentence that leaves the order as it was ("#100058 is not affected",
+    "... arrived fine") hands on no subject, and neither does a claim that names an item only the ticket's order
+    has (`own_words`: "I refunded 25.00 for the damaged lamp")."""
+    starts = {0, *facts.reply_starts}
+    for i, s in enumerate(facts.sentences):
+        if i in starts or _codes(s):
+            continue
+        before = facts.sentences[i - 1]
+        if _codes(before) != {code} or _left_as_is(before) or _FINE.search(before.text):
+            continue
+        if own_words & set(_WORD.findall(s.text)):
+            continue
+        if any(_claims(p) and not _left_as_is(p) and not p.governed for p in s.parts(CLAUSE)):
+            return True
+    return False
 
 
 def _owned_by(state: State, number: str, people: frozenset[str]) -> bool:
@@ -177,6 +213,14 @@ def _owned_by(state: State, number: str, people: frozenset[str]) -> bool:
     ids = order_ids_by_number(state, number)
     orders = [o for i in ids if (o := state.get(ORDERS, i)) is not None]
     return bool(orders) and all(o.customer_id in people for o in orders)
+
+
+def _own_words(state: State, order: Order, code: str) -> frozenset[str]:
+    """The words of the ticket's order's items that no order numbered `code` has ("lamp" when only it has one)."""
+    def words(o: Order) -> set[str]:
+        return {w.lower() for ln in o.lines for w in _WORD.findall(ln.name) if len(w) > 2}
+    others = set().union(*(words(o) for i in order_ids_by_number(state, code) if (o := state.get(ORDERS, i))))
+    return frozenset(words(order) - others)
 
 
 def named_orders(state: State, facts: ReplyFacts, order: Order, may_name: Collection[str] = ()) -> NamedOrders:
@@ -190,7 +234,7 @@ def named_orders(state: State, facts: ReplyFacts, order: Order, may_name: Collec
     own = {c for c in others if _owned_by(state, c, people)}
     allowed = set(may_name)
     foreign = sorted(others - own - allowed)
-    claimed = {c for c in own | (allowed & set(facts.codes)) if _claimed(facts, c)}
+    claimed = {c for c in own | (allowed & set(facts.codes)) if _claimed(facts, c, _own_words(state, order, c))}
     # A refusal aimed at another of the customer's orders, the ticket's own never named, is a wrong target; beside
     # the ticket's order, "I can't refund #100058, which shipped" explains the case.
     if order.number not in facts.codes:

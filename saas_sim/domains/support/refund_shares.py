@@ -18,7 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from saas_sim.core.text_facts import numbers_as_digits
 from saas_sim.domains.support.unit_rates import GENERIC_UNITS, OrderTerms
 
-__all__ = ["Share", "false_shares", "refund_shares"]
+__all__ = ["Share", "false_shares", "order_refunded", "refund_shares"]
 
 # A percentage; one of a tax, fee or discount ("the 8% tax", "20% off") is a rate of something else, never a share
 # of the order refunded.
@@ -75,6 +75,28 @@ _PART_WORDS = frozenset({"difference", "differences", "drop", "shipping", "deliv
 # refund of your order went out" the order, not its going.
 _BASE_END = re.compile(r"(?:[;,:]|\b(?:as|so|and|but|which|that|because|since|back|went|goes|go|is|are|was|were|has|"
                        r"have|had|will|should|would|can|may)\b).*", re.IGNORECASE)
+
+
+# The order itself as what was refunded, with no amount, share or part said: "I've refunded your order 100123",
+# "your order has been refunded", "ich habe Ihre Bestellung erstattet", "su pedido fue reembolsado", "j'ai remboursé
+# votre commande". The customer reads the order refunded, so it claims the whole order (`order_refunded`).
+_ORDER_NP = (r"(?:(?:your|the|this|that|ihre|die|diese|su|el|este|votre|la|cette)\s+(?:[^\W\d_]+\s+)?)?"
+             r"(?:order|purchase|bestellung|pedido|compra|commande)(?:\s+(?:no\.?|nr\.?|number|nummer|n\.?º|n°|"
+             r"número|numéro))?(?:\s*#?\s?\d{4,9})?")
+_ORDER_REFUNDED = re.compile(
+    rf"\b(?:refunded|reimbursed)\s+(?:you\s+(?:for\s+)?)?{_ORDER_NP}\b|"
+    rf"\b{_ORDER_NP}\s+(?:has|have|had|was|is|got|wurde|ist|ha|fue|se|a|est)\s+(?:(?:been|now|already|just|"
+    r"fully|sido|été|bereits|schon|jetzt|ya)\s+)*(?:refunded|reimbursed|(?:zurück|rück)?erstattet|"
+    r"reembols\w+|remboursée?)\b|"
+    rf"\b(?:ich|wir)\s+(?:habe|haben)\s+(?:(?:ihnen|bereits|schon|jetzt|heute)\s+)*{_ORDER_NP}\s+"
+    r"(?:(?:bereits|schon|jetzt|heute|vollständig)\s+)*(?:zurück|rück)?erstattet\b|"
+    rf"\b(?:reembols\w+|rembours\w+)\s+{_ORDER_NP}\b",
+    re.IGNORECASE)
+
+
+def order_refunded(text: str) -> bool:
+    """Whether a refund claim's text says the order itself was refunded ("I've refunded your order 100123")."""
+    return bool(_ORDER_REFUNDED.search(text))
 
 
 @dataclass(frozen=True)

@@ -43,15 +43,17 @@ from saas_sim.domains.support.conditions import (
     opens,
     split_governed,
 )
+from saas_sim.domains.support.done_anaphora import done_by_reference, pending, topic_of
 from saas_sim.domains.support.idle_mentions import without_idle_mentions
 from saas_sim.domains.support.loose_payouts import states_goods_sent_again, states_loose_payout
 from saas_sim.domains.support.models import Message, Ticket
-from saas_sim.domains.support.refund_shares import Share, refund_shares
+from saas_sim.domains.support.refund_shares import Share, order_refunded, refund_shares
 from saas_sim.domains.support.side_amounts import without_side_amounts
 from saas_sim.domains.support.threads import agent_replies, reply_text
 from saas_sim.domains.support.unit_rates import (
     AMOUNT_TEXT,
     OrderTerms,
+    bound_counts,
     per_unit_amounts,
     products,
     rate_lines,
@@ -78,7 +80,8 @@ ORDER_NUMBER = r"(?<![\w.,])\d{4,9}(?![\w]|[.,]\d)"
 # of an action so the state can refute them; they are never the evidence that a goal was met, so a
 # broad list costs a correct reply nothing unless the claim it flags is false.
 _REFUND = ("refund", "reimburs", "money back", "erstatt", "geld zurück", "reembols", "rembours",
-           "devolvemos el dinero", "devolución del dinero", "devuelto", "devolvemos", "devolveremos",
+           "devolvemos el dinero", "devolución del dinero", "devuelto", "devolvemos", "devolveremos", "devolvimos",
+           "le devolví", "les devolví", "se lo devolví", "reintegr",
            "zurücküberwiesen", "zurückgebucht", "rückzahlung", "restitu", "credited back", "paid back",
            "pay you back", "returned to your", "back to your", "back on your", "back into your")
 # Money moving to the customer in other words: a payout claimed is a refund claim whatever it is called.
@@ -103,7 +106,8 @@ _MONEY_VERB = (
     r"cancell?ed|cancel|cancell?ing|issued|issue|issuing|transferred|transfer|transferring|reversed|reverse|"
     r"reversing|returned|return|returning|deposited|deposit|refunded|released|release|releasing|"
     r"storniert|erstattet|überwiesen|zurückgebucht|gutgeschrieben|erlassen|"
-    r"anulado|anulamos|cancelado|enviado|devuelto|abonado|reembolsado|"
+    r"anulado|anulamos|anulé|cancelado|cancelé|enviado|devuelto|devolví|devolvimos|abonado|abonamos|abon[éó]|"
+    r"reembolsado|reembols[éó]|reembolsamos|transferí|transferimos|"
     r"annulé|annulée|envoyé|remboursé|crédité|versé|viré)")
 # The verb must act on the money: "I voided the 24.99 USD charge", "the charge has been cancelled"; not "the
 # second payment belongs to a duplicate we cancelled" (the order was cancelled, not the payment).
@@ -165,7 +169,16 @@ _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(
                    r"demande)\w*|\brequest(?:ed|s)? (?:for )?(?:a |your |the )?(?:full )?refund\w*|"
                    r"\b(?:hoping|hoped|asking|asked|wish(?:ed)?|want(?:ed)?|like|liked|expected|expecting|"
                    r"(?<!can )(?<!will )(?<!'ll )(?<!should )(?<!may )(?<!please )(?<!^)(?<!^ )expect) (?:for )?"
-                   r"(?:a |your |the )?(?:full )?(?:refund|money back)\b")
+                   r"(?:a |your |the )?(?:full )?(?:refund|money back)\b|"
+                   # The wish in the customer's language: "Sie haben eine Erstattung ... angefragt", "usted pidió un
+                   # reembolso", "vous avez demandé un remboursement".
+                   r"\bsie\s+(?:haben|hatten|möchten|wünschen|wollten|wollen|baten)\s+(?:sich\s+|um\s+)?(?:eine[nr]?\s+)?"
+                   r"(?:volle\w*\s+)?(?:rück)?erstattung\b(?=(?:\s+[^\s.!?]+){0,6}?\s+(?:angefragt|beantragt|gewünscht|"
+                   r"gebeten|verlangt|angefordert|erbeten|möchten|wünschen)\b|\s*$|\s*[,.])|"
+                   r"\b(?:pidió|solicitó|ha pedido|ha solicitado|había pedido|quería|quiere|desea|deseaba|solicita)\s+"
+                   r"(?:usted\s+)?(?:un|el|su)\s+reembolso\b|"
+                   r"\b(?:avez demandé|aviez demandé|demandez|souhaitez|souhaitiez|voulez|vouliez|désirez)\s+"
+                   r"(?:un|le|votre)\s+remboursement\b")
 # The wish granted is the refund claimed: "your refund request has been approved".
 _WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:has been|have been|was|is|got|"
                            r"wurde|ist|ha sido|fue|a été|est)\s+(?:\w+\s+)?(?:approved|accepted|granted|processed|"
@@ -332,6 +345,8 @@ class ReplyFacts:
         codes: Every order-number-shaped code stated, normalized.
         dates: Every explicit date stated, as ISO strings.
         sentences: Every sentence, with its flags.
+        reply_starts: The index in `sentences` of each reply's first sentence (a sentence refers back only to
+            one of its own reply).
     """
 
     bodies: tuple[str, ...]
@@ -343,6 +358,7 @@ class ReplyFacts:
     dates: tuple[str, ...]
     sentences: tuple[Sentence, ...]
     per_unit: tuple[Decimal, ...] = ()
+    reply_starts: tuple[int, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -379,7 +395,28 @@ class ReplyFacts:
 
     @functools.cached_property
     def _refund_claims(self) -> tuple[Sentence, ...]:
-        return tuple(s for s in self._claims if claims_money(s))
+        named = tuple(s for s in self._claims if claims_money(s))
+        return named + tuple(c for c, topic in self._done_by_reference if topic == "refund" and c not in named)
+
+    @functools.cached_property
+    def _done_by_reference(self) -> tuple[tuple[Sentence, str], ...]:
+        """Clauses that claim a refund or replacement done by a pronoun or an ellipsis ("You asked for a refund.
+        I processed one.", "Regarding your refund: it's done", "Das habe ich veranlasst", `done_anaphora`), each
+        with what it refers to: the refund or replacement named earlier in its sentence or in the sentence before
+        it, in the same reply. A clause that is negated, asked, governed by a condition or waiting for something
+        ("it's done on our side once you confirm") claims nothing."""
+        starts = set(self.reply_starts)
+        out: list[tuple[Sentence, str]] = []
+        for i, s in enumerate(self.sentences):
+            parts = s.parts(_CLAIM_CLAUSE)
+            for k, c in enumerate(parts):
+                if not c.claims or pending(c.text) or not done_by_reference(c.text.strip(), c.lang):
+                    continue
+                before = self.sentences[i - 1].text if i > 0 and i not in starts else ""
+                topic = topic_of(" ".join([before, *(p.text for p in parts[:k + 1])]))
+                if topic is not None:
+                    out.append((c, topic))
+        return tuple(out)
 
     def refund_claims(self) -> list[Sentence]:
         """Sentences (or clauses after a contrast word) that claim or promise money or goods coming back."""
@@ -412,9 +449,10 @@ class ReplyFacts:
         """Sentences (or clauses after a contrast word) that claim or promise a replacement, in its words or in
         loose ones ("we've shipped you another lamp"); money travelling to the customer's card or account ("your
         refund is on its way to your card") is no goods sent."""
-        return [s for s in self._claims if (_names(s, _REPLACE) and any(
+        named = [s for s in self._claims if (_names(s, _REPLACE) and any(
             stem in without_idle_mentions(_MONEY_TRAVEL.sub(" ", s.text), s.lang) for stem in _REPLACE))
-                or states_goods_sent_again(s.text)]
+                 or states_goods_sent_again(s.text)]
+        return named + [c for c, topic in self._done_by_reference if topic == "replacement" and c not in named]
 
     @functools.cached_property
     def _figures_memo(self) -> dict[OrderTerms, tuple[tuple[Decimal, ...], tuple[StatedRate, ...]]]:
@@ -450,11 +488,31 @@ class ReplyFacts:
         packs": 3), which the rate may apply to (`unit_rates.rate_makes`)."""
         return list(self._claimed_figures(terms)[1])
 
+    def claimed_rate_bounds(self, terms: OrderTerms | None = None) -> list[tuple[Decimal, frozenset[int]]]:
+        """The rates a refund claim states with the count of units they are for ("24.95 per lamp for your 3
+        lamps"), each with those counts (`unit_rates.bound_counts`): the rate times the count is the claim."""
+        key = terms or OrderTerms()
+        said = list(self._refund_claims)
+        # A sentence that restates the refund claim before it ("I refunded 49.90. That is 24.95 per lamp for your
+        # 3 lamps.") tells the same refund's count.
+        starts = set(self.reply_starts)
+        said += [s for i, s in enumerate(self.sentences) if i > 0 and i not in starts and _RESTATES.match(s.text)
+                 and any(c.text in self.sentences[i - 1].text for c in self._refund_claims)]
+        return [(a, frozenset(ns)) for claim in said
+                for a, ns in bound_counts(claim.text, claim.lang, key.nouns).items()]
+
     def claimed_shares(self, terms: OrderTerms | None = None) -> list[Share]:
         """Percentages a refund claim states as refunded ("I refunded 50% of your order", "a 100% refund"), for
         the judge to read as the amounts they imply; "20% off your next order" is none."""
         key = terms or OrderTerms()
-        return [sh for claim in self._refund_claims for sh in _claim_shares(claim, key)]
+        shares = [sh for claim in self._refund_claims for sh in _claim_shares(claim, key)]
+        if shares or any(self._claimed_figures(key)):
+            return shares
+        # "I've refunded your order 100123", told with no amount or share anywhere in the refund claims, claims the
+        # order refunded whole: 100% of it, or of the line it names ("I've refunded your order for the lamp"). Told
+        # with what was refunded ("I've refunded your order: 25.00 for the lamp"), it claims a refund on it.
+        return [Share(Decimal(100), 2, "", claim.text, whole=True) for claim in self._refund_claims
+                if order_refunded(claim.text)]
 
     def rates_stated(self, terms: OrderTerms | None = None) -> list[Decimal]:
         """The amounts among `amounts` stated per unit of the order's lines (`per_unit` without `terms`)."""
@@ -735,7 +793,9 @@ def read_facts(bodies: Iterable[str]) -> ReplyFacts:
     dates: list[str] = []
     sents: list[Sentence] = []
     per_unit: list[Decimal] = []
+    starts: list[int] = []
     for t, lang in zip(texts, languages, strict=True):
+        starts.append(len(sents))
         amounts += extract_amounts(t, lang)
         per_unit += per_unit_amounts(t, lang)
         numbers += extract_numbers(t, lang)
@@ -744,7 +804,7 @@ def read_facts(bodies: Iterable[str]) -> ReplyFacts:
         sents += [_sentence(s, lang) for s in sentences(t, lang)]
     return ReplyFacts(bodies=texts, languages=languages, language=language, amounts=tuple(amounts),
                       numbers=tuple(numbers), codes=tuple(codes), dates=tuple(dates), sentences=tuple(sents),
-                      per_unit=tuple(per_unit))
+                      per_unit=tuple(per_unit), reply_starts=tuple(starts))
 
 
 def read_replies(state: State, ticket: Ticket, extra: Message | None = None) -> ReplyFacts:

@@ -19,8 +19,8 @@ from decimal import Decimal
 from saas_sim.core.text_facts import extract_amounts, numbers_as_digits
 from saas_sim.domains.support.models import Order
 
-__all__ = ["AMOUNT_TEXT", "GENERIC_UNITS", "LineTerms", "OrderTerms", "order_terms", "per_unit_amounts", "products",
-           "rate_lines", "rate_makes", "states_line_price", "unit_counts"]
+__all__ = ["AMOUNT_TEXT", "GENERIC_UNITS", "LineTerms", "OrderTerms", "bound_counts", "order_terms", "per_unit_amounts",
+           "products", "rate_lines", "rate_makes", "states_line_price", "unit_counts"]
 
 GENERIC_UNITS = frozenset({
     "unit", "units", "item", "items", "piece", "pieces", "seat", "seats", "licence", "licences", "license",
@@ -159,6 +159,36 @@ def _patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str], 
     # A count is a whole number before the noun, never a figure's tail ("12.50 bulbs" counts nothing).
     count = rf"(?<![\w.,]){_COUNT}(?![.,]\d)\s+{_MODIFIERS}{noun}"
     return re.compile(rate, re.IGNORECASE), re.compile(counted, re.IGNORECASE), re.compile(count, re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=256)
+def _bound_patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A rate with the count of units it is for: "24.95 per lamp for your 3 lamps" and "your 3 lamps at 24.95
+    each" (memoized as `_patterns`)."""
+    noun = "(?:" + "|".join(re.escape(n) for n in sorted(nouns, key=lambda n: (-len(n), n))) + r")(?![\w-])"
+    per = r"(?:(?:per|pro|je|por|par|a)\b|/|each\b|apiece\b|jeweils\b|cada un[oa]\b|chacune?\b)"
+    after = re.compile(rf"({AMOUNT_TEXT})\s*{per}\s*{_MODIFIERS}(?:{noun})?\s*(?:for|on|across|über|für|auf|por|"
+                       rf"para|en|pour|sur|de)\s+(?:all\s+|alle\s+|todos\s+|tous\s+)?{_DETERMINER}{_COUNT}\s+{_MODIFIERS}{noun}",
+                       re.IGNORECASE)
+    before = re.compile(rf"(?<![\w.,]){_COUNT}(?![.,]\d)\s+{_MODIFIERS}{noun}\s*(?:at|@|zu|a|à|de)\s+({AMOUNT_TEXT})\s*"
+                        rf"(?:each|apiece|per|pro|je|jeweils|cada|la unidad|chacune?|pièce|l'unité|/)\b", re.IGNORECASE)
+    return after, before
+
+
+def bound_counts(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> dict[Decimal, set[int]]:
+    """For each rate `text` states with the count of units it is for ("24.95 per lamp for your 3 lamps", "your 3
+    lamps at 24.95 each"), those counts: a rate so told claims its rate times that count, no other."""
+    after, before = _bound_patterns(nouns)
+    out: dict[Decimal, set[int]] = {}
+    for m in after.finditer(text):
+        n = m.group(2).lower()
+        for a in extract_amounts(m.group(1), lang)[:1]:
+            out.setdefault(a, set()).add(int(n) if n.isdigit() else _SMALL[n])
+    for m in before.finditer(text):
+        n = m.group(1).lower()
+        for a in extract_amounts(m.group(2), lang)[:1]:
+            out.setdefault(a, set()).add(int(n) if n.isdigit() else _SMALL[n])
+    return out
 
 
 def per_unit_amounts(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> list[Decimal]:
