@@ -15,7 +15,7 @@ from saas_sim.domains.support.reply_facts import read_facts
 from saas_sim.domains.support.shipping_answer import stated_tracking_numbers
 from saas_sim.domains.support.state import CUSTOMERS, MESSAGES, ORDERS, REFUNDS, REPLACEMENTS, TICKETS
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_grade, scripted_scores
+from tests.domains.helpers import find_seed, scripted_grade, scripted_scores
 
 REST = "support/refund-rest-after-earlier-fix"
 QUOTED = "support/quoted-order-not-theirs"
@@ -62,32 +62,26 @@ async def test_the_earlier_fix_is_in_the_records_and_only_the_rest_is_due(env: E
 async def test_recounting_an_earlier_refund_is_true_but_a_refund_of_every_unit_is_not(env: Environment) -> None:
     body = ("Hi {customer.first_name}, you already got {earlier_amount} {order.currency} back on your earlier "
             "ticket, and I have now refunded {amount} {order.currency} on order {order.number}.")
-    seen = set()
-    for seed in range(6):
-        b = (await env.task(env.scenario(REST), seed)).bindings
-        if b["earlier_amount"] == b["amount"]:
-            continue  # the same amount twice: no parser can tell which refund a sentence means
+    for fixed_by in ("refund", "replacement"):
+        # The same amount twice is left out: no parser can tell which refund a sentence means.
+        seed = await find_seed(env, REST, lambda t, fixed_by=fixed_by: t.bindings["fixed_by"] == fixed_by
+                               and t.bindings["earlier_amount"] != t.bindings["amount"],
+                               f"an earlier {fixed_by} of another amount")
         grade = await scripted_grade(env, REST, seed, [REFUND_REST, _reply(body), SOLVE])
         # True after an earlier refund; false after an earlier replacement (no money went back then).
-        assert grade.score == (1.0 if b["fixed_by"] == "refund" else 0.0), (seed, b["fixed_by"])
-        seen.add(b["fixed_by"])
-    assert seen == {"refund", "replacement"}
+        assert grade.score == (1.0 if fixed_by == "refund" else 0.0), (seed, fixed_by)
     claim_all = "Hi, I have just refunded {all_units_amount} {order.currency} on order {order.number}."
     assert max(await scripted_scores(env, REST, SEEDS, [REFUND_REST, _reply(claim_all), SOLVE])) == 0.0
 
 
 async def test_two_refunds_that_add_up_to_the_rest_are_as_good_as_one(env: Environment) -> None:
-    for seed in range(8):
-        b = (await env.task(env.scenario(REST), seed)).bindings
-        if b["due_units"] < 2:
-            continue
-        one = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": "{line.unit_price}"}}
-        rest = str(Decimal(b["amount"]) - Decimal(b["line"]["unit_price"]))
-        other = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": rest}}
-        grade = await scripted_grade(env, REST, seed, [one, other, _reply("{refund_reply}"), SOLVE])
-        assert grade.score == 1.0
-        return
-    raise AssertionError("no seed of 0-7 has two units still due")
+    seed = await find_seed(env, REST, lambda t: int(t.bindings["due_units"]) >= 2, "two units still due")
+    b = (await env.task(env.scenario(REST), seed)).bindings
+    one = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": "{line.unit_price}"}}
+    rest = str(Decimal(b["amount"]) - Decimal(b["line"]["unit_price"]))
+    other = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": rest}}
+    grade = await scripted_grade(env, REST, seed, [one, other, _reply("{refund_reply}"), SOLVE])
+    assert grade.score == 1.0
 
 
 async def test_the_quoted_number_is_one_typo_from_the_real_one_and_someone_elses(env: Environment) -> None:
