@@ -220,13 +220,21 @@ async def test_a_refusal_reason_counts_when_named_and_only_then(env: Environment
     assert score == (1.0 if passes else 0.0)
 
 
+async def _english_merges(env: Environment) -> list[int]:
+    """Three seeds of merge-duplicate-tickets whose customers write English, as the replies below do (a version
+    bump re-seeds every task)."""
+    return await find_seeds(env, MERGE, lambda t: t.bindings["customer"]["language"] == "en", "an English customer",
+                            count=3)
+
+
 @pytest.mark.parametrize("body", [
     "Hi {customer.first_name}, sorry for any confusion. Thanks for your patience, we will get back to you soon.",
     "Hi {customer.first_name}, unless it is an emergency, we will get back to you within two days.",
     "Hi {customer.first_name}, we will find a solution together, our team will get back to you soon.",
 ])
 async def test_words_that_merely_contain_a_merge_stem_tell_nothing(env: Environment, body: str) -> None:
-    assert (await _grade(env, MERGE, 0, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == 0.0
+    seed = (await _english_merges(env))[0]
+    assert (await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == 0.0
 
 
 @pytest.mark.parametrize(("body", "told"), [
@@ -237,7 +245,7 @@ async def test_words_that_merely_contain_a_merge_stem_tell_nothing(env: Environm
     ("Hi {customer.first_name}, I have merged your requests into this ticket. Is there anything else?", 1.0),
 ])
 async def test_only_an_affirmed_clause_tells_of_the_merge(env: Environment, body: str, told: float) -> None:
-    for seed in (1, 2, 4):
+    for seed in await _english_merges(env):
         assert (await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == told
 
 
@@ -249,7 +257,7 @@ async def test_only_an_affirmed_clause_tells_of_the_merge(env: Environment, body
 ])
 async def test_a_resolution_or_pickup_the_records_do_not_show_breaks_the_gate(env: Environment, said: str) -> None:
     body = "Hi {customer.first_name}, I merged your tickets into this one. " + said
-    for seed in (1, 2, 4):
+    for seed in await _english_merges(env):
         result = await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)])
         assert result["no_false_outcome"] == 0.0 and result["score"] == 0.0
 
@@ -262,7 +270,8 @@ async def test_a_resolution_or_pickup_the_records_do_not_show_breaks_the_gate(en
 ])
 async def test_pending_or_ticket_wording_claims_no_outcome(env: Environment, said: str) -> None:
     body = "Hi {customer.first_name}, I merged your tickets into this one. " + said
-    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
+    seeds = await _english_merges(env)
+    assert await scripted_scores(env, MERGE, seeds, [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
 
 
 @pytest.mark.parametrize("body", [
@@ -274,7 +283,8 @@ async def test_pending_or_ticket_wording_claims_no_outcome(env: Environment, sai
     "Hi {customer.first_name}, I merged your tickets; the other two have been closed.",
 ])
 async def test_all_set_or_sorted_said_of_the_merge_claims_no_resolution(env: Environment, body: str) -> None:
-    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
+    seeds = await _english_merges(env)
+    assert await scripted_scores(env, MERGE, seeds, [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
 
 
 @pytest.mark.parametrize("body", [
@@ -287,7 +297,8 @@ async def test_all_set_or_sorted_said_of_the_merge_claims_no_resolution(env: Env
     "{line.name}.",
 ])
 async def test_collecting_details_or_taking_up_the_case_is_no_pickup(env: Environment, body: str) -> None:
-    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
+    seeds = await _english_merges(env)
+    assert await scripted_scores(env, MERGE, seeds, [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
 
 
 @pytest.mark.parametrize("said", [
@@ -300,7 +311,7 @@ async def test_collecting_details_or_taking_up_the_case_is_no_pickup(env: Enviro
 ])
 async def test_a_resolution_dealt_with_or_a_pickup_as_grab_breaks_the_gate(env: Environment, said: str) -> None:
     body = "Hi {customer.first_name}, I merged your tickets into one. " + said
-    for seed in (1, 2, 4):
+    for seed in await _english_merges(env):
         result = await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)])
         assert result["no_false_outcome"] == 0.0 and result["score"] == 0.0
 
