@@ -388,11 +388,14 @@ async def test_a_refund_stated_per_unit_is_true_when_its_quantity_makes_the_sum(
 
 @pytest.mark.parametrize("said", [
     "I have refunded {line.unit_price} {order.currency} per unit.",
-    "I have refunded {amount} {order.currency} and will refund another 3 x {diff} {order.currency} next week.",
+    # One unit more than the line holds: no quantity of the order makes the count times the rate true.
+    "I have refunded {amount} {order.currency} and will refund another {more} x {diff} {order.currency} next week.",
 ])
 async def test_a_rate_no_quantity_makes_true_is_a_false_amount(env: Environment, said: str) -> None:
-    body = "Hi {customer.first_name}, about order #{order.number}: " + said
-    result = await _grade(env, PRICE_DROP, 0, [PRICE_DROP_REFUND, _reply("{ticket.id}", body), SOLVE])
+    seed = await find_seed(env, PRICE_DROP, lambda t: int(t.bindings["qty"]) >= 2, "a price drop on several units")
+    more = int((await env.task(env.scenario(PRICE_DROP), seed)).bindings["qty"]) + 1
+    body = "Hi {customer.first_name}, about order #{order.number}: " + said.replace("{more}", str(more))
+    result = await _grade(env, PRICE_DROP, seed, [PRICE_DROP_REFUND, _reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 0.0
 
 
