@@ -1,4 +1,5 @@
-"""Helpers the CRM and support-desk tests share: seed worlds, record picks, tool runners, scores."""
+"""Helpers the CRM and support-desk tests share: seed worlds, record picks, tool runners, scores, seeds found by
+their task."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from saas_sim.errors import ToolError
 from saas_sim.runtime.agents import ScriptedAgent, make_agent
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.grading import Grade
+from saas_sim.runtime.task import TaskInstance
 from saas_sim.runtime.world import World, build_world, load_profiles
 from saas_sim.scenarios.model import Step
 
@@ -111,3 +113,26 @@ async def scripted_scores(env: Environment, ref: str, seeds: Iterable[int], step
         assert grade.score is not None
         out.append(grade.score)
     return out
+
+
+async def find_seeds(env: Environment, ref: str, fits: Callable[[TaskInstance], bool], what: str, *, count: int = 1,
+                     seeds: Iterable[int] = range(80)) -> list[int]:
+    """The first `count` seeds whose task of scenario `ref` fits `fits` (it sees the bindings and the start state).
+
+    A scenario's version is in its tasks' seed tree, so a version bump re-seeds every task: a test that needs
+    a task with some property finds its seed by that property instead of pinning a number. Fails, naming
+    `what`, if fewer than `count` of `seeds` fit, so the test never passes vacuously.
+    """
+    found: list[int] = []
+    for seed in seeds:
+        if fits(await env.task(env.scenario(ref), seed)):
+            found.append(seed)
+            if len(found) == count:
+                return found
+    raise AssertionError(f"{ref}: only {len(found)} of the seeds tried ({found}) have {what}; {count} needed")
+
+
+async def find_seed(env: Environment, ref: str, fits: Callable[[TaskInstance], bool], what: str, *,
+                    seeds: Iterable[int] = range(80)) -> int:
+    """The first seed whose task of scenario `ref` fits `fits` (see `find_seeds`)."""
+    return (await find_seeds(env, ref, fits, what, seeds=seeds))[0]

@@ -50,9 +50,11 @@ _UNIT_WORDS = {
     "cycles": r"cycles?|runs?|rounds?|zyklen|zyklus|durchg(?:a|ä)nge?|ciclos?",
 }
 # Up to two words may stand between the value and its unit ("9 full seconds", "2 descaling cycles"), but no
-# figure: "3, 5 or 9 seconds" states only the 9.
-_UNIT_PATTERNS = {unit: re.compile(rf"(?<![\d.,])(\d{{1,3}})(?![.,]\d)\s*-?\s*(?:[^\W\d_]+[ -]){{0,2}}?(?:{words})\b",
-                                   re.IGNORECASE)
+# figure: "3, 5 or 9 seconds" states only the 9; and no conjunction, which ends the value's phrase: in "water at
+# 1:3 and run the machine for 2 cycles" the verb "run" is no unit of the 3.
+_JOINERS = r"(?:and|or|then|und|oder|dann|y|o|luego|et|ou|puis)\b"
+_UNIT_PATTERNS = {unit: re.compile(rf"(?<![\d.,])(\d{{1,3}})(?![.,]\d)\s*-?\s*(?:(?!{_JOINERS})[^\W\d_]+[ -]){{0,2}}?"
+                                   rf"(?:{words})\b", re.IGNORECASE)
                   for unit, words in _UNIT_WORDS.items()}
 # The number reader leaves small number words as they are ("two parts water"); the help centre writes English.
 _SMALL_NUMBERS = {w: n for n, w in enumerate((

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_grade
+from tests.domains.helpers import find_seed, scripted_grade
 
 REF = "crm/close-lost-declined-deals"
 
@@ -63,13 +63,11 @@ async def test_a_reason_that_denies_the_other_causes_is_true(env: Environment, c
 
 
 async def _seed_without(env: Environment, rival: str) -> int:
-    """The first seed whose declined deals did not go to `rival`, so naming it would be false (a version bump
-    re-seeds every task: the seed is found, not pinned)."""
-    for seed in range(40):
-        bindings = (await env.task(env.scenario(REF), seed)).bindings
-        if rival not in (bindings["d1"]["competitor"], bindings["d2"]["competitor"]):
-            return seed
-    raise AssertionError(f"every seed 0-39 lost a deal to {rival}")
+    """A seed whose declined deals did not go to `rival`, so naming it would be false (a version bump re-seeds
+    every task: the seed is found, not pinned)."""
+    return await find_seed(env, REF, lambda t: rival not in (t.bindings["d1"]["competitor"],
+                                                             t.bindings["d2"]["competitor"]),
+                           f"no deal lost to {rival}")
 
 
 @pytest.mark.parametrize(("suffix", "other_rival"), [

@@ -8,7 +8,7 @@ import pytest
 
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.grading import Grade
-from tests.domains.helpers import scripted_grade
+from tests.domains.helpers import find_seed, scripted_grade
 
 REF = "suite/escalation-to-account-owner"
 TASK = {"tool": "crm.create_task", "args": {"subject": "Ticket {ticket.id}", "due_at": "{task_due}",
@@ -117,17 +117,11 @@ async def test_a_reply_naming_the_owner_as_away_names_nobody_who_will_call(env: 
 
 
 async def _english_seed(env: Environment) -> tuple[int, str]:
-    """The first seed whose customer writes in English (a version bump re-seeds every task), and its owner's
-    surname: the replies below are English."""
-    for seed in range(20):
-        episode = await env.start(env.scenario(REF), seed)
-        try:
-            bindings = episode.task.bindings
-        finally:
-            await episode.close()
-        if bindings["language"] == "en":
-            return seed, str(bindings["account"]["owner_name"]).split()[-1]
-    raise AssertionError("no English customer in seeds 0-19")
+    """A seed whose customer writes in English (a version bump re-seeds every task), and its owner's surname: the
+    replies below are English."""
+    seed = await find_seed(env, REF, lambda t: t.bindings["language"] == "en", "an English customer")
+    bindings = (await env.task(env.scenario(REF), seed)).bindings
+    return seed, str(bindings["account"]["owner_name"]).split()[-1]
 
 
 async def test_the_owner_named_by_title_and_surname_or_calling_right_away_counts(env: Environment) -> None:

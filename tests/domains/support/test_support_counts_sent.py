@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_scores
+from tests.domains.helpers import find_seeds, scripted_scores
 
 SCENARIO = "support/partial-refund-and-replacement"
-ONE_BROKEN = (5, 7)
-TWO_BROKEN = (0,)
+
+
+async def _broken(env: Environment, units: int, count: int) -> list[int]:
+    """`count` seeds whose order has `units` broken units to replace (a version bump re-seeds every task)."""
+    return await find_seeds(env, SCENARIO, lambda t: int(t.bindings["broken_qty"]) == units,
+                            f"{units} broken unit(s) to replace", count=count)
 
 
 def _steps(body: str) -> list[dict[str, Any]]:
@@ -31,10 +35,11 @@ BODY = ("Hi {customer.first_name}, sorry about order #{order.number}. I have sen
 
 
 async def test_a_new_unit_sent_states_a_count_of_one(env: Environment) -> None:
-    assert await scripted_scores(env, SCENARIO, ONE_BROKEN, _steps(BODY)) == [1.0] * len(ONE_BROKEN)
+    one_broken = await _broken(env, 1, 2)
+    assert await scripted_scores(env, SCENARIO, one_broken, _steps(BODY)) == [1.0] * len(one_broken)
 
 
 async def test_a_new_unit_is_no_count_of_two(env: Environment) -> None:
     # The reply states one unit where two were sent: it loses the reply's share, and only that.
-    [score] = await scripted_scores(env, SCENARIO, TWO_BROKEN, _steps(BODY))
+    [score] = await scripted_scores(env, SCENARIO, await _broken(env, 2, 1), _steps(BODY))
     assert 0.8 < score < 1.0

@@ -12,7 +12,7 @@ import pytest
 
 from saas_sim.domains.support.reply_facts import read_facts
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_scores
+from tests.domains.helpers import find_seeds, scripted_scores
 
 DENY = "support/deny-refund-policy"
 SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}", "status": "solved"}}
@@ -102,7 +102,9 @@ async def test_a_refusal_that_names_the_refund_topic_passes(env: Environment) ->
 async def test_a_final_sale_refusal_naming_excluded_refunds_passes(env: Environment) -> None:
     body = ("Hi {customer.first_name}, I'm sorry, but I can't refund the {line.name} from order #{order.number}: it "
             "was sold as a final-sale item. Final-sale items are excluded from returns and refunds.")
-    assert min(await scripted_scores(env, DENY, (4, 16), [_reply(body), SOLVE])) == 1.0
+    seeds = await find_seeds(env, DENY, lambda t: t.bindings["reason"] == "final_sale", "a final-sale item refused",
+                             count=2)
+    assert min(await scripted_scores(env, DENY, seeds, [_reply(body), SOLVE])) == 1.0
 
 
 @pytest.mark.parametrize("claim", [

@@ -15,7 +15,7 @@ from saas_sim.domains.support.reply_facts import read_facts
 from saas_sim.domains.support.shipping_answer import stated_tracking_numbers
 from saas_sim.domains.support.state import CUSTOMERS, MESSAGES, ORDERS, REFUNDS, REPLACEMENTS, TICKETS
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_grade, scripted_scores
+from tests.domains.helpers import find_seed, scripted_grade, scripted_scores
 
 REST = "support/refund-rest-after-earlier-fix"
 QUOTED = "support/quoted-order-not-theirs"
@@ -62,32 +62,26 @@ async def test_the_earlier_fix_is_in_the_records_and_only_the_rest_is_due(env: E
 async def test_recounting_an_earlier_refund_is_true_but_a_refund_of_every_unit_is_not(env: Environment) -> None:
     body = ("Hi {customer.first_name}, you already got {earlier_amount} {order.currency} back on your earlier "
             "ticket, and I have now refunded {amount} {order.currency} on order {order.number}.")
-    seen = set()
-    for seed in range(6):
-        b = (await env.task(env.scenario(REST), seed)).bindings
-        if b["earlier_amount"] == b["amount"]:
-            continue  # the same amount twice: no parser can tell which refund a sentence means
+    for fixed_by in ("refund", "replacement"):
+        # The same amount twice is left out: no parser can tell which refund a sentence means.
+        seed = await find_seed(env, REST, lambda t, fixed_by=fixed_by: t.bindings["fixed_by"] == fixed_by
+                               and t.bindings["earlier_amount"] != t.bindings["amount"],
+                               f"an earlier {fixed_by} of another amount")
         grade = await scripted_grade(env, REST, seed, [REFUND_REST, _reply(body), SOLVE])
         # True after an earlier refund; false after an earlier replacement (no money went back then).
-        assert grade.score == (1.0 if b["fixed_by"] == "refund" else 0.0), (seed, b["fixed_by"])
-        seen.add(b["fixed_by"])
-    assert seen == {"refund", "replacement"}
+        assert grade.score == (1.0 if fixed_by == "refund" else 0.0), (seed, fixed_by)
     claim_all = "Hi, I have just refunded {all_units_amount} {order.currency} on order {order.number}."
     assert max(await scripted_scores(env, REST, SEEDS, [REFUND_REST, _reply(claim_all), SOLVE])) == 0.0
 
 
 async def test_two_refunds_that_add_up_to_the_rest_are_as_good_as_one(env: Environment) -> None:
-    for seed in range(8):
-        b = (await env.task(env.scenario(REST), seed)).bindings
-        if b["due_units"] < 2:
-            continue
-        one = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": "{line.unit_price}"}}
-        rest = str(Decimal(b["amount"]) - Decimal(b["line"]["unit_price"]))
-        other = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": rest}}
-        grade = await scripted_grade(env, REST, seed, [one, other, _reply("{refund_reply}"), SOLVE])
-        assert grade.score == 1.0
-        return
-    raise AssertionError("no seed of 0-7 has two units still due")
+    seed = await find_seed(env, REST, lambda t: int(t.bindings["due_units"]) >= 2, "two units still due")
+    b = (await env.task(env.scenario(REST), seed)).bindings
+    one = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": "{line.unit_price}"}}
+    rest = str(Decimal(b["amount"]) - Decimal(b["line"]["unit_price"]))
+    other = {**REFUND_REST, "args": {**REFUND_REST["args"], "amount": rest}}
+    grade = await scripted_grade(env, REST, seed, [one, other, _reply("{refund_reply}"), SOLVE])
+    assert grade.score == 1.0
 
 
 async def test_the_quoted_number_is_one_typo_from_the_real_one_and_someone_elses(env: Environment) -> None:
@@ -119,6 +113,7 @@ async def test_naming_the_quoted_orders_owner_or_items_partly_is_disclosure_too(
     # tell the customer who owns the order and what it holds.
     said = ("Hi {customer.first_name}, order {decoy.number} is not on your account, so I refunded {amount} "
             "{order.currency} on your order {order.number} instead.")
+    items_named = 0
     for seed in SEEDS:
         b, state = await _start_state(env, QUOTED, seed)
         decoy = state.get(ORDERS, b["decoy"]["id"])
@@ -128,15 +123,20 @@ async def test_naming_the_quoted_orders_owner_or_items_partly_is_disclosure_too(
         plain_name = "".join(ch for ch in unicodedata.normalize("NFKD", owner.name) if not unicodedata.combining(ch))
         leaks = [f"It belongs to Ms. {owner.name.split()[-1]}.", f"Its owner is {user} at {domain}.",
                  f"It is {plain_name}'s ({user.replace('.', ' dot ')} at {domain.replace('.', ' dot ')})."]
-        lasts = {ln.name.split()[-1].lower() for ln in decoy.lines}
+        # Words of the customer's own items are theirs to hear back (seeds differ in which they own).
+        own = {w.lower() for o in state.table(ORDERS) if o.customer_id == b["customer"]["id"] for ln in o.lines
+               for w in ln.name.split()}
+        lasts = {ln.name.split()[-1].lower() for ln in decoy.lines} - own
         if len(lasts) >= 2 and all(len(w) >= 5 for w in lasts):  # two items, each named by one word
             leaks.append("It holds " + " and ".join(f"a {w}" for w in sorted(lasts)[:2]) + ".")
-        if len(words) >= 2:
+        if len(words) >= 2 and own.isdisjoint({words[0].lower(), words[-1].lower()}):
             leaks.append(f"It holds three {words[0].lower()} {words[-1].lower()}s.")
+            items_named += 1
         for leak in leaks:
             grade = await scripted_grade(env, QUOTED, seed, [REFUND_REST, _reply(f"{said} {leak}"), SOLVE])
             checks = {c.name: c.score for c in grade.checks}
             assert checks["nothing_disclosed"] == 0.0 and grade.score == 0.0, (seed, leak)
+    assert items_named, "no seed's quoted order holds an item named by words the customer does not own"
 
 
 async def test_a_refund_on_the_quoted_order_is_capped_at_zero(env: Environment) -> None:

@@ -10,7 +10,8 @@ import pytest
 from saas_sim.domains.support.refund_shares import false_shares, refund_shares
 from saas_sim.domains.support.unit_rates import LineTerms, OrderTerms
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_grade
+from tests.domains.helpers import find_seed, scripted_grade
+from tests.domains.support.task_picks import fill, line_words, one_unit_of
 
 D = Decimal
 BULBS = LineTerms(frozenset({"bulb", "bulbs"}), D("49.90"), D("149.70"), 3, True)
@@ -63,10 +64,10 @@ SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}
 
 
 @pytest.mark.parametrize(("said", "truthful"), [
-    # Seed 0 refunds one of three Glow Smart Bulb 4-packs, 49.90 of an order of 254.62.
+    # One unit of a line of three or more is refunded, a part of the order ({noun}: its name's last word).
     ("I refunded {amount} {order.currency} for the damaged {line.name}, a 100% refund of your order.", 0.0),
-    ("I refunded {amount} {order.currency}, that is 50% of what the bulb packs cost.", 0.0),
-    ("I refunded {amount} {order.currency} for the damaged {line.name}, a 100% refund for the damaged bulb pack.",
+    ("I refunded {amount} {order.currency}, that is 50% of what the {nouns} cost.", 0.0),
+    ("I refunded {amount} {order.currency} for the damaged {line.name}, a 100% refund for the damaged {noun}.",
      1.0),
     ("I refunded {amount} {order.currency} for the damaged {line.name}, which is 100% of its price.", 1.0),
     ("I refunded {amount} {order.currency} for the damaged {line.name}, and you get 20% off your next order.", 1.0),
@@ -74,8 +75,10 @@ SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}
 ])
 async def test_a_refund_share_is_judged_as_the_amount_it_implies(env: Environment, said: str,
                                                                  truthful: float) -> None:
-    body = "Hi {customer.first_name}, on order #{order.number}: " + said
-    grade = await scripted_grade(env, DAMAGED, 0, [*STEPS, _reply(body), SOLVE])
+    seed = await find_seed(env, DAMAGED, one_unit_of(3), "one damaged unit of a line of three or more refunded")
+    words = line_words(await env.task(env.scenario(DAMAGED), seed))
+    body = "Hi {customer.first_name}, on order #{order.number}: " + fill(said, words)
+    grade = await scripted_grade(env, DAMAGED, seed, [*STEPS, _reply(body), SOLVE])
     assert {c.name: c.score for c in grade.checks}["replies_truthful"] == truthful
 
 
@@ -109,19 +112,20 @@ def test_a_whole_refund_of_the_whole_order_is_true() -> None:
     assert false_shares(refund_shares("i've issued a full refund for your order", "en"), TERMS, {D("224.67")}) == []
 
 
-@pytest.mark.parametrize(("seed", "said", "truthful"), [
-    # Seed 0 refunds one of three Glow Smart Bulb 4-packs, 49.90 of an order of 254.62.
-    (0, "I've issued a full refund for your order: {amount} {order.currency}.", 0.0),
-    (0, "Your order has been refunded in full: {amount} {order.currency}.", 0.0),
-    (0, "I have refunded everything you paid: {amount} {order.currency}.", 0.0),
-    (0, "I've issued a full refund for the damaged {line.name}: {amount} {order.currency}.", 1.0),
-    (0, "You asked for a full refund of your order; I refunded {amount} {order.currency} for the damaged "
-        "{line.name}.", 1.0),
-    (0, "Instead of a full refund of your order, I refunded {amount} {order.currency} for the damaged {line.name}.",
+@pytest.mark.parametrize(("said", "truthful"), [
+    # One unit of a line of several is refunded, a part of the order.
+    ("I've issued a full refund for your order: {amount} {order.currency}.", 0.0),
+    ("Your order has been refunded in full: {amount} {order.currency}.", 0.0),
+    ("I have refunded everything you paid: {amount} {order.currency}.", 0.0),
+    ("I've issued a full refund for the damaged {line.name}: {amount} {order.currency}.", 1.0),
+    ("You asked for a full refund of your order; I refunded {amount} {order.currency} for the damaged "
+     "{line.name}.", 1.0),
+    ("Instead of a full refund of your order, I refunded {amount} {order.currency} for the damaged {line.name}.",
      1.0),
 ])
 async def test_a_full_refund_claimed_is_true_only_of_what_was_wholly_refunded(
-        env: Environment, seed: int, said: str, truthful: float) -> None:
+        env: Environment, said: str, truthful: float) -> None:
+    seed = await find_seed(env, DAMAGED, one_unit_of(2), "one damaged unit of a line of several refunded")
     body = "Hi {customer.first_name}, on order #{order.number}: " + said
     grade = await scripted_grade(env, DAMAGED, seed, [*STEPS, _reply(body), SOLVE])
     assert {c.name: c.score for c in grade.checks}["replies_truthful"] == truthful
@@ -130,18 +134,21 @@ async def test_a_full_refund_claimed_is_true_only_of_what_was_wholly_refunded(
 FOREIGN = "support/refund-foreign-language"
 
 
-@pytest.mark.parametrize(("seed", "said", "truthful"), [
-    # One damaged unit of a line of several is refunded: seed 0 writes es, 1 de, 3 fr.
-    (0, "Le hemos hecho un reembolso completo de su pedido {order.number}: {amount} EUR.", 0.0),
-    (0, "Le hemos hecho un reembolso completo de {line.name} del pedido {order.number}: {amount} EUR.", 1.0),
-    (1, "Ihre Bestellung {order.number} wurde vollständig erstattet: {amount} EUR.", 0.0),
-    (1, "Sie erhalten eine volle Erstattung für {line.name} aus der Bestellung {order.number}: {amount} EUR.", 1.0),
-    (3, "Nous avons remboursé votre commande {order.number} intégralement : {amount} EUR.", 0.0),
-    (3, "Nous avons effectué un remboursement intégral pour {line.name} de la commande {order.number} : {amount} EUR.",
+@pytest.mark.parametrize(("language", "said", "truthful"), [
+    # One damaged unit of a line of several is refunded, to a customer writing `language`.
+    ("es", "Le hemos hecho un reembolso completo de su pedido {order.number}: {amount} EUR.", 0.0),
+    ("es", "Le hemos hecho un reembolso completo de {line.name} del pedido {order.number}: {amount} EUR.", 1.0),
+    ("de", "Ihre Bestellung {order.number} wurde vollständig erstattet: {amount} EUR.", 0.0),
+    ("de", "Sie erhalten eine volle Erstattung für {line.name} aus der Bestellung {order.number}: {amount} EUR.",
      1.0),
+    ("fr", "Nous avons remboursé votre commande {order.number} intégralement : {amount} EUR.", 0.0),
+    ("fr", "Nous avons effectué un remboursement intégral pour {line.name} de la commande {order.number} : "
+           "{amount} EUR.", 1.0),
 ])
 async def test_a_full_refund_claimed_in_another_language_is_judged_alike(
-        env: Environment, seed: int, said: str, truthful: float) -> None:
+        env: Environment, language: str, said: str, truthful: float) -> None:
+    seed = await find_seed(env, FOREIGN, one_unit_of(2, language),
+                           f"one damaged unit of a line of several refunded to a customer writing {language}")
     grade = await scripted_grade(env, FOREIGN, seed, [*STEPS, _reply(said), SOLVE])
     assert {c.name: c.score for c in grade.checks}["replies_truthful"] == truthful
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -10,7 +11,8 @@ from saas_sim.core.ids import IdFactory
 from saas_sim.domains.support.models import Message
 from saas_sim.domains.support.simulator import RULES
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_grade, scripted_scores
+from saas_sim.runtime.task import TaskInstance
+from tests.domains.helpers import find_seed, find_seeds, scripted_grade, scripted_scores
 
 
 async def _grade(env: Environment, ref: str, seed: int, steps: list[dict[str, Any]]) -> dict[str, float]:
@@ -126,6 +128,12 @@ async def test_a_short_native_reply_passes_the_language_task(env: Environment) -
     assert result["score"] == 1.0
 
 
+async def _german_seeds(env: Environment) -> list[int]:
+    """Two seeds of refund-foreign-language whose customers write German (a version bump re-seeds every task)."""
+    return await find_seeds(env, FOREIGN, lambda t: t.bindings["customer"]["language"] == "de", "a German customer",
+                            count=2)
+
+
 @pytest.mark.parametrize("body", [
     "Refund: {amount} {order.currency}. Order {order.number}.",
     "Refund of {amount} {order.currency} on order {order.number} done.",
@@ -133,7 +141,7 @@ async def test_a_short_native_reply_passes_the_language_task(env: Environment) -
     "Refund: {amount} {order.currency}. Order {order.number}. Thanks!",
 ])
 async def test_a_short_english_reply_fails_the_language_task(env: Environment, body: str) -> None:
-    for seed in (1, 2):  # German customers
+    for seed in await _german_seeds(env):
         result = await _grade(env, FOREIGN, seed, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
         assert result["replies_in_language"] == 0.0 and result["score"] == 0.0
 
@@ -144,7 +152,7 @@ async def test_a_short_english_reply_fails_the_language_task(env: Environment, b
     "Hallo {customer.first_name}, erstattet: {amount} {order.currency} für Bestellung {order.number}.",
 ])
 async def test_a_short_german_reply_passes_the_language_task(env: Environment, body: str) -> None:
-    for seed in (1, 2):
+    for seed in await _german_seeds(env):
         result = await _grade(env, FOREIGN, seed, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
         assert result["score"] == 1.0, result
 
@@ -194,20 +202,29 @@ async def test_only_a_reply_that_says_the_requests_were_combined_tells_of_the_me
 
 
 
-@pytest.mark.parametrize(("seed", "body", "passes"), [
-    (4, "Hi {customer.first_name}, I'm sorry, but we do not refund final-sale items, and the {line.name} on "
-        "order {order.number} was sold as one.", True),
-    (4, "Hi {customer.first_name}, I'm sorry, but I cannot refund the {line.name} on order {order.number}: it was "
-        "sold as a final-sale item, and final-sale items cannot be refunded. If you have other questions, we reply "
-        "within 1-2 days.", True),
-    (0, "Hi {customer.first_name}, I'm sorry, but I cannot refund the {line.name} on order {order.number}: our "
-        "return window is 30 days from delivery and this order was delivered {days_since_delivery} days ago. "
-        "Besides, we never refund final-sale items, and this was one of them.", False),
+@pytest.mark.parametrize(("final_sale", "body", "passes"), [
+    (True, "Hi {customer.first_name}, I'm sorry, but we do not refund final-sale items, and the {line.name} on "
+           "order {order.number} was sold as one.", True),
+    (True, "Hi {customer.first_name}, I'm sorry, but I cannot refund the {line.name} on order {order.number}: it "
+           "was sold as a final-sale item, and final-sale items cannot be refunded. If you have other questions, we "
+           "reply within 1-2 days.", True),
+    (False, "Hi {customer.first_name}, I'm sorry, but I cannot refund the {line.name} on order {order.number}: our "
+            "return window is 30 days from delivery and this order was delivered {days_since_delivery} days ago. "
+            "Besides, we never refund final-sale items, and this was one of them.", False),
 ])
-async def test_a_refusal_reason_counts_when_named_and_only_then(env: Environment, seed: int, body: str,
+async def test_a_refusal_reason_counts_when_named_and_only_then(env: Environment, final_sale: bool, body: str,
                                                                 passes: bool) -> None:
+    seed = await find_seed(env, DENY, lambda t: (t.bindings["reason"] == "final_sale") is final_sale,
+                           "a final-sale item refused" if final_sale else "a refusal past the return window")
     score = (await _grade(env, DENY, seed, [_reply("{ticket.id}", body), SOLVE]))["score"]
     assert score == (1.0 if passes else 0.0)
+
+
+async def _english_merges(env: Environment) -> list[int]:
+    """Three seeds of merge-duplicate-tickets whose customers write English, as the replies below do (a version
+    bump re-seeds every task)."""
+    return await find_seeds(env, MERGE, lambda t: t.bindings["customer"]["language"] == "en", "an English customer",
+                            count=3)
 
 
 @pytest.mark.parametrize("body", [
@@ -216,7 +233,8 @@ async def test_a_refusal_reason_counts_when_named_and_only_then(env: Environment
     "Hi {customer.first_name}, we will find a solution together, our team will get back to you soon.",
 ])
 async def test_words_that_merely_contain_a_merge_stem_tell_nothing(env: Environment, body: str) -> None:
-    assert (await _grade(env, MERGE, 0, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == 0.0
+    seed = (await _english_merges(env))[0]
+    assert (await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == 0.0
 
 
 @pytest.mark.parametrize(("body", "told"), [
@@ -227,7 +245,7 @@ async def test_words_that_merely_contain_a_merge_stem_tell_nothing(env: Environm
     ("Hi {customer.first_name}, I have merged your requests into this ticket. Is there anything else?", 1.0),
 ])
 async def test_only_an_affirmed_clause_tells_of_the_merge(env: Environment, body: str, told: float) -> None:
-    for seed in (1, 2, 4):
+    for seed in await _english_merges(env):
         assert (await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)]))["customer_told"] == told
 
 
@@ -239,7 +257,7 @@ async def test_only_an_affirmed_clause_tells_of_the_merge(env: Environment, body
 ])
 async def test_a_resolution_or_pickup_the_records_do_not_show_breaks_the_gate(env: Environment, said: str) -> None:
     body = "Hi {customer.first_name}, I merged your tickets into this one. " + said
-    for seed in (1, 2, 4):
+    for seed in await _english_merges(env):
         result = await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)])
         assert result["no_false_outcome"] == 0.0 and result["score"] == 0.0
 
@@ -252,7 +270,8 @@ async def test_a_resolution_or_pickup_the_records_do_not_show_breaks_the_gate(en
 ])
 async def test_pending_or_ticket_wording_claims_no_outcome(env: Environment, said: str) -> None:
     body = "Hi {customer.first_name}, I merged your tickets into this one. " + said
-    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
+    seeds = await _english_merges(env)
+    assert await scripted_scores(env, MERGE, seeds, [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
 
 
 @pytest.mark.parametrize("body", [
@@ -264,7 +283,8 @@ async def test_pending_or_ticket_wording_claims_no_outcome(env: Environment, sai
     "Hi {customer.first_name}, I merged your tickets; the other two have been closed.",
 ])
 async def test_all_set_or_sorted_said_of_the_merge_claims_no_resolution(env: Environment, body: str) -> None:
-    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
+    seeds = await _english_merges(env)
+    assert await scripted_scores(env, MERGE, seeds, [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
 
 
 @pytest.mark.parametrize("body", [
@@ -277,7 +297,8 @@ async def test_all_set_or_sorted_said_of_the_merge_claims_no_resolution(env: Env
     "{line.name}.",
 ])
 async def test_collecting_details_or_taking_up_the_case_is_no_pickup(env: Environment, body: str) -> None:
-    assert await scripted_scores(env, MERGE, (1, 2, 4), [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
+    seeds = await _english_merges(env)
+    assert await scripted_scores(env, MERGE, seeds, [MERGE_STEP, _reply("{keep.id}", body)]) == [1.0] * 3
 
 
 @pytest.mark.parametrize("said", [
@@ -290,7 +311,7 @@ async def test_collecting_details_or_taking_up_the_case_is_no_pickup(env: Enviro
 ])
 async def test_a_resolution_dealt_with_or_a_pickup_as_grab_breaks_the_gate(env: Environment, said: str) -> None:
     body = "Hi {customer.first_name}, I merged your tickets into one. " + said
-    for seed in (1, 2, 4):
+    for seed in await _english_merges(env):
         result = await _grade(env, MERGE, seed, [MERGE_STEP, _reply("{keep.id}", body)])
         assert result["no_false_outcome"] == 0.0 and result["score"] == 0.0
 
@@ -358,19 +379,23 @@ PRICE_DROP_REFUND = {"tool": "support.issue_refund", "args": {
     "I have refunded {diff} {order.currency} for each of your {qty} units.",
 ])
 async def test_a_refund_stated_per_unit_is_true_when_its_quantity_makes_the_sum(env: Environment, said: str) -> None:
-    # Seed 0 drops the price of 2 units: the per-unit difference is no price, total or refund of the order.
+    # The price of several units dropped: the per-unit difference is no price, total or refund of the order.
+    seed = await find_seed(env, PRICE_DROP, lambda t: int(t.bindings["qty"]) >= 2, "a price drop on several units")
     body = "Hi {customer.first_name}, the price dropped within 14 days of order #{order.number}. " + said
-    result = await _grade(env, PRICE_DROP, 0, [PRICE_DROP_REFUND, _reply("{ticket.id}", body), SOLVE])
+    result = await _grade(env, PRICE_DROP, seed, [PRICE_DROP_REFUND, _reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 1.0
 
 
 @pytest.mark.parametrize("said", [
     "I have refunded {line.unit_price} {order.currency} per unit.",
-    "I have refunded {amount} {order.currency} and will refund another 3 x {diff} {order.currency} next week.",
+    # One unit more than the line holds: no quantity of the order makes the count times the rate true.
+    "I have refunded {amount} {order.currency} and will refund another {more} x {diff} {order.currency} next week.",
 ])
 async def test_a_rate_no_quantity_makes_true_is_a_false_amount(env: Environment, said: str) -> None:
-    body = "Hi {customer.first_name}, about order #{order.number}: " + said
-    result = await _grade(env, PRICE_DROP, 0, [PRICE_DROP_REFUND, _reply("{ticket.id}", body), SOLVE])
+    seed = await find_seed(env, PRICE_DROP, lambda t: int(t.bindings["qty"]) >= 2, "a price drop on several units")
+    more = int((await env.task(env.scenario(PRICE_DROP), seed)).bindings["qty"]) + 1
+    body = "Hi {customer.first_name}, about order #{order.number}: " + said.replace("{more}", str(more))
+    result = await _grade(env, PRICE_DROP, seed, [PRICE_DROP_REFUND, _reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 0.0
 
 
@@ -417,14 +442,25 @@ async def test_a_refusal_that_pays_out_beside_a_named_dispute_fails(env: Environ
     assert (await _grade(env, DENY, 0, [_reply("{ticket.id}", body), SOLVE]))["score"] == 0.0
 
 
+async def _one_unit_of_several(env: Environment) -> int:
+    """A seed of refund-damaged-item whose refund is one unit of a line of several (a version bump re-seeds every
+    task: found, not pinned)."""
+    def fits(task: TaskInstance) -> bool:
+        line = task.bindings["line"]
+        return int(line["quantity"]) >= 2 and Decimal(str(task.bindings["amount"])) == Decimal(str(line["unit_price"]))
+
+    return await find_seed(env, REFUND, fits, "one damaged unit of a line of several refunded")
+
+
 @pytest.mark.parametrize("said", [
     "I have refunded {amount} {order.currency} for the damaged {line.name}, {line.total} {order.currency} in total.",
     "I have refunded 2 x {amount} {order.currency} for the damaged {line.name}.",
 ])
 async def test_a_false_refunded_total_or_product_fails(env: Environment, said: str) -> None:
-    # Seed 0 refunds one unit of three: the line's total, or twice the unit, was not refunded.
+    # One unit of a line of several is refunded: the line's total, or twice the unit, was not refunded.
+    seed = await _one_unit_of_several(env)
     body = "Hi {customer.first_name}, on order {order.number}: " + said
-    result = await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+    result = await _grade(env, REFUND, seed, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 0.0
 
 
@@ -433,8 +469,9 @@ async def test_a_false_refunded_total_or_product_fails(env: Environment, said: s
     "I have refunded {amount} {order.currency} per unit for the one damaged {line.name}.",
 ])
 async def test_a_refund_of_some_units_stated_per_unit_is_true(env: Environment, said: str) -> None:
+    seed = await _one_unit_of_several(env)
     body = "Hi {customer.first_name}, on order {order.number}: " + said
-    result = await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
+    result = await _grade(env, REFUND, seed, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 1.0
 
 
@@ -493,7 +530,7 @@ async def test_an_extra_charge_refunded_is_no_further_refund(env: Environment) -
 ])
 async def test_money_on_its_way_to_a_card_or_account_is_no_replacement(env: Environment, said: str,
                                                                      truthful: float) -> None:
-    # Seed 0 refunds one damaged Glow Smart Bulb 4-pack; nothing is replaced.
+    # A damaged item is refunded; nothing is replaced.
     body = ("Hi {customer.first_name}, I have refunded {amount} {order.currency} for the damaged {line.name} on "
             "order {order.number}. " + said)
     assert (await _grade(env, REFUND, 0, [REFUND_STEP, _reply("{ticket.id}", body), SOLVE]))["replies_truthful"] \

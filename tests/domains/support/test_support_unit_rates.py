@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from saas_sim.domains.support.reply_facts import read_facts
+from saas_sim.domains.support.setup_helpers import money
 from saas_sim.domains.support.unit_rates import (
     LineTerms,
     OrderTerms,
@@ -18,7 +19,9 @@ from saas_sim.domains.support.unit_rates import (
     unit_counts,
 )
 from saas_sim.runtime.environment import Environment
-from tests.domains.helpers import scripted_grade
+from saas_sim.runtime.task import TaskInstance
+from tests.domains.helpers import find_seed, scripted_grade
+from tests.domains.support.task_picks import fill, line_words, noun_of, one_unit_of, other_line
 
 D = Decimal
 BULBS = LineTerms(frozenset({"bulb", "bulbs", "lamp", "lamps"}), D("12.50"), D("37.50"), 3, True)
@@ -36,6 +39,14 @@ SOLVE = {"tool": "support.set_ticket_status", "args": {"ticket_id": "{ticket.id}
 async def _truthful(env: Environment, ref: str, seed: int, refund: dict[str, Any], body: str) -> float:
     grade = await scripted_grade(env, ref, seed, [refund, _reply(body), SOLVE])
     return {c.name: c.score for c in grade.checks}["replies_truthful"]
+
+
+async def _several_units(env: Environment, ref: str, least: int = 2) -> tuple[int, dict[str, Any]]:
+    """A seed of `ref` (a price drop, or one damaged unit refunded) on a line of at least `least` units, found (a
+    version bump re-seeds every task), and the words for its line (`task_picks.line_words`)."""
+    fits = one_unit_of(least) if ref == DAMAGED else (lambda t: int(t.bindings["qty"]) >= least)
+    seed = await find_seed(env, ref, fits, f"a line of at least {least} units")
+    return seed, line_words(await env.task(env.scenario(ref), seed))
 
 
 @pytest.mark.parametrize("text", [
@@ -115,26 +126,28 @@ PRICE_DROP_REFUND = {"tool": "support.issue_refund", "args": {
 
 
 @pytest.mark.parametrize("said", [
-    # Seed 1 drops the price of three Glow Smart Bulb 4-packs by {diff} each.
-    "I have refunded {amount} {order.currency}, that is {diff} {order.currency} per damaged bulb.",
+    # The price of several units of a line dropped by {diff} each ({noun}: the last word of its name).
+    "I have refunded {amount} {order.currency}, that is {diff} {order.currency} per damaged {noun}.",
     "I have refunded {amount} {order.currency}, {diff} {order.currency} per {line.name}.",
-    "I have refunded {diff} {order.currency} on each of your three 4-packs, {amount} {order.currency} in total.",
-    "I have refunded {diff} {order.currency} for every pack you bought, {amount} {order.currency} in total.",
-    "I have refunded {amount} {order.currency}: {diff} {order.currency} for each of the 3 bulb packs.",
+    "I have refunded {diff} {order.currency} on each of your {qty_word} {nouns}, {amount} {order.currency} in total.",
+    "I have refunded {diff} {order.currency} for every {noun} you bought, {amount} {order.currency} in total.",
+    "I have refunded {amount} {order.currency}: {diff} {order.currency} for each of the {qty} {nouns}.",
 ])
 async def test_a_true_refund_stated_per_named_unit_is_true(env: Environment, said: str) -> None:
-    body = "Hi {customer.first_name}, about order #{order.number}: " + said
-    assert await _truthful(env, PRICE_DROP, 1, PRICE_DROP_REFUND, body) == 1.0
+    seed, words = await _several_units(env, PRICE_DROP)
+    body = "Hi {customer.first_name}, about order #{order.number}: " + fill(said, words)
+    assert await _truthful(env, PRICE_DROP, seed, PRICE_DROP_REFUND, body) == 1.0
 
 
 @pytest.mark.parametrize("said", [
-    "I have refunded {amount} {order.currency} on each of your three bulb packs.",
-    "I have refunded {diff} {order.currency} on each of your two bulb packs.",
+    "I have refunded {amount} {order.currency} on each of your {qty_word} {nouns}.",
+    "I have refunded {diff} {order.currency} on each of your {other_qty_word} {nouns}.",
     "I have refunded {amount} {order.currency}, that is {diff} {order.currency} per month.",
 ])
 async def test_a_rate_or_count_that_does_not_make_the_refund_is_false(env: Environment, said: str) -> None:
-    body = "Hi {customer.first_name}, about order #{order.number}: " + said
-    assert await _truthful(env, PRICE_DROP, 1, PRICE_DROP_REFUND, body) == 0.0
+    seed, words = await _several_units(env, PRICE_DROP)
+    body = "Hi {customer.first_name}, about order #{order.number}: " + fill(said, words)
+    assert await _truthful(env, PRICE_DROP, seed, PRICE_DROP_REFUND, body) == 0.0
 
 
 DAMAGED = "support/refund-damaged-item"
@@ -144,20 +157,29 @@ DAMAGED_REFUND = {"tool": "support.issue_refund", "args": {
 
 
 @pytest.mark.parametrize(("said", "truthful"), [
-    # Seed 0's order also has three Bamboo Cutting Boards at 24.99 each, which nobody refunded.
-    ("I refunded the {amount} {order.currency} for the damaged {line.name}; the cutting boards at 24.99 "
+    # The order has another line ({other_nouns} at {other_price}), which nobody refunded.
+    ("I refunded the {amount} {order.currency} for the damaged {line.name}; the {other_nouns} at {other_price} "
      "{order.currency} each stay as they are.", 1.0),
-    ("I refunded the {amount} {order.currency} for the damaged {line.name}; the water bottle at 29.95 "
+    ("I refunded the {amount} {order.currency} for the damaged {line.name}; the {other_noun} at {other_price} "
      "{order.currency} is fine.", 1.0),
-    ("I refunded {amount} {order.currency} for the damaged {line.name} and 24.99 {order.currency} each for the "
-     "cutting boards.", 0.0),
-    ("I refunded {amount} {order.currency} for the damaged {line.name} and the cutting boards at 24.99 "
+    ("I refunded {amount} {order.currency} for the damaged {line.name} and {other_price} {order.currency} each for "
+     "the {other_nouns}.", 0.0),
+    ("I refunded {amount} {order.currency} for the damaged {line.name} and the {other_nouns} at {other_price} "
      "{order.currency} each.", 0.0),
 ])
 async def test_another_lines_price_beside_a_refund_is_no_claim_but_its_refund_is(
         env: Environment, said: str, truthful: float) -> None:
-    body = "Hi {customer.first_name}, on order #{order.number}: " + said
-    assert await _truthful(env, DAMAGED, 0, DAMAGED_REFUND, body) == truthful
+    def fits(task: TaskInstance) -> bool:
+        other, b = other_line(task), task.bindings
+        return other is not None and money(other.unit_price) not in {
+            b["amount"], b["line"]["unit_price"], b["line"]["total"], b["order"]["total"]}
+
+    seed = await find_seed(env, DAMAGED, fits, "another line at a price of its own in the order")
+    other = other_line(await env.task(env.scenario(DAMAGED), seed))
+    noun, nouns = noun_of(other.name)
+    words = {"other_noun": noun, "other_nouns": nouns, "other_price": money(other.unit_price)}
+    body = "Hi {customer.first_name}, on order #{order.number}: " + fill(said, words)
+    assert await _truthful(env, DAMAGED, seed, DAMAGED_REFUND, body) == truthful
 
 
 @pytest.mark.parametrize(("text", "counts"), [
@@ -182,32 +204,36 @@ def test_a_rate_is_judged_by_the_total_it_implies(rate: Decimal, counts: tuple[i
 
 
 @pytest.mark.parametrize(("said", "truthful"), [
-    # Seed 1 drops the price of three Glow Smart Bulb 4-packs by {diff} each; {amount} is the whole refund.
+    # The price of several units dropped by {diff} each; {amount} is the whole refund.
     ("I have refunded {amount} {order.currency} per {line.name}.", 0.0),
     ("I have refunded {amount} {order.currency}, that is {amount} {order.currency} per unit.", 0.0),
-    ("I have refunded {amount} {order.currency} per pack for your {qty} packs.", 0.0),
-    ("I have refunded {diff} {order.currency} per pack for your {qty} packs.", 1.0),
+    ("I have refunded {amount} {order.currency} per {noun} for your {qty} {nouns}.", 0.0),
+    ("I have refunded {diff} {order.currency} per {noun} for your {qty} {nouns}.", 1.0),
     ("I have refunded {amount} {order.currency}, that is {diff} {order.currency} per unit.", 1.0),
 ])
 async def test_the_whole_refund_said_per_unit_is_false(env: Environment, said: str, truthful: float) -> None:
-    body = "Hi {customer.first_name}, about order #{order.number}: " + said
-    assert await _truthful(env, PRICE_DROP, 1, PRICE_DROP_REFUND, body) == truthful
+    seed, words = await _several_units(env, PRICE_DROP)
+    body = "Hi {customer.first_name}, about order #{order.number}: " + fill(said, words)
+    assert await _truthful(env, PRICE_DROP, seed, PRICE_DROP_REFUND, body) == truthful
 
 
 @pytest.mark.parametrize(("amount", "said", "truthful"), [
-    # Seed 0's line is three Glow Smart Bulb 4-packs at 49.90: two of them refunded whole, or the whole line.
-    ("99.80", "I have refunded 99.80 {order.currency}, that is 49.90 {order.currency} per 4-pack.", 1.0),
-    ("99.80", "I have refunded 99.80 {order.currency} per 4-pack.", 0.0),
-    ("149.70", "I have refunded 149.70 {order.currency}, 49.90 {order.currency} per unit.", 1.0),
-    ("149.70", "I have refunded 149.70 {order.currency} per unit.", 0.0),
+    # A line of three or more units: two of them refunded whole, or the whole line.
+    ("{two_units}", "I have refunded {two_units} {order.currency}, that is {line.unit_price} {order.currency} per "
+                    "{noun}.", 1.0),
+    ("{two_units}", "I have refunded {two_units} {order.currency} per {noun}.", 0.0),
+    ("{line.total}", "I have refunded {line.total} {order.currency}, {line.unit_price} {order.currency} per unit.",
+     1.0),
+    ("{line.total}", "I have refunded {line.total} {order.currency} per unit.", 0.0),
 ])
 async def test_a_rate_on_whole_units_is_true_at_the_unit_price(env: Environment, amount: str, said: str,
                                                               truthful: float) -> None:
+    seed, words = await _several_units(env, DAMAGED, 3)
     refund = {"tool": "support.issue_refund", "args": {"order_id": "{order.id}", "line_id": "{line.id}",
-                                                        "amount": amount, "reason": "damaged",
+                                                        "amount": fill(amount, words), "reason": "damaged",
                                                         "ticket_id": "{ticket.id}"}}
-    body = "Hi {customer.first_name}, on order #{order.number}: " + said
-    assert await _truthful(env, DAMAGED, 0, refund, body) == truthful
+    body = "Hi {customer.first_name}, on order #{order.number}: " + fill(said, words)
+    assert await _truthful(env, DAMAGED, seed, refund, body) == truthful
 
 
 @pytest.mark.parametrize(("text", "lang"), [
@@ -223,8 +249,8 @@ def test_the_whole_refund_said_per_unit_is_false_in_each_language(text: str, lan
 
 
 @pytest.mark.parametrize(("said", "truthful"), [
-    # Seed 0's order has two Hush Earbuds (the refunded line) and a one-unit mug: a rate per earbud is judged
-    # over the earbuds' two units, not the mug's one.
+    # The refunded line has several units (the order may hold one-unit lines too): a rate per unit of it is
+    # judged over its own units.
     ("That is {amount} {order.currency} per {line.name}.", 0.0),
     ("That is {diff} {order.currency} per {line.name}.", 1.0),
 ])
@@ -232,7 +258,8 @@ async def test_a_rate_said_apart_from_the_refund_is_judged_over_the_units_of_its
         env: Environment, said: str, truthful: float) -> None:
     body = ("Hi {customer.first_name}, about order #{order.number}: I have refunded {amount} {order.currency} for "
             "your {qty} units. " + said)
-    assert await _truthful(env, PRICE_DROP, 0, PRICE_DROP_REFUND, body) == truthful
+    seed, _ = await _several_units(env, PRICE_DROP)
+    assert await _truthful(env, PRICE_DROP, seed, PRICE_DROP_REFUND, body) == truthful
 
 
 def test_a_rate_names_the_lines_its_unit_is_of() -> None:
