@@ -225,11 +225,32 @@ def rate_lines(text: str, lang: str | None, terms: OrderTerms) -> dict[Decimal, 
         text = numbers_as_digits(text, lang)
     out: dict[Decimal, frozenset[int]] = {}
     for m in rate.finditer(text):
-        words = set(re.findall(r"[^\W_][\w'-]*", m.group(0).lower()))
-        named = frozenset(i for i, ln in enumerate(terms.lines) if words & (ln.nouns - GENERIC_UNITS))
+        words = set(re.findall(r"[^\W_][\w'-]*", m.group(0).lower())) | _name_tail(text[m.end():], terms)
+        named = _best_named(words, terms)
         for a in extract_amounts(m.group(0), lang)[:1]:
             out[a] = out.get(a, frozenset()) | named
     return out
+
+
+_NEXT_WORD = re.compile(r"[\s-]*([^\W_][\w'-]*)")
+
+
+def _name_tail(rest: str, terms: OrderTerms) -> set[str]:
+    """The words of a product's name that go on after a rate's match, which ends at the name's first noun: in
+    "56.04 per Glow Desk Lamp" the match ends at "Glow", a word the Glow Smart Bulb's line shares."""
+    out: set[str] = set()
+    pos = 0
+    while len(out) < 4 and (m := _NEXT_WORD.match(rest, pos)) and m.group(1).lower() in terms.nouns:
+        out.add(m.group(1).lower())
+        pos = m.end()
+    return out
+
+
+def _best_named(words: set[str], terms: OrderTerms) -> frozenset[int]:
+    """The lines whose names share the most of `words` (all that share the most, when several tie)."""
+    shared = [len(words & (ln.nouns - GENERIC_UNITS)) for ln in terms.lines]
+    most = max(shared, default=0)
+    return frozenset(i for i, n in enumerate(shared) if n and n == most)
 
 
 def unit_counts(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> list[int]:

@@ -265,3 +265,20 @@ async def test_a_rate_said_apart_from_the_refund_is_judged_over_the_units_of_its
 def test_a_rate_names_the_lines_its_unit_is_of() -> None:
     assert rate_lines("37.50 per bulb and 24.99 each", "en", TERMS) == {D("37.50"): frozenset({0}),
                                                                         D("24.99"): frozenset()}
+
+
+@pytest.mark.parametrize(("said", "named"), [
+    ("That is 56.04 USD per Glow Desk Lamp.", {0}),
+    ("56.04 per Glow Smart Bulb 4-pack", {1}),
+    ("56.04 per Glow", {0, 1}),  # the brand alone names both
+    ("56.04 per lamp", {0}),
+    ("56.04 per unit", set()),
+])
+def test_a_rate_names_the_line_its_whole_product_name_names(said: str, named: set[int]) -> None:
+    # The rate's match ends at the name's first noun; a brand two lines share bound the rate to both, so a whole
+    # refund of four lamps said per lamp was judged true as the price cut on the one-unit bulb line.
+    lamp = frozenset({"glow", "glows", "desk", "desks", "lamp", "lamps"})
+    bulbs = frozenset({"glow", "glows", "smart", "smarts", "bulb", "bulbs", "4-pack", "4-packs", "pack", "packs"})
+    lines = (LineTerms(lamp, Decimal("45.00"), Decimal("180.00"), 4, True),
+             LineTerms(bulbs, Decimal("49.90"), Decimal("49.90"), 1, False))
+    assert rate_lines(said, "en", OrderTerms(lines, Decimal("234.89"))) == {Decimal("56.04"): frozenset(named)}
