@@ -106,6 +106,7 @@ _WorldMemoKey = tuple[str, tuple[int, ...], tuple[int, ...]]
 _WORLD_MEMO: dict[_WorldMemoKey, tuple[World, tuple[str, ...], tuple[Domain, ...]]] = {}
 _WORLD_MEMO_LOCK = threading.Lock()
 _KEY_LOCKS: dict[_WorldMemoKey, threading.Lock] = {}
+_WORLD_MEMO_SIZE = 64
 
 
 def _memo_key(profile: WorldProfile, seed: int, known: Mapping[str, Domain]) -> tuple[_WorldMemoKey, list[Domain]]:
@@ -130,7 +131,10 @@ def memo_build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domai
     with _WORLD_MEMO_LOCK:
         key_lock = _KEY_LOCKS.setdefault(key, threading.Lock())
     with key_lock:  # one build per key even when two environments build it from two threads
-        hit = _WORLD_MEMO.get(key)
+        with _WORLD_MEMO_LOCK:
+            hit = _WORLD_MEMO.pop(key, None)
+            if hit is not None:
+                _WORLD_MEMO[key] = hit  # most recently used last
         if hit is None:
             said: list[str] = []
 
@@ -140,7 +144,10 @@ def memo_build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domai
                     progress(msg)
 
             world = _BUILD_WORLD(profile, seed, known, record)
-            _WORLD_MEMO[key] = (world, tuple(said), (*domains, *known.values()))
+            with _WORLD_MEMO_LOCK:
+                _WORLD_MEMO[key] = (world, tuple(said), (*domains, *known.values()))
+                while len(_WORLD_MEMO) > _WORLD_MEMO_SIZE:  # the least recently used goes (a world: ~10-20 MB)
+                    del _WORLD_MEMO[next(iter(_WORLD_MEMO))]
             return world
     world, messages, _ = hit
     if progress is not None:

@@ -328,39 +328,33 @@ async def audit(
                         r.deterministic = False
                         r.failures.append(f"seed {seed}: a process with another PYTHONHASHSEED got other hashes")
     say("observations on snapshot-loaded worlds")
-    await _world_sources(env, scenarios, seeds, results, jobs=jobs)
+    await _world_sources(env, scenarios, seeds, results)
     return results
 
 
 async def _world_sources(env: Environment, scenarios: Sequence[Scenario], seeds: Sequence[int],
-                         results: Sequence[ScenarioAudit], *, jobs: int = 1) -> None:
+                         results: Sequence[ScenarioAudit]) -> None:
     """The oracle on a freshly built world and on one loaded from a SQLite snapshot: the same bytes.
 
     Hashes and grades cannot see a change of form ("22950.00" against "22950"), so the two graded
-    trajectories are compared byte for byte (runtime/world_source.py). Like the audits, `jobs`
-    scenarios are compared at once (the IDE's oracles mostly wait for their sandboxed runs); each
-    scenario's seeds run in order, so its failures are listed in seed order.
+    trajectories are compared byte for byte (runtime/world_source.py). They run one after another:
+    a trajectory records each event's position in its store, which concurrent episodes would interleave.
     """
-    gate = asyncio.Semaphore(max(1, jobs))
-
-    async def one(sources: WorldSources, scenario: Scenario, result: ScenarioAudit) -> None:
-        async with gate:
-            for seed in seeds:
-                try:
-                    diff = await sources.compare(scenario.ref, seed)
-                except SaasSimError as exc:
-                    diff = f"{type(exc).__name__}: {exc}"
-                if diff is not None:
-                    result.world_source_ok = False
-                    result.failures.append(
-                        f"seed {seed}: a world loaded from a snapshot shows other observations than a "
-                        f"freshly built one: {diff}"
-                    )
-
     with tempfile.TemporaryDirectory(prefix="saas-sim-check-") as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'snapshots.db'}"
         async with WorldSources.open(env.config, url) as sources:
-            await asyncio.gather(*(one(sources, s, r) for s, r in zip(scenarios, results, strict=True)))
+            for scenario, result in zip(scenarios, results, strict=True):
+                for seed in seeds:
+                    try:
+                        diff = await sources.compare(scenario.ref, seed)
+                    except SaasSimError as exc:
+                        diff = f"{type(exc).__name__}: {exc}"
+                    if diff is not None:
+                        result.world_source_ok = False
+                        result.failures.append(
+                            f"seed {seed}: a world loaded from a snapshot shows other observations than a "
+                            f"freshly built one: {diff}"
+                        )
 
 
 async def _fingerprints_from_config(config: dict[str, Any]) -> dict[str, list[str]]:

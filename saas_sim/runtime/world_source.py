@@ -18,7 +18,6 @@ seed, and the tests run it with SQLite and PostgreSQL snapshot stores.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -112,7 +111,6 @@ class WorldSources:
     cold: Environment
     snapshot: Environment
     _saved: set[str] = field(default_factory=set)
-    _saving: dict[str, asyncio.Lock] = field(default_factory=dict)
 
     @classmethod
     def open(cls, config: dict[str, Any], snapshot_url: str = MEMORY_URL) -> WorldSources:
@@ -140,13 +138,10 @@ class WorldSources:
         if world.source != "built":
             raise HarnessError(f"the cold side loaded world {world.key} instead of building it")
         twin_profile = self.snapshot.scenario(scenario.ref).profile
-        # Compares may run concurrently: each world's snapshot is saved once, before any twin loads it.
-        async with self._saving.setdefault(world.key, asyncio.Lock()):
-            if world.key not in self._saved:
-                snap = await anyio.to_thread.run_sync(take_snapshot, world.key, 0, "0" * 64, world.state,
-                                                      world.schema)
-                await self.snapshot.store.save_snapshot(snap)
-                self._saved.add(world.key)
+        if world.key not in self._saved:
+            snap = await anyio.to_thread.run_sync(take_snapshot, world.key, 0, "0" * 64, world.state, world.schema)
+            await self.snapshot.store.save_snapshot(snap)
+            self._saved.add(world.key)
         twin = await self.snapshot.world(twin_profile, seed)
         if twin.source != "snapshot":
             raise HarnessError(f"the snapshot side rebuilt world {world.key} instead of loading its snapshot")
