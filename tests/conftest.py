@@ -28,10 +28,12 @@ sys.dont_write_bytecode = True
 os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 import asyncio  # noqa: E402
+import dataclasses  # noqa: E402
 import secrets  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
-from collections.abc import AsyncIterator, Awaitable, Callable  # noqa: E402
+import threading  # noqa: E402
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import asyncpg  # noqa: E402
@@ -39,8 +41,11 @@ import hypothesis  # noqa: E402
 import hypothesis.configuration  # noqa: E402
 import pytest  # noqa: E402
 
+from saas_sim.core.domain import Domain  # noqa: E402
 from saas_sim.core.events import EventRegistry  # noqa: E402
 from saas_sim.core.store import EventStore, open_store  # noqa: E402
+from saas_sim.runtime import environment as environment_module  # noqa: E402
+from saas_sim.runtime.world import World, WorldProfile, code_version, resolve_domains, world_key  # noqa: E402
 
 PG_ENV = "SAAS_SIM_TEST_PG_URL"
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,6 +100,73 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         shown = "\n  ".join(written[:20])
         sys.stderr.write(f"\nERROR: the test suite wrote {len(written)} file(s) into the source tree:\n  {shown}\n")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_WorldMemoKey = tuple[str, tuple[int, ...], tuple[int, ...]]
+_WORLD_MEMO: dict[_WorldMemoKey, tuple[World, tuple[str, ...], tuple[Domain, ...]]] = {}
+_WORLD_MEMO_LOCK = threading.Lock()
+_KEY_LOCKS: dict[_WorldMemoKey, threading.Lock] = {}
+_WORLD_MEMO_SIZE = 64
+
+
+def _memo_key(profile: WorldProfile, seed: int, known: Mapping[str, Domain]) -> tuple[_WorldMemoKey, list[Domain]]:
+    domains = resolve_domains(profile, known)
+    key = world_key(profile, seed, code_version({d.name: d for d in domains}))
+    # The domain objects themselves, not only their names and schema versions: a test may build two
+    # domains of one name that generate different data (their ids are kept alive by the memo's entry).
+    return (key, tuple(id(d) for d in domains), tuple(id(d) for d in known.values())), domains
+
+
+def memo_build_world(profile: WorldProfile, seed: int, known: Mapping[str, Domain],
+                     progress: Callable[[str], None] | None = None) -> World:
+    """`build_world`, built at most once per test process for each (profile content, seed, domain objects).
+
+    `build_world` is pure (the same inputs give the same world hash) and a world's state is immutable,
+    so a world built by one test's `Environment` serves every later one, as it does within one
+    `Environment`. Each `Environment` still gets it through its own path (snapshot lookup first, then
+    this, then it saves its own snapshot), with the caller's own profile object, and the progress
+    messages the build said are said again, so nothing a test observes depends on which test built it.
+    """
+    key, domains = _memo_key(profile, seed, known)
+    with _WORLD_MEMO_LOCK:
+        key_lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with key_lock:  # one build per key even when two environments build it from two threads
+        with _WORLD_MEMO_LOCK:
+            hit = _WORLD_MEMO.pop(key, None)
+            if hit is not None:
+                _WORLD_MEMO[key] = hit  # most recently used last
+        if hit is None:
+            said: list[str] = []
+
+            def record(msg: str) -> None:
+                said.append(msg)
+                if progress is not None:
+                    progress(msg)
+
+            world = _BUILD_WORLD(profile, seed, known, record)
+            with _WORLD_MEMO_LOCK:
+                _WORLD_MEMO[key] = (world, tuple(said), (*domains, *known.values()))
+                while len(_WORLD_MEMO) > _WORLD_MEMO_SIZE:  # the least recently used goes (a world: ~10-20 MB)
+                    del _WORLD_MEMO[next(iter(_WORLD_MEMO))]
+            return world
+    world, messages, _ = hit
+    if progress is not None:
+        for msg in messages:
+            progress(msg)
+    return world if world.profile is profile else dataclasses.replace(world, profile=profile)
+
+
+_BUILD_WORLD = environment_module.build_world
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _world_memo() -> Iterator[None]:
+    """Environments in this process share built worlds (`memo_build_world`); a test may still patch
+    `environment.build_world` itself (tests/runtime/test_world_cache.py does)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(environment_module, "build_world", memo_build_world)
+        yield
+    _WORLD_MEMO.clear()
 
 
 async def wait_until(predicate: Callable[[], bool], *, timeout_s: float = 30.0, what: str = "condition") -> None:

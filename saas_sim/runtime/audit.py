@@ -200,17 +200,30 @@ async def _isolation(env: Environment, scenario: Scenario, seeds: Sequence[int],
             result.failures.append(f"seed {seed}: interleaved concurrent run differs from the sequential run")
 
 
-def _subprocess_fingerprints(env: Environment, items: list[tuple[str, int]], hashseed: str) -> dict[str, Any]:
+async def _subprocess_fingerprints(env: Environment, items: list[tuple[str, int]], hashseed: str) -> dict[str, Any]:
+    """The oracle's fingerprints of `items` from another process with another `PYTHONHASHSEED`.
+
+    It depends only on the scenarios, seeds and code, so `audit` starts it with the scenarios' audits and
+    reads it after them: the other process works beside this one instead of after it.
+    """
     config = env.config | {"items": items}
-    proc = subprocess.run(
-        [sys.executable, "-m", "saas_sim.runtime.audit"], input=json.dumps(config), capture_output=True,
-        text=True, timeout=1800, check=False,
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "saas_sim.runtime.audit", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         # Same import path as this process (plug-in domains included), another hash seed.
         env={**os.environ, "PYTHONHASHSEED": hashseed, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
     )
+    try:
+        async with asyncio.timeout(1800):
+            out, errs = await proc.communicate(json.dumps(config).encode("utf-8"))
+    except BaseException:  # a timeout or a cancelled audit: the process must not outlive it
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        raise
     if proc.returncode != 0:
-        raise HarnessError(f"fingerprint subprocess failed: {proc.stderr[-2000:]}")
-    return dict(json.loads(proc.stdout))
+        raise HarnessError(f"fingerprint subprocess failed: {errs.decode('utf-8', 'replace')[-2000:]}")
+    return dict(json.loads(out.decode("utf-8")))
 
 
 async def _timed(result: ScenarioAudit, name: str, work: Awaitable[T]) -> T:
@@ -291,13 +304,22 @@ async def audit(
         async with gate:
             return await _audit_scenario(env, scenario, seeds, opts, say)
 
-    done = await asyncio.gather(*(one(s) for s in scenarios))
+    # Every (scenario, seed) the core audits may fingerprint; the ones whose audit failed are not compared.
+    every = sorted({(s.ref, seed) for s in scenarios for seed in seeds})
+    elsewhere = asyncio.ensure_future(_subprocess_fingerprints(env, every, "12345")) if every else None
+    try:
+        done = await asyncio.gather(*(one(s) for s in scenarios))
+    except BaseException:
+        if elsewhere is not None:
+            elsewhere.cancel()
+            await asyncio.gather(elsewhere, return_exceptions=True)
+        raise
     results = [r for r, _ in done]
     hashes = {(s.ref, seed): h for s, (_, seq) in zip(scenarios, done, strict=True) for seed, h in seq.items()}
     say("determinism across processes")
     items = sorted(hashes)
+    other = await elsewhere if elsewhere is not None else {}
     if items:
-        other = _subprocess_fingerprints(env, items, "12345")
         for ref, seed in items:
             got = other.get(f"{ref}#{seed}")
             if got != hashes[(ref, seed)]:
@@ -315,7 +337,8 @@ async def _world_sources(env: Environment, scenarios: Sequence[Scenario], seeds:
     """The oracle on a freshly built world and on one loaded from a SQLite snapshot: the same bytes.
 
     Hashes and grades cannot see a change of form ("22950.00" against "22950"), so the two graded
-    trajectories are compared byte for byte (runtime/world_source.py).
+    trajectories are compared byte for byte (runtime/world_source.py). They run one after another:
+    a trajectory records each event's position in its store, which concurrent episodes would interleave.
     """
     with tempfile.TemporaryDirectory(prefix="saas-sim-check-") as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'snapshots.db'}"
