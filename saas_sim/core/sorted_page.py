@@ -125,13 +125,18 @@ def _tied_page(
     chunk: list[tuple[SortKey, Any]] = []
     more = False
     while at < end and not more:
-        head = keyed[at][0][:-1]
-        stop = at + 1
-        while stop < end and keyed[stop][0][:-1] == head:
-            stop += 1
-        run = sorted(((tied_key(k, ties), item) for k, item in keyed[at:stop] if member is None or member(item)),
-                     key=_first)
-        at = stop
+        key, item = keyed[at]
+        at += 1
+        if member is not None and not member(item):
+            continue
+        # The run: this member and the next ones whose keys are equal but for the id.
+        head = key[:-1]
+        members = [(key, item)]
+        while at < end and keyed[at][0][:-1] == head:
+            if member is None or member(keyed[at][1]):
+                members.append(keyed[at])
+            at += 1
+        run = sorted(((tied_key(k, ties), i) for k, i in members), key=_first)
         for pair in run:
             if after is not None and pair[0] <= after:
                 continue
