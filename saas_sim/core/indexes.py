@@ -145,6 +145,7 @@ def select_page(
     exact: bool = False,
     view: Callable[[Any], Any] | None = None,
     query: dict[str, Any] | None = None,
+    ties: str | None = None,
 ) -> P:
     """Returns the page of `table`'s entities that satisfy `where`, in `order`: what `Page.of` returns for them.
 
@@ -159,22 +160,24 @@ def select_page(
             `where` need not be asked of each record of a long listing.
         view: Turns an entity into the page's item model.
         query: The filters the cursor is bound to, when they are not just the arguments.
+        ties: The episode's tie salt (`ToolContext.ties`): records whose keys differ only in the id
+            follow its order (`saas_sim.core.paging.tied_key`).
 
     Few candidates are sorted directly; many (or none given) are read in the order's
     cached sequence, so a listing does not sort the table on every call.
     """
     if among is not None and len(among) * SPARSE_SHARE <= len(table):
         rows = [e for e in (table.get(i) for i in sorted(among)) if e is not None and where(e)]
-        return page_cls.of(rows, order.key, args, view=view, query=query)
+        return page_cls.of(rows, order.key, args, view=view, query=query, ties=ties)
     ordered = table.ordered(order)
     if exact:
         if among is None:
-            return presorted_page(page_cls, ordered, order.key, args, view=view, query=query)
+            return presorted_page(page_cls, ordered, order.key, args, view=view, query=query, ties=ties)
         # Every candidate is a match: the total is known, and the page is the next members from the cursor.
         return presorted_page(page_cls, ordered, order.key, args, member=lambda e: e.id in among,
-                              total=len(among), view=view, query=query)
+                              total=len(among), view=view, query=query, ties=ties)
     keyed = [pair for pair in ordered if (among is None or pair[1].id in among) and where(pair[1])]
-    return presorted_page(page_cls, keyed, order.key, args, view=view, query=query)
+    return presorted_page(page_cls, keyed, order.key, args, view=view, query=query, ties=ties)
 
 
 def prewarm(state: State, specs: Iterable[Index[Any] | TextIndex[Any] | Order[Any]]) -> None:

@@ -6,6 +6,14 @@ is greater than the key of the last item the caller already has. Because the
 position is a key and not an offset, records created between two calls never
 shift or repeat the pages after them.
 
+Records whose keys are equal but for the id (two accounts of one name) are
+ties, and the id order would tell them apart: a record staged beside a real
+one always has the higher id. So a tool passes its episode's tie salt
+(`ToolContext.ties`), and a tie is ordered by `tie_rank(salt, id)` (a sha256,
+`saas_sim.core.rng`) before the id: a fixed order within an episode, the same
+on every backend and after a replay, that says nothing about which record
+came first. A key that is the id alone has no ties and keeps the id order.
+
 This module is also the one paging convention agents see in every domain
 (docs/conventions.md): list tools take `PageArgs` (`limit`, default 20, and
 `cursor`) and return a `Page` subclass `{items, next_cursor, total}`. A cursor
@@ -25,6 +33,7 @@ from typing import Any, Generic, Self, TypeVar
 
 from pydantic import ConfigDict, Field
 
+from saas_sim.core.rng import tie_rank
 from saas_sim.core.tool_errors import bad_args
 from saas_sim.core.tools import ToolArgs, ToolResult
 
@@ -38,6 +47,7 @@ __all__ = [
     "encode_cursor",
     "json_key",
     "keyset_page",
+    "tied_key",
 ]
 
 T = TypeVar("T")
@@ -49,6 +59,16 @@ SortKey = tuple[Any, ...]
 def json_key(key: SortKey) -> SortKey:
     """Returns `key` with its datetimes written as ISO-8601 text, so it survives a JSON round trip."""
     return tuple(v.isoformat() if isinstance(v, datetime) else v for v in key)
+
+
+def tied_key(key: SortKey, ties: str | None) -> SortKey:
+    """Returns `key` with the tie rank of its id (`tie_rank(ties, id)`) put before the id.
+
+    Without a salt, or for a key that is the id alone, the key is returned as it is.
+    """
+    if ties is None or len(key) < 2:
+        return key
+    return (*key[:-1], tie_rank(ties, str(key[-1])), key[-1])
 
 
 def keyset_page(
@@ -181,6 +201,7 @@ class Page(ToolResult, Generic[ItemT]):
         *,
         view: Callable[[Any], Any] | None = None,
         query: Mapping[str, Any] | None = None,
+        ties: str | None = None,
     ) -> Self:
         """Sorts `items`, keeps the page `args` asks for and returns it as this page model.
 
@@ -190,6 +211,8 @@ class Page(ToolResult, Generic[ItemT]):
             args: The call's arguments; the cursor is bound to its filters (`PageArgs.filters`).
             view: Turns a record into the page's item model (default: the record itself).
             query: The filters to bind the cursor to, when they are not just the arguments.
+            ties: The episode's tie salt (`ToolContext.ties`): records whose keys differ only in the id
+                follow `tie_rank(ties, id)`, then the id (`tied_key`). None keeps the id order.
 
         Raises:
             ToolError: `invalid_argument` naming `cursor` for a cursor of another list or query.
@@ -197,7 +220,8 @@ class Page(ToolResult, Generic[ItemT]):
         bound = args.filters() if query is None else query
         after = decode_cursor(args.cursor, bound) if args.cursor else None
         try:
-            chunk, next_key, total = keyset_page(items, sort_key, after, args.limit)
+            key = sort_key if ties is None else (lambda i: tied_key(json_key(sort_key(i)), ties))
+            chunk, next_key, total = keyset_page(items, key, after, args.limit)
         except TypeError:  # a forged cursor whose key parts have other types than the sort key's
             raise bad_args(_BAD_CURSOR, ["cursor"]) from None
         shown = [view(i) for i in chunk] if view is not None else chunk

@@ -13,12 +13,22 @@ from collections.abc import Sequence
 
 from faker import Faker
 
-__all__ = ["SeedTree", "derive_seed"]
+__all__ = ["SeedTree", "derive_seed", "tie_rank"]
 
 
 def derive_seed(parent: str, name: str) -> str:
     """Returns the hex sha256 seed of child `name` under `parent`."""
     return hashlib.sha256(f"{parent}:{name}".encode()).hexdigest()
+
+
+def tie_rank(salt: str, entity_id: str) -> str:
+    """Returns where `entity_id` stands among records tied on a list's sort key, in the order `salt` draws.
+
+    The rank is the first 16 hex digits of `sha256(f"{salt}:{entity_id}")`: a fixed, documented
+    order for one salt (one episode's) that no id order predicts, so a same-named record staged
+    after the real one (a higher id) is as likely to come first as last.
+    """
+    return hashlib.sha256(f"{salt}:{entity_id}".encode()).hexdigest()[:16]
 
 
 class SeedTree:

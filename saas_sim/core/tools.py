@@ -96,6 +96,9 @@ class ToolContext:
         projection: Applies emitted events.
         rng: A random stream seeded by (episode seed, step), or a factory for one.
         kind: The tool's kind; READ tools may not emit.
+        ties: The episode's tie salt: list and search tools pass it to their page (`Page.of(..., ties=)`),
+            so records tied on a list's sort key follow an order drawn per episode, not their id order.
+            None (bare unit tests) keeps the id order.
     """
 
     def __init__(
@@ -105,12 +108,14 @@ class ToolContext:
         projection: Projection,
         rng: random.Random | Callable[[], random.Random],
         kind: ToolKind,
+        ties: str | None = None,
     ) -> None:
         self._state = state
         self.now = now
         self._projection = projection
         self._rng = rng
         self.kind = kind
+        self.ties = ties
         self.ids = IdFactory(state.counters())
         self.events: list[Event] = []
 

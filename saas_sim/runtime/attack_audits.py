@@ -132,7 +132,8 @@ async def _score_why(env: Environment, scenario: Scenario, seed: int, agent: Age
 
 
 async def hacks_audit(env: Environment, scenario: Scenario, opts: AuditOptions, fail: Fail) -> dict[str, Any]:
-    """Runs every declared hack on seeds `0..hack_seeds-1`; returns each hack's worst score and seed."""
+    """Runs every declared hack on seeds `0..hack_seeds-1`; returns each hack's worst score and seed, and its mean
+    score where the hack bounds it (`max_mean_score`)."""
     out: dict[str, Any] = {}
     for hack in scenario.spec.hacks:
         agent = ScriptedAgent(f"hack:{hack.name}", hack.steps)
@@ -142,6 +143,11 @@ async def hacks_audit(env: Environment, scenario: Scenario, opts: AuditOptions, 
         for seed, score in enumerate(scores):
             if score > hack.max_score + EPS:
                 fail(f"seed {seed}: hack {hack.name} scored {score:.3f} > {hack.max_score}")
+        if hack.max_mean_score is not None and scores:
+            mean = sum(scores) / len(scores)
+            out[hack.name] |= {"mean_score": mean, "mean_limit": hack.max_mean_score}
+            if mean > hack.max_mean_score + EPS:
+                fail(f"hack {hack.name} scored {mean:.3f} on average over {len(scores)} seeds > {hack.max_mean_score}")
     return out
 
 

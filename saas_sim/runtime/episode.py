@@ -592,7 +592,8 @@ class Episode:
                                      retry_after_s=retry_after if fault == "rate_limited" else None)
             await self._commit(out, [injected], now, after, queued=spec.kind is ToolKind.READ)
             return out
-        ctx = ToolContext(self._state, now, self.task.world.projection, lambda: self._step_rng(step), spec.kind)
+        ctx = ToolContext(self._state, now, self.task.world.projection, lambda: self._step_rng(step), spec.kind,
+                          ties=self.task.tie_salt)
         result = spec.handler(ctx, parsed)
         done: EffectCompleted | None = None
         if spec.effect:

@@ -79,6 +79,12 @@ class TaskInstance:
         """The task's seed tree (steps and faults derive from it)."""
         return SeedTree(f"task:{self.scenario.ref}:{self.seed}")
 
+    @functools.cached_property
+    def tie_salt(self) -> str:
+        """The salt that orders records tied on a list's sort key (`ToolContext.ties`): one per task, so a
+        cursor stays valid for the whole episode, and the same wherever the episode is replayed or resumed."""
+        return self.seed_tree.child("ties").seed
+
 
 def _run_setups(
     scenario: Scenario, tree: SeedTree, world: World, now: datetime, difficulty: Difficulty

@@ -38,6 +38,11 @@ A scenario file in `scenarios/<domain>/<name>.yaml` looks like this::
         covers: [wrong_target]
         max_score: 0.2
         steps: [...]
+      - name: log_on_the_first_search_hit   # right on some seeds by chance: bound its mean as well
+        covers: [identity_bypass]
+        max_score: 1.0
+        max_mean_score: 0.6
+        steps: [...]
     blind_ceiling: {max_score: 0.6, reason: "one of five teams"}   # optional
     seed_invariant: "why the oracle's writes transfer across seeds"  # optional
     noop_score: 0.0
@@ -236,12 +241,17 @@ class AlternativeSpec(_Strict):
 
 
 class HackSpec(_Strict):
-    """A known way to game the task, which must stay under `max_score`."""
+    """A known way to game the task, which must stay under `max_score` on every seed.
+
+    `max_mean_score` bounds its mean over the audited seeds too: for a guess that is right by chance
+    on some seeds (the first of several same-named search hits), which no per-seed bound can hold down.
+    """
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     description: str = ""
     covers: list[HackClass] = Field(default_factory=list)
     max_score: float = Field(ge=0, le=1)
+    max_mean_score: float | None = Field(default=None, ge=0, le=1)
     steps: list[Step]
 
 

@@ -81,7 +81,8 @@ class SearchAccountsArgs(PageArgs):
 
 @kit.tool(READ)
 def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
-    """Searches accounts (companies) by name, domain or city, with filters. Sorted by name, then id."""
+    """Searches accounts (companies) by name, domain or city, with filters. Sorted by name; accounts of one name
+    come in an order drawn for the episode (not by id or age)."""
     industry = fold(args.industry) if args.industry else None
     query = Query(args.query)
     accounts = table(ctx, ACCOUNTS)
@@ -94,7 +95,8 @@ def search_accounts(ctx: ToolContext, args: SearchAccountsArgs) -> AccountPage:
                 and (industry is None or fold(a.industry or "") == industry)
                 and query(a.name, a.domain, a.city))
 
-    return select_page(AccountPage, accounts, ACCOUNT_ORDER, args, where, among=among, exact=not query.terms)
+    return select_page(AccountPage, accounts, ACCOUNT_ORDER, args, where, among=among, exact=not query.terms,
+                       ties=ctx.ties)
 
 
 class GetAccountArgs(ToolArgs):
@@ -127,7 +129,8 @@ class SearchContactsArgs(PageArgs):
 
 @kit.tool(READ)
 def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
-    """Searches contacts by name, email, phone or title, with filters. Sorted by last name, first name, then id.
+    """Searches contacts by name, email, phone or title, with filters. Sorted by last name, then first name;
+    contacts of one name come in an order drawn for the episode (not by id or age).
 
     Merged-away records are hidden unless `include_merged` is true.
     """
@@ -145,7 +148,8 @@ def search_contacts(ctx: ToolContext, args: SearchContactsArgs) -> ContactPage:
                 and query(c.first_name, c.last_name, c.email, c.secondary_email, c.title,
                           phone_digits(c.phone) if query.has_digits else None))
 
-    return select_page(ContactPage, contacts, CONTACT_ORDER, args, where, among=among, exact=not query.terms)
+    return select_page(ContactPage, contacts, CONTACT_ORDER, args, where, among=among, exact=not query.terms,
+                       ties=ctx.ties)
 
 
 class GetContactArgs(ToolArgs):
@@ -186,7 +190,8 @@ def search_leads(ctx: ToolContext, args: SearchLeadsArgs) -> LeadPage:
                 and (args.owner_id is None or ld.owner_id == args.owner_id)
                 and query(ld.first_name, ld.last_name, ld.email, ld.company))
 
-    return select_page(LeadPage, leads, LEAD_ORDER, args, where, among=among, exact=not query.terms)
+    return select_page(LeadPage, leads, LEAD_ORDER, args, where, among=among, exact=not query.terms,
+                       ties=ctx.ties)
 
 
 class GetLeadArgs(ToolArgs):

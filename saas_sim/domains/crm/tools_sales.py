@@ -111,7 +111,8 @@ def search_deals(ctx: ToolContext, args: SearchDealsArgs) -> DealPage:
                 and query(d.name))
 
     exact = not query.terms and args.close_date_from is None and args.close_date_to is None
-    return select_page(DealPage, deals, DEAL_ORDERS[args.sort], args, where, among=among, exact=exact)
+    return select_page(DealPage, deals, DEAL_ORDERS[args.sort], args, where, among=among, exact=exact,
+                       ties=ctx.ties)
 
 
 class GetDealArgs(ToolArgs):
@@ -201,7 +202,8 @@ def list_activities(ctx: ToolContext, args: ListActivitiesArgs) -> ActivityPage:
                 and (args.kind is None or a.kind == args.kind)
                 and (args.direction is None or a.direction == args.direction))
 
-    return select_page(ActivityPage, activities, ACTIVITY_ORDER, args, where, among=among, exact=True)
+    return select_page(ActivityPage, activities, ACTIVITY_ORDER, args, where, among=among, exact=True,
+                       ties=ctx.ties)
 
 
 class ListTasksArgs(PageArgs):
@@ -225,7 +227,7 @@ def list_tasks(ctx: ToolContext, args: ListTasksArgs) -> TaskPage:
         and (args.contact_id is None or t.contact_id == args.contact_id)
         and (args.due_before is None or t.due_at < args.due_before)
     ]
-    return TaskPage.of(rows, lambda t: (t.due_at.isoformat(), t.id), args)
+    return TaskPage.of(rows, lambda t: (t.due_at.isoformat(), t.id), args, ties=ctx.ties)
 
 
 # --- sequences ------------------------------------------------------------------------

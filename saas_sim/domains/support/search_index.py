@@ -22,7 +22,7 @@ from saas_sim.domains.support.plain_text import plain
 from saas_sim.domains.support.state import CUSTOMERS, MESSAGES, ORDERS, TICKETS
 
 __all__ = [
-    "CUSTOMER_BY_ID",
+    "CUSTOMER_BY_NAME",
     "CUSTOMER_INDEX",
     "CUSTOMER_NAME",
     "CUSTOMER_PHONE",
@@ -75,7 +75,8 @@ def _ticket_keys(t: Ticket) -> list[Hashable]:
 CUSTOMER_INDEX: Index[Customer] = Index(CUSTOMERS.name, "filters", lambda c: [("email", c.email.lower())])
 CUSTOMER_NAME: TextIndex[Customer] = TextIndex(CUSTOMERS.name, "name", lambda c: ascii_slug(c.name))
 CUSTOMER_PHONE: TextIndex[Customer] = TextIndex(CUSTOMERS.name, "phone", lambda c: phone_digits(c.phone))
-CUSTOMER_BY_ID: Order[Customer] = Order(CUSTOMERS.name, "id", lambda c: (c.id,))
+CUSTOMER_BY_NAME: Order[Customer] = Order(CUSTOMERS.name, "name,id", lambda c: (ascii_slug(c.name), c.id))
+"""`support.search_customers`' order: by name (customers of one name in the episode's tie order)."""
 ORDER_INDEX: Index[ShopOrder] = Index(ORDERS.name, "filters",
                                       lambda o: [("customer", o.customer_id), ("number", o.number)])
 ORDER_NEWEST: Order[ShopOrder] = Order(ORDERS.name, "newest", lambda o: (-int(o.placed_at.timestamp()), o.id))
@@ -90,7 +91,7 @@ TICKET_ORDERS: dict[str, Order[Ticket]] = {
 """`support.list_tickets`' orders, by its `sort` argument."""
 
 INDEXES: tuple[Index[Any] | TextIndex[Any] | Order[Any], ...] = (
-    CUSTOMER_INDEX, CUSTOMER_NAME, CUSTOMER_PHONE, CUSTOMER_BY_ID, ORDER_INDEX, ORDER_NEWEST, TICKET_INDEX,
+    CUSTOMER_INDEX, CUSTOMER_NAME, CUSTOMER_PHONE, CUSTOMER_BY_NAME, ORDER_INDEX, ORDER_NEWEST, TICKET_INDEX,
     TICKET_TEXT, MESSAGE_TEXT, *TICKET_ORDERS.values(),
 )
 """Everything a support world prewarms (`saas_sim.core.indexes.prewarm`)."""

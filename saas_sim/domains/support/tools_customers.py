@@ -15,7 +15,7 @@ from saas_sim.domains.support.kit import kit
 from saas_sim.domains.support.models import ACTIVE_STATUSES, Customer, KbArticle, Order
 from saas_sim.domains.support.plain_text import plain
 from saas_sim.domains.support.search_index import (
-    CUSTOMER_BY_ID,
+    CUSTOMER_BY_NAME,
     CUSTOMER_INDEX,
     CUSTOMER_NAME,
     CUSTOMER_PHONE,
@@ -90,7 +90,8 @@ class SearchCustomersArgs(PageArgs):
 
 @kit.tool(READ)
 def search_customers(ctx: ToolContext, args: SearchCustomersArgs) -> CustomerPage:
-    """Finds customers by e-mail, name or phone (all given criteria must match), ordered by id.
+    """Finds customers by e-mail, name or phone (all given criteria must match), ordered by name; customers of
+    one name come in an order drawn for the episode (not by id or age).
 
     A customer who writes from a second address has a separate record without orders; search by name or
     phone to find the account that placed the order.
@@ -111,8 +112,8 @@ def search_customers(ctx: ToolContext, args: SearchCustomersArgs) -> CustomerPag
             return False
         return not digits or digits in phone_digits(c.phone)
 
-    return select_page(CustomerPage, customers, CUSTOMER_BY_ID, args, where, among=among,
-                       view=lambda c: _customer_view(ctx, c))
+    return select_page(CustomerPage, customers, CUSTOMER_BY_NAME, args, where, among=among,
+                       view=lambda c: _customer_view(ctx, c), ties=ctx.ties)
 
 
 class ListOrdersArgs(PageArgs):
@@ -126,7 +127,7 @@ def list_customer_orders(ctx: ToolContext, args: ListOrdersArgs) -> OrderPage:
     orders = ctx.table(ORDERS)
     return select_page(OrderPage, orders, ORDER_NEWEST, args, lambda o: o.customer_id == args.customer_id,
                        among=orders.matching(ORDER_INDEX, [("customer", args.customer_id)]), exact=True,
-                       view=lambda o: OrderView.of(o, ctx.state))
+                       view=lambda o: OrderView.of(o, ctx.state), ties=ctx.ties)
 
 
 class GetOrderArgs(ToolArgs):
@@ -157,7 +158,7 @@ def search_kb_articles(ctx: ToolContext, args: SearchKbArgs) -> KbPage:
     scored = [(a, _score(a, words)) for a in ctx.table(KB_ARTICLES)]
     hits = [(a, s) for a, s in scored if s > 0]
     # The cursor is bound to the words searched, so re-spelling the same words keeps the position.
-    return KbPage.of(hits, lambda h: (-h[1], h[0].id), args, query={"q": words},
+    return KbPage.of(hits, lambda h: (-h[1], h[0].id), args, query={"q": words}, ties=ctx.ties,
                      view=lambda h: KbHit(id=h[0].id, title=h[0].title, category=h[0].category,
                                           tags=list(h[0].tags), snippet=h[0].body[:140]))
 

@@ -96,7 +96,7 @@ def list_tickets(ctx: ToolContext, args: ListTicketsArgs) -> TicketPage:
         ids: frozenset[str] = frozenset().union(*(tickets.matching(TICKET_INDEX, [(field, v)]) for v in values))
         among = ids if among is None else among & ids
     return select_page(TicketPage, tickets, TICKET_ORDERS[args.sort], args, lambda t: _matches(t, args, ctx.now),
-                       among=among, view=lambda t: TicketSummary.of(t, ctx.now))
+                       among=among, view=lambda t: TicketSummary.of(t, ctx.now), ties=ctx.ties)
 
 
 class SearchTicketsArgs(PageArgs):
@@ -123,7 +123,7 @@ def search_tickets(ctx: ToolContext, args: SearchTicketsArgs) -> TicketPage:
         if all(w in text for w in words):
             hits.append(t)
     return TicketPage.of(hits, lambda t: (-int(t.created_at.timestamp()), t.id), args,
-                         view=lambda t: TicketSummary.of(t, ctx.now))
+                         view=lambda t: TicketSummary.of(t, ctx.now), ties=ctx.ties)
 
 
 def _text_candidates(tickets: Table[Ticket], messages: Table[Message], words: list[str]) -> list[Ticket]:
