@@ -92,12 +92,7 @@ def presorted_page(
                     more = True
                     break
                 chunk.append(pair)
-    next_key = chunk[-1][0] if more and chunk else None
-    items = [item for _, item in chunk]
-    shown = [view(i) for i in items] if view is not None else items
-    cursor = None if next_key is None else encode_cursor(next_key, bound)
-    count = len(keyed) if member is None else total
-    return page_cls.model_validate({"items": shown, "next_cursor": cursor, "total": count})
+    return _finish(page_cls, chunk, more, bound, len(keyed) if member is None else total, view)
 
 
 def _tied_page(
@@ -144,11 +139,16 @@ def _tied_page(
                 more = True
                 break
             chunk.append(pair)
+    return _finish(page_cls, chunk, more, bound, len(keyed) if member is None else total, view)
+
+
+def _finish(page_cls: type[P], chunk: list[tuple[SortKey, Any]], more: bool, bound: dict[str, Any],
+            count: int | None, view: Callable[[Any], Any] | None) -> P:
+    """The page model of `chunk`, with a cursor after its last key when `more` records follow."""
     next_key = chunk[-1][0] if more and chunk else None
     items = [item for _, item in chunk]
     shown = [view(i) for i in items] if view is not None else items
     cursor = None if next_key is None else encode_cursor(next_key, bound)
-    count = len(keyed) if member is None else total
     return page_cls.model_validate({"items": shown, "next_cursor": cursor, "total": count})
 
 
