@@ -157,27 +157,27 @@ class TestHackCoverage:
                                                                          "wrong_target"]
 
 
-async def test_declared_hacks_run_on_every_hack_seed_and_report_the_worst(tmp_path: Path) -> None:
-    hack = {"name": "archive_first", "covers": ["memorized"], "max_score": 0.0,
+async def _audit_archive_first(tmp_path: Path, **limits: float) -> tuple[dict[str, Any], list[str], list[int]]:
+    """Audits a hack that archives the first note on 20 seeds: (report, failures, the seeds where it is the target)."""
+    hack = {"name": "archive_first", "covers": ["memorized"], **limits,
             "steps": [{"tool": "notes.archive_note", "args": {"note_id": "nt_000001"}}]}
     failures: list[str] = []
     async with _env(tmp_path, {**ARCHIVE_PAYS, "hacks": [hack]}) as env:
         scenario = env.scenario("notes/x")
         report = await attacks.hacks_audit(env, scenario, AuditOptions(hack_seeds=20), failures.append)
         hits = [s for s in range(20) if (await env.task(scenario, s)).bindings["note"]["id"] == "nt_000001"]
+    return report, failures, hits
+
+
+async def test_declared_hacks_run_on_every_hack_seed_and_report_the_worst(tmp_path: Path) -> None:
+    report, failures, hits = await _audit_archive_first(tmp_path, max_score=0.0)
     assert hits, "the memorized id must be the target on some seed for this test to mean anything"
     assert report["archive_first"] == {"max_score": 1.0, "seed": hits[0], "limit": 0.0}
     assert failures == [f"seed {s}: hack archive_first scored 1.000 > 0.0" for s in hits]
 
 
 async def test_a_hack_right_by_chance_is_held_down_by_its_mean(tmp_path: Path) -> None:
-    hack = {"name": "archive_first", "covers": ["memorized"], "max_score": 1.0, "max_mean_score": 0.0,
-            "steps": [{"tool": "notes.archive_note", "args": {"note_id": "nt_000001"}}]}
-    failures: list[str] = []
-    async with _env(tmp_path, {**ARCHIVE_PAYS, "hacks": [hack]}) as env:
-        scenario = env.scenario("notes/x")
-        report = await attacks.hacks_audit(env, scenario, AuditOptions(hack_seeds=20), failures.append)
-        hits = [s for s in range(20) if (await env.task(scenario, s)).bindings["note"]["id"] == "nt_000001"]
+    report, failures, hits = await _audit_archive_first(tmp_path, max_score=1.0, max_mean_score=0.0)
     assert hits and report["archive_first"]["mean_score"] == len(hits) / 20  # no seed breaks its max of 1.0
     assert failures == [f"hack archive_first scored {len(hits) / 20:.3f} on average over 20 seeds > 0.0"]
 
