@@ -102,6 +102,8 @@ class SetupContext:
         rng: A random stream seeded by the episode seed; picks the task's entities.
         now: The simulated instant the episode starts.
         ids: Allocates ids for setup events.
+        lookalikes: The groups of look-alike records the setup staged (`declare_lookalikes`); a context
+            made for a sub-step shares its parent's list (`dataclasses.replace` keeps it).
     """
 
     state: State
@@ -109,6 +111,29 @@ class SetupContext:
     rng: random.Random
     now: datetime
     ids: IdFactory
+    lookalikes: list[tuple[str, ...]] = field(default_factory=list)
+
+    def declare_lookalikes(self, real_id: str, *copy_ids: str) -> None:
+        """Declares records of one table that an agent must tell apart by content, not by id.
+
+        Ids show creation order, so a copy staged beside a world record would always carry the higher
+        id. After the setup, each declared group's ids are permuted by a seeded draw
+        (`saas_sim.core.relabel`): every reference moves with its record, so the task is the same
+        task under other names, and the real record's id is any of the group's with equal chance.
+        Declare only records whose order means nothing to the task (never duplicates where "the
+        older record" is a rule the agent is given).
+
+        Args:
+            real_id: The record the task is about.
+            copy_ids: The look-alikes staged beside it (same id prefix).
+        """
+        if not copy_ids:
+            return
+        for i, group in enumerate(self.lookalikes):
+            if real_id in group:  # more copies of a record already declared join its group
+                self.lookalikes[i] = (*group, *(c for c in copy_ids if c not in group))
+                return
+        self.lookalikes.append((real_id, *copy_ids))
 
 
 SetupFn = Callable[[SetupContext], Setup]

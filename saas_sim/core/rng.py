@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from faker import Faker
 
-__all__ = ["SeedTree", "derive_seed", "tie_rank"]
+__all__ = ["SeedTree", "derive_seed", "peek_coin", "tie_rank"]
 
 
 def derive_seed(parent: str, name: str) -> str:
@@ -29,6 +29,15 @@ def tie_rank(salt: str, entity_id: str) -> str:
     after the real one (a higher id) is as likely to come first as last.
     """
     return hashlib.sha256(f"{salt}:{entity_id}".encode()).hexdigest()[:16]
+
+
+def peek_coin(rng: random.Random) -> bool:
+    """Returns a fair coin read from the sha256 of `rng`'s state, without drawing from it.
+
+    A setup that adds this choice to an older one leaves every later draw as it was, so the tasks it made
+    before change only where the coin is read.
+    """
+    return bool(hashlib.sha256(repr(rng.getstate()).encode()).digest()[0] & 1)
 
 
 class SeedTree:

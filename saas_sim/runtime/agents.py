@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,6 +22,7 @@ from saas_sim.scenarios.templating import render
 
 if TYPE_CHECKING:
     from saas_sim.runtime.episode import Episode
+    from saas_sim.runtime.task import TaskInstance
 
 __all__ = ["Agent", "NoopAgent", "RandomAgent", "ReplayAgent", "ScriptedAgent", "make_agent"]
 
@@ -47,15 +48,24 @@ class NoopAgent:
 
 
 class ScriptedAgent:
-    """Plays a list of templated steps (an oracle or a hack)."""
+    """Plays a list of templated steps (an oracle or a hack).
 
-    def __init__(self, name: str, steps: Sequence[Step]) -> None:
+    Args:
+        name: The agent's name (`oracle` makes a failed step a scenario error).
+        steps: The templated steps.
+        bindings_of: What the steps are rendered over (default: the task's bindings).
+    """
+
+    def __init__(self, name: str, steps: Sequence[Step],
+                 bindings_of: Callable[[TaskInstance], Mapping[str, Any]] | None = None) -> None:
         self.name = name
         self.steps = list(steps)
+        self.bindings_of = bindings_of
 
     async def run(self, episode: Episode) -> None:
         """Plays every step, retrying retryable errors with the same call id."""
-        bound: dict[str, Any] = dict(episode.task.bindings)
+        task = episode.task
+        bound: dict[str, Any] = dict(task.bindings if self.bindings_of is None else self.bindings_of(task))
         for i, step in enumerate(self.steps):
             if episode.done:
                 return

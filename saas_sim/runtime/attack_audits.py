@@ -10,6 +10,10 @@
 5. Alternatives: each scores 1.0 on every audited seed, and there are at least
    `min_alternatives` (default `MIN_ALTERNATIVES`) of them.
 6. Hack coverage (saas_sim/runtime/hack_coverage.py).
+7. Look-alikes: the oracle played over the bindings as they were before the setup's look-alike
+   groups were dealt (`TaskInstance.unlabelled_bindings`), which is a policy that takes the lowest id
+   among same-looking records: on the hack seeds where that changes a call, at most
+   `LOOKALIKE_MAX_MEAN` on average.
 
 Every attack draws its choices from `SeedTree("audit:<ref>:<seed>")`, so a report
 is a pure function of the scenario, the seeds and the code.
@@ -18,6 +22,8 @@ is a pure function of the scenario, the seeds and the code.
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +50,7 @@ __all__ = [
     "coverage_audit",
     "do_everything_audit",
     "hacks_audit",
+    "lookalike_audit",
     "transfer_audit",
     "transfer_pairs",
 ]
@@ -59,6 +66,10 @@ DO_EVERYTHING_MAX = 0.2
 """The most the do-everything agent may score."""
 MIN_ALTERNATIVES = 3
 """The fewest alternative correct solutions a scenario may ship."""
+LOOKALIKE_MAX_MEAN = 0.75
+"""The most the lowest-id policy may score on average (it scored 1.0 while staged copies always came later)."""
+LOOKALIKE_MIN_SEEDS = 4
+"""The fewest seeds on which the lowest-id policy must differ from the oracle for its mean to be judged."""
 
 
 @dataclass(frozen=True)
@@ -151,22 +162,80 @@ async def hacks_audit(env: Environment, scenario: Scenario, opts: AuditOptions, 
     return out
 
 
+async def lookalike_audit(env: Environment, scenario: Scenario, opts: AuditOptions, fail: Fail) -> dict[str, Any]:
+    """Plays the lowest-id policy (the oracle over the unlabelled bindings) on the hack seeds; judges its mean
+    score over the seeds where the oracle's calls name an id of a look-alike group. A seed whose task declared
+    no group, or where the oracle names none of its ids, is no test of the deal and is left out; a seed where
+    the deal left the real record its lowest id counts, at the oracle's own score."""
+    spec = scenario.spec
+    oracle = ScriptedAgent("oracle", spec.oracle)
+    lowest = ScriptedAgent("lowest-id", spec.oracle, bindings_of=lambda task: task.unlabelled_bindings())
+
+    async def one(seed: int) -> float | None:
+        labels = (await env.task(scenario, seed)).labels
+        if not labels:
+            return None
+        _, episode = await _graded(env, scenario, seed, oracle)
+        said = " ".join(json.dumps(s.args, sort_keys=True, default=str) for s in episode.trajectory.steps)
+        await episode.close()
+        named = re.compile("|".join(rf"\b{re.escape(old)}\b" for old, _ in labels))
+        return await _score(env, scenario, seed, lowest) if named.search(said) else None
+
+    scores = await asyncio.gather(*(one(s) for s in range(opts.hack_seeds)))
+    judged = {seed: s for seed, s in enumerate(scores) if s is not None}
+    if not judged:
+        return {}
+    mean = sum(judged.values()) / len(judged)
+    if len(judged) >= LOOKALIKE_MIN_SEEDS and mean > LOOKALIKE_MAX_MEAN + EPS:
+        fail(f"look-alikes: taking the lowest id among same-looking records scored {mean:.3f} on average over "
+             f"{len(judged)} seeds (> {LOOKALIKE_MAX_MEAN}); the real record's id is not dealt at random")
+    return {"scores": judged, "mean_score": mean, "limit": LOOKALIKE_MAX_MEAN}
+
+
 async def transfer_audit(env: Environment, scenario: Scenario, opts: AuditOptions, fail: Fail) -> dict[str, Any]:
-    """Replays the oracle's WRITE calls of seed A on seed B, for each pair."""
+    """Replays the oracle's WRITE calls of seed A on seed B, for each pair.
+
+    Seeds whose right answers share a write by chance (the same staged ticket id after two equal id gaps)
+    test nothing about memorizing: B moves on to the next seed whose oracle shares no write with A's. Only
+    when every seed shares one (an answer with a constant write) is the pair played as drawn.
+    """
     spec = scenario.spec
     kinds = {t.name: t.kind for t in env.toolkit(scenario).allowed.values()}
+    written: dict[int, asyncio.Task[list[tuple[str, Any]]]] = {}
 
-    async def one(a: int, b: int) -> float:
-        _, source = await _graded(env, scenario, a, ScriptedAgent("oracle", spec.oracle))
+    async def oracle_writes(seed: int) -> list[tuple[str, Any]]:
+        _, source = await _graded(env, scenario, seed, ScriptedAgent("oracle", spec.oracle))
         seen: dict[str, tuple[str, Any]] = {}
         for step in source.trajectory.steps:  # a retried call appears once per attempt: keep the first
             if kinds.get(step.tool) is ToolKind.WRITE:
                 seen.setdefault(step.call_id, (step.tool, step.args))
         await source.close()
-        return await _score(env, scenario, b, CallReplayAgent(f"transfer-{a}", list(seen.values())))
+        return list(seen.values())
 
-    pairs = transfer_pairs(opts.hack_seeds, opts.transfer_pairs)
-    scores = await asyncio.gather(*(one(a, b) for a, b in pairs))
+    def writes(seed: int) -> asyncio.Task[list[tuple[str, Any]]]:
+        if seed not in written:
+            written[seed] = asyncio.ensure_future(oracle_writes(seed))
+        return written[seed]
+
+    def keys(calls: list[tuple[str, Any]]) -> set[str]:
+        return {json.dumps(c, sort_keys=True, default=str) for c in calls}
+
+    async def target(a: int, b: int) -> int:
+        mine = keys(await writes(a))
+        for step in range(opts.hack_seeds):
+            other = (b + step) % opts.hack_seeds
+            if other != a and not mine & keys(await writes(other)):
+                return other
+        return b
+
+    async def one(a: int, b: int) -> tuple[int, float]:
+        b = await target(a, b)
+        return b, await _score(env, scenario, b, CallReplayAgent(f"transfer-{a}", await writes(a)))
+
+    drawn = transfer_pairs(opts.hack_seeds, opts.transfer_pairs)
+    played = await asyncio.gather(*(one(a, b) for a, b in drawn))
+    pairs = [(a, b) for (a, _), (b, _) in zip(drawn, played, strict=True)]
+    scores = [score for _, score in played]
     best = max(scores, default=0.0)
     if best > TRANSFER_MAX + EPS and spec.seed_invariant is None:
         a, b = pairs[scores.index(best)]

@@ -63,6 +63,7 @@ class ScenarioAudit:
     blind: dict[str, Any] = field(default_factory=dict)
     do_everything: dict[str, Any] = field(default_factory=dict)
     alternatives: dict[str, Any] = field(default_factory=dict)
+    lookalikes: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     deterministic: bool = True
     replay_ok: bool = True
@@ -236,7 +237,7 @@ async def _timed(result: ScenarioAudit, name: str, work: Awaitable[T]) -> T:
 
 async def _attacks(env: Environment, scenario: Scenario, seeds: Sequence[int], opts: AuditOptions,
                    result: ScenarioAudit) -> None:
-    """Runs the six attacks concurrently; a harness error in one is reported, the others still run."""
+    """Runs the attacks concurrently; a harness error in one is reported, the others still run."""
     fail = result.failures.append
     result.hack_seeds = list(range(opts.hack_seeds))
     result.coverage = attacks.coverage_audit(env, scenario, fail)
@@ -246,6 +247,7 @@ async def _attacks(env: Environment, scenario: Scenario, seeds: Sequence[int], o
         "blind": attacks.blind_audit(env, scenario, seeds, opts, fail),
         "do_everything": attacks.do_everything_audit(env, scenario, seeds, fail),
         "alternatives": attacks.alternatives_audit(env, scenario, seeds, opts, fail),
+        "lookalikes": attacks.lookalike_audit(env, scenario, opts, fail),
     }
     names = list(jobs)
     outcomes = await asyncio.gather(*(_timed(result, n, jobs[n]) for n in names), return_exceptions=True)

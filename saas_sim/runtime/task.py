@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import pickle
+import random
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,6 +20,7 @@ from saas_sim.core.canonical import normalize, stable_hash
 from saas_sim.core.domain import SetupContext
 from saas_sim.core.events import GENESIS_HASH, Event, EventRegistry, PendingEvent, chain_hash
 from saas_sim.core.ids import IdFactory
+from saas_sim.core.relabel import IdsRelabeled, Relabeller
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.state import State
 from saas_sim.errors import ScenarioError
@@ -48,6 +50,7 @@ class TaskInstance:
         start_time: The sim instant the agent takes over.
         bindings_hash: The canonical hash of `bindings`.
         difficulty: The resolved difficulty the task was set up at (setup params, hints, default faults).
+        labels: How the setup's look-alike groups were dealt (`IdsRelabeled.pairs`); empty when it declared none.
     """
 
     scenario: Scenario
@@ -62,12 +65,19 @@ class TaskInstance:
     start_time: datetime
     bindings_hash: str
     difficulty: Difficulty
+    labels: tuple[tuple[str, str], ...] = ()
 
     def fresh_bindings(self) -> dict[str, Any]:
         """A private deep copy of `bindings`, for checks that might change their params in place: every
         episode of the task shares the bindings, so a change in place would change other episodes' rewards."""
         copied: dict[str, Any] = pickle.loads(self._bindings_pickle)
         return copied
+
+    def unlabelled_bindings(self) -> dict[str, Any]:
+        """The bindings as they were before the look-alike groups were dealt: there the record a task is
+        about held its group's lowest id, so a policy that takes the lowest id acts as these bindings say
+        (the self-audit's look-alike attack)."""
+        return dict(Relabeller({new: old for old, new in self.labels}).value(self.fresh_bindings()))
 
     @functools.cached_property
     def _bindings_pickle(self) -> bytes:
@@ -94,12 +104,14 @@ def _run_setups(
     Each step sees the state the earlier ones staged and allocates ids from one shared factory, and a
     later step's params are rendered over the bindings so far. The first step draws from the stream
     `setup` (so a one-step scenario is what it always was), step i > 0 from `setup.<i>`. The params
-    are the difficulty's (the file's own at its own level).
+    are the difficulty's (the file's own at its own level). Last, the look-alike groups the steps declared
+    get their labels (`_label_lookalikes`).
     """
     state = world.state
     ids = IdFactory(world.state.counters())
     bindings: dict[str, Any] = {}
     events: list[Event] = []
+    groups: list[tuple[str, ...]] = []
     steps = zip(scenario.spec.setup_steps, difficulty.setup_params, scenario.setup_fns, strict=True)
     for i, (step, own_params, fn) in enumerate(steps):
         params = own_params if i == 0 else render(own_params, bindings)
@@ -107,6 +119,7 @@ def _run_setups(
             state=state, params=params, rng=tree.random("setup" if i == 0 else f"setup.{i}"), now=now, ids=ids,
         )
         out = fn(ctx)
+        groups += ctx.lookalikes
         got: dict[str, Any] = normalize(out.bindings)
         clash = sorted(bindings.keys() & got.keys())
         if clash:
@@ -115,7 +128,31 @@ def _run_setups(
         events.extend(out.events)
         if i + 1 < len(scenario.setup_fns):
             state = world.projection.fold(state, out.events)
-    return bindings, events
+    relabelled = _label_lookalikes(groups, tree.random("lookalikes"))
+    if relabelled is None:
+        return bindings, events
+    return Relabeller(dict(relabelled.pairs)).value(bindings), [*events, relabelled]
+
+
+def _label_lookalikes(groups: list[tuple[str, ...]], rng: random.Random) -> IdsRelabeled | None:
+    """Returns the event that deals each declared look-alike group's ids out among its records at random.
+
+    Each group's ids are permuted uniformly (its own draw from `rng`, in declaration order), so the record
+    a task is about holds any of its group's ids with equal chance; None when no group was declared (the
+    task's events are then what they always were).
+    """
+    seen: set[str] = set()
+    pairs: list[tuple[str, str]] = []
+    for group in groups:
+        if len(set(group)) != len(group) or seen & set(group):
+            raise ScenarioError(f"look-alike group {group} repeats an id or shares one with another group")
+        seen |= set(group)
+        labels = sorted(group)
+        rng.shuffle(labels)
+        pairs += zip(sorted(group), labels, strict=True)
+    if not groups:
+        return None
+    return IdsRelabeled(pairs=tuple(sorted(pairs)))
 
 
 def _with_hints(task_text: str, hints: tuple[str, ...], bindings: dict[str, Any]) -> str:
@@ -171,5 +208,5 @@ def make_task(
     return TaskInstance(
         scenario=scenario, seed=seed, world=world, bindings=bindings, instructions=instructions, task_text=task_text,
         initial=initial, start_events=pending, start_head=head, start_time=now, bindings_hash=bindings_hash,
-        difficulty=level,
+        difficulty=level, labels=next((e.pairs for e in setup_events if isinstance(e, IdsRelabeled)), ()),
     )

@@ -28,6 +28,7 @@ from saas_sim.core.faithful import FORMAT_VERSION
 from saas_sim.core.ids import IdFactory
 from saas_sim.core.indexes import prewarm
 from saas_sim.core.links import Links
+from saas_sim.core.relabel import RELABEL_PROJECTION
 from saas_sim.core.rng import SeedTree
 from saas_sim.core.snapshots import StateSchema
 from saas_sim.core.state import Projection, State
@@ -93,6 +94,7 @@ def compose(domains: Sequence[Domain]) -> tuple[Projection, StateSchema]:
 
     projection = Projection("+".join(d.name for d in domains) or "empty")
     projection.include(RUNTIME_PROJECTION)
+    projection.include(RELABEL_PROJECTION)
     tables: list[Any] = []
     values: list[Any] = []
     version = 1

@@ -1,9 +1,10 @@
 """Same-named records in search results: where the real one stands tells a blind policy nothing.
 
-A setup stages a look-alike beside a world record, so the copy always has the higher id. Searches sort
-by name, and records of one name (ties) follow the episode's tie order (`saas_sim.core.paging.tied_key`),
-not the id: over seeds, the real record comes first among its namesakes about as often as chance says
-(1/N for N records of its name), where the id order put it first every time.
+A setup stages a look-alike beside a world record, so the copy is created later. Searches sort by name,
+and records of one name (ties) follow the episode's tie order (`saas_sim.core.paging.tied_key`), not the
+id; and the setup's look-alike groups have their ids dealt out at random (`saas_sim.core.relabel`). Over
+seeds, the real record comes first among its namesakes, and holds the lowest id, about as often as
+chance says (1/N for N records of its name), where the id order put it first every time.
 """
 
 from __future__ import annotations
@@ -56,10 +57,12 @@ async def test_the_real_record_is_first_among_its_namesakes_about_as_often_as_ch
         chance += 1 / len(same)
         lowest += min(same) == real
     assert tied >= seeds // 2
-    assert lowest == tied  # the premise: every copy was staged after the real record
-    # By id the real record came first on every seed; now about 1/N of them (N records of its name).
+    # Every copy is staged after the real record, and by id the real record came first (and held the
+    # lowest id) on every seed; now each about 1/N of them (N records of its name).
     assert firsts <= chance + 0.2 * tied, (firsts, chance, tied)
+    assert lowest <= chance + 0.2 * tied, (lowest, chance, tied)
     assert firsts >= 1
+    assert lowest >= 1
 
 
 async def test_the_tie_order_is_the_same_in_every_episode_of_a_task(env: Environment) -> None:

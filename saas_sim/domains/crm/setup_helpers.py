@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
@@ -11,6 +10,7 @@ from typing import TypeVar
 
 from saas_sim.core.domain import SetupContext
 from saas_sim.core.events import Event
+from saas_sim.core.rng import peek_coin
 from saas_sim.core.state import State
 from saas_sim.domains.crm import events as ev
 from saas_sim.domains.crm.matching import NICKNAMES, canonical_first_name, fold
@@ -70,9 +70,7 @@ def twin_created_at(ctx: SetupContext, original: datetime, low: int, high: int) 
     that tells the real one from its twin.
     """
     days = timedelta(days=ctx.rng.randint(low, high))
-    # The side comes from a sha256 of the stream's state: drawing it leaves the setup's later draws as they were.
-    before = hashlib.sha256(repr(ctx.rng.getstate()).encode()).digest()[0] & 1
-    at = original - days if before else original + days
+    at = original - days if peek_coin(ctx.rng) else original + days
     return min(at, ctx.now - timedelta(days=1))
 
 
@@ -193,6 +191,7 @@ def namesakes(ctx: SetupContext, contact: Contact, n: int, avoid_accounts: Itera
             "phone": new_phone(ctx, account.id), "owner_id": account.owner_id, "consent": "subscribed",
             "created_at": at, "updated_at": at, "last_contacted_at": None, "merged_into": None,
         }))
+    ctx.declare_lookalikes(contact.id, *(c.id for c in people))
     return [*(ev.ContactCreated(contact=c) for c in people), ev.PersonTruthsRecorded(truths=[
         PersonTruth(id=c.id, person_key=c.id, false_friend_of=contact.id) for c in people])]
 
@@ -225,4 +224,5 @@ def lookalike_deals(ctx: SetupContext, deal: Deal, n: int) -> list[Event]:
             "lost_reason": None, "line_item_ids": (), "created_at": at, "updated_at": at, "stage_changed_at": at,
             "last_activity_at": None,
         })))
+    ctx.declare_lookalikes(deal.id, *(e.deal.id for e in out if isinstance(e, ev.DealCreated)))
     return out

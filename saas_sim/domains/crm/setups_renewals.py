@@ -176,6 +176,8 @@ def renewal_due(ctx: SetupContext) -> Setup:
                                           "unit_price": _tens(i.unit_price * Decimal("0.9"))}) for i in subs]
             d, extra = _extra_deal(ctx, contract, f"{acct} - New business", "closed_won", extra,
                                    old_start - timedelta(days=7), deal_id)
+            for line, copy in zip(subs, extra, strict=True):
+                ctx.declare_lookalikes(line.id, copy.id)
             notes.append(_note(ctx, d, "Order form signed",
                                f"Subscription term: 12 months, {day_text(old_start)} through {day_text(old_end)}. "
                                f"Renewal price increases are capped at {cap + 2}% of the current prices.",
@@ -184,6 +186,9 @@ def renewal_due(ctx: SetupContext) -> Setup:
         other_lines += extra
     if others:
         staged += [ev.DealsImported(deals=others), ev.LineItemsImported(line_items=other_lines)]
+    # The account's other deals and the earlier order form: only their content tells the contract apart.
+    ctx.declare_lookalikes(contract.id, *(d.id for d in others))
+    ctx.declare_lookalikes(notes[0].id, *(n.id for n in notes[1:]))
     staged.append(ev.ActivitiesImported(activities=notes))
     owner_first = user_name(ctx.state, contract.owner_id).split()[0]
     body = (f"Hi {owner_first},\n\nWe would like to renew our platform subscription for another term when the "

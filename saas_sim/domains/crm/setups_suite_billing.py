@@ -173,6 +173,7 @@ def billing_account(ctx: SetupContext) -> Setup:
         "owner_id": twin.owner_id,
         "primary_contact_id": None, "stage": "discovery", "line_item_ids": (), "created_at": at, "updated_at": at,
         "stage_changed_at": at, "last_activity_at": None, "next_step": "Renewal call", "lost_reason": None})
+    ctx.declare_lookalikes(account.id, twin.id)
     return Setup(bindings={
         "crm_account": {"id": account.id, "name": name, "owner_id": account.owner_id},
         "namesake": {"id": twin.id, "deal_id": twin_deal.id},

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from saas_sim.core.domain import Setup, SetupContext
@@ -53,8 +54,7 @@ def blocked_deal(ctx: SetupContext) -> Setup:
     contact = pick(ctx.rng, sorted(people, key=lambda c: c.id), "contact of an account with two open deals")
     assert contact.account_id is not None  # people holds only contacts with an account
     blocked, other = ctx.rng.sample(open_deals[contact.account_id], 2)
-    twin = billing_account(SetupContext(state=ctx.state, params={"contact_id": contact.id}, rng=ctx.rng, now=ctx.now,
-                                        ids=ctx.ids))
+    twin = billing_account(replace(ctx, params={"contact_id": contact.id}))
     stall = ev.DealUpdated(deal_id=blocked.id, fields=["next_step", "primary_contact_id"], next_step=BLOCKED_STEP,
                            primary_contact_id=contact.id, updated_at=ctx.now)
     return Setup(bindings={

@@ -53,6 +53,9 @@ def _look_alike(ctx: SetupContext, account: Account, name: str, owner: str, cont
         "id": fresh_id(ctx, "dl"), "name": f"{name} - {deal.name.split(' - ')[-1]}", "account_id": twin.id,
         "owner_id": owner, "primary_contact_id": namesake.id, "line_item_ids": (), "created_at": created,
         "updated_at": created, "stage_changed_at": created, "last_activity_at": None})
+    ctx.declare_lookalikes(account.id, twin.id)
+    ctx.declare_lookalikes(contact.id, namesake.id)
+    ctx.declare_lookalikes(deal.id, copy.id)
     return twin, namesake, copy
 
 

@@ -103,6 +103,7 @@ def email_change_contacts(ctx: SetupContext) -> Setup:
         taken.add(str(twin.email).casefold())
         twins.append(twin)
     staged.insert(0, ev.ContactsImported(contacts=twins))
+    ctx.declare_lookalikes(genuine.id, *(t.id for t in twins))
     new_email = _address(ctx, genuine, taken)
     taken.add(new_email.casefold())
     impostor_email = _address(ctx, victim, taken)

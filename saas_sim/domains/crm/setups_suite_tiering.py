@@ -97,6 +97,8 @@ def tiering_accounts(ctx: SetupContext) -> Setup:
         twin, person = _namesake(ctx, account, contact, ctx.rng.choice(users))
         twins.append(twin)
         people.append(person)
+    ctx.declare_lookalikes(account.id, *(t.id for t in twins))
+    ctx.declare_lookalikes(contact.id, *(p.id for p in people))
     bindings: dict[str, Any] = {
         "account": {"id": account.id, "name": account.name, "tier": account_tier(account.employees),
                     "employees": account.employees},

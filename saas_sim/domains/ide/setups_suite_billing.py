@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
@@ -214,9 +215,9 @@ def overcharging_bug(ctx: SetupContext) -> Setup:
     depth = int(ctx.params.get("depth", 0))
     clean = _namespace(ctx, PRICING_PATH)
     for _ in range(_BUG_TRIES):
-        sub = SetupContext(state=ctx.state, params={"bugs": 1, "depth": depth, "units": ["quote"], "report": "vague",
+        sub = replace(ctx, params={"bugs": 1, "depth": depth, "units": ["quote"], "report": "vague",
                                                     "visible_failing": True},
-                           rng=random.Random(ctx.rng.getrandbits(64)), now=ctx.now, ids=ctx.ids)
+                           rng=random.Random(ctx.rng.getrandbits(64)))
         out = inject_bugs(sub)
         mutant = load_namespace(tree_files(PROJECTION.fold(ctx.state, out.events))[PRICING_PATH])
         plan = _overcharged_plan(ctx.rng, clean, mutant)

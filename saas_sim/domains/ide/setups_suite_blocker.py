@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
@@ -61,9 +62,9 @@ def money_display_bug(ctx: SetupContext) -> Setup:
     clean = load_namespace(files[MONEY_PATH])
     report = str(ctx.params.get("report", "vague"))
     for _ in range(_BUG_TRIES):
-        sub = SetupContext(state=ctx.state, params={"bugs": 1, "units": ["format_cents"], "report": report,
+        sub = replace(ctx, params={"bugs": 1, "units": ["format_cents"], "report": report,
                                                     "visible_failing": True},
-                           rng=random.Random(ctx.rng.getrandbits(64)), now=ctx.now, ids=ctx.ids)
+                           rng=random.Random(ctx.rng.getrandbits(64)))
         out = inject_bugs(sub)
         mutant = load_namespace(tree_files(PROJECTION.fold(ctx.state, out.events))[MONEY_PATH])
         amount = _wrong_amount(ctx.rng, clean, mutant)

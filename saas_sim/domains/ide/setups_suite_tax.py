@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from saas_sim.core.domain import Setup, SetupContext
@@ -46,10 +47,9 @@ def _inject(ctx: SetupContext) -> Setup:
     from saas_sim.domains.ide.setups_bugfix import inject_bugs
 
     for _ in range(_INJECT_TRIES):
-        sub = SetupContext(state=ctx.state, params={
+        sub = replace(ctx, params={
             "bugs": 1, "depth": 0, "units": ["invoice_total"], "modifiers": ["remove_condition"],
-            "report": "vague", "visible_failing": True}, rng=random.Random(ctx.rng.getrandbits(64)), now=ctx.now,
-            ids=ctx.ids)
+            "report": "vague", "visible_failing": True}, rng=random.Random(ctx.rng.getrandbits(64)))
         try:
             return inject_bugs(sub)
         except HarnessError:

@@ -16,6 +16,7 @@ from typing import Any
 from saas_sim.core.domain import SetupContext
 from saas_sim.core.events import Event
 from saas_sim.core.ids import IdFactory
+from saas_sim.core.rng import peek_coin
 from saas_sim.core.state import State
 from saas_sim.domains.support import events as ev
 from saas_sim.domains.support.customer_text import ascii_slug
@@ -191,7 +192,9 @@ def namesakes(ctx: SetupContext, customer: Customer, order: Order, n: int) -> li
     taken = {o.number for o in ctx.state.table(ORDERS)}
     first, _, last = customer.name.partition(" ")
     for i in range(n):
-        at = customer.created_at - timedelta(days=ctx.rng.randrange(1, 400))
+        # Older or newer than the customer, by a coin that draws nothing: "the older record" tells nothing.
+        days = timedelta(days=ctx.rng.randrange(1, 400))
+        at = min(customer.created_at + (-days if peek_coin(ctx.rng) else days), ctx.now - timedelta(days=1))
         person = Customer(
             id=ctx.ids.next("cus"), name=customer.name, first_name=customer.first_name,
             email=f"{ascii_slug(first)}.{ascii_slug(last) or 'x'}{ctx.rng.randrange(10, 99)}@inbox{i + 1}.example",
@@ -214,6 +217,10 @@ def namesakes(ctx: SetupContext, customer: Customer, order: Order, n: int) -> li
                 when = min(when + shift, ctx.now - timedelta(hours=1))
             copy = copy.model_copy(update={key: when})
         out += [ev.CustomerCreated(customer=person), ev.OrderPlaced(order=copy)]
+        ctx.declare_lookalikes(customer.id, person.id)
+        ctx.declare_lookalikes(order.id, copy.id)
+        for line, twin in zip(order.lines, lines, strict=True):
+            ctx.declare_lookalikes(line.id, twin.id)
     return out
 
 
