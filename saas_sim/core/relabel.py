@@ -51,17 +51,23 @@ class Relabeller:
         mapping: Old id to new id; ids not in it stay as they are.
     """
 
-    __slots__ = ("_mapping", "_pattern", "_prefixes")
+    __slots__ = ("_json_pattern", "_mapping", "_pattern")
 
     def __init__(self, mapping: Mapping[str, str]) -> None:
         self._mapping = {old: new for old, new in mapping.items() if old != new}
-        self._prefixes = tuple(sorted({old.split("_", 1)[0] + "_" for old in self._mapping}))
         # A whole token: not glued to a longer name before it, nor to more digits after it.
-        alternatives = "|".join(re.escape(old) for old in sorted(self._mapping))
-        self._pattern = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![0-9])") if self._mapping else None
+        alternatives = "|".join(re.escape(old) for old in sorted(self._mapping)) or "(?!)"
+        self._pattern = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![0-9])")
+        # Ids are ASCII and JSON writes them as they are; without the token bounds, this only over-selects.
+        self._json_pattern = re.compile("|".join(re.escape(old) for old in sorted(self._mapping)).encode() or b"(?!)")
 
     def __bool__(self) -> bool:
         return bool(self._mapping)
+
+    def mentions(self, model: BaseModel) -> bool:
+        """Returns whether `model` holds a mapped id anywhere: a cheap test (its JSON, written by pydantic's
+        serializer, searched once) that may say yes for an id inside an escaped text, never no for one held."""
+        return self._json_pattern.search(model.__pydantic_serializer__.to_json(model)) is not None
 
     def value(self, value: Any) -> Any:
         """Returns `value` with every mapped id in it replaced (texts, containers and models, recursively)."""
@@ -100,10 +106,9 @@ class Relabeller:
         new = self._mapping.get(text)
         if new is not None:
             return new
-        if self._pattern is None or not any(p in text for p in self._prefixes):
+        if not self._pattern.search(text):
             return text
-        moved = self._pattern.sub(lambda m: self._mapping[m.group(0)], text)
-        return text if moved == text else moved
+        return self._pattern.sub(lambda m: self._mapping[m.group(0)], text)
 
 
 def relabel_state(state: State, mapping: Mapping[str, str]) -> State:
@@ -125,9 +130,8 @@ def relabel_state(state: State, mapping: Mapping[str, str]) -> State:
         table = state.raw_table(name)
         moved: list[Entity] = []
         for row in table:
-            new = relabel.model(row)
-            if new is not row:
-                moved.append(new)  # type: ignore[arg-type]
+            if relabel.mentions(row):
+                moved.append(relabel.model(row))  # type: ignore[arg-type]
         if moved:
             key = TableKey(name, Entity)
             state = state.put_many(key, moved)
@@ -139,8 +143,8 @@ def relabel_state(state: State, mapping: Mapping[str, str]) -> State:
     for name in state.value_names():
         old_value = state.raw_value(name)
         assert old_value is not None
-        new_value = relabel.model(old_value)
-        if new_value is not old_value:
+        if relabel.mentions(old_value):
+            new_value = relabel.model(old_value)
             state = state.set_value(ValueKey(name, BaseModel), new_value)
     return state
 

@@ -164,10 +164,12 @@ async def hacks_audit(env: Environment, scenario: Scenario, opts: AuditOptions, 
 
 async def lookalike_audit(env: Environment, scenario: Scenario, opts: AuditOptions, fail: Fail) -> dict[str, Any]:
     """Plays the lowest-id policy (the oracle over the unlabelled bindings) on the hack seeds; judges its mean
-    score over the seeds where the oracle's calls name an id of a look-alike group. A seed whose task declared
-    no group, or where the oracle names none of its ids, is no test of the deal and is left out; a seed where
-    the deal left the real record its lowest id counts, at the oracle's own score."""
+    score over the seeds where the oracle's WRITE calls name an id of a look-alike group. A seed whose task
+    declared no group, or where the oracle writes none of its ids (it only reads them, so which record it
+    read changes nothing it does), is no test of the deal and is left out; a seed where the deal left the real
+    record its lowest id counts, at the oracle's own score."""
     spec = scenario.spec
+    kinds = {t.name: t.kind for t in env.toolkit(scenario).allowed.values()}
     oracle = ScriptedAgent("oracle", spec.oracle)
     lowest = ScriptedAgent("lowest-id", spec.oracle, bindings_of=lambda task: task.unlabelled_bindings())
 
@@ -176,7 +178,8 @@ async def lookalike_audit(env: Environment, scenario: Scenario, opts: AuditOptio
         if not labels:
             return None
         _, episode = await _graded(env, scenario, seed, oracle)
-        said = " ".join(json.dumps(s.args, sort_keys=True, default=str) for s in episode.trajectory.steps)
+        said = " ".join(json.dumps(s.args, sort_keys=True, default=str) for s in episode.trajectory.steps
+                        if kinds.get(s.tool) is ToolKind.WRITE)
         await episode.close()
         named = re.compile("|".join(rf"\b{re.escape(old)}\b" for old, _ in labels))
         return await _score(env, scenario, seed, lowest) if named.search(said) else None

@@ -90,7 +90,7 @@ class ScenarioAudit:
             "harness_errors": self.harness_errors,
             "hack_seeds": self.hack_seeds, "hack_detail": self.hack_detail, "coverage": self.coverage,
             "transfer": self.transfer, "blind": self.blind, "do_everything": self.do_everything,
-            "alternatives": self.alternatives, "timings_s": self.timings, "ok": self.ok,
+            "alternatives": self.alternatives, "lookalikes": self.lookalikes, "timings_s": self.timings, "ok": self.ok,
             "failures": self.failures,
         }
 
