@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from saas_sim.core.domain import SetupContext
+from saas_sim.core.ids import IdFactory
 from saas_sim.core.relabel import IdsRelabeled
+from saas_sim.core.state import State
+from saas_sim.errors import ScenarioError
 from saas_sim.runtime import attack_audits as attacks
 from saas_sim.runtime import task as task_module
+from saas_sim.runtime.agents import ScriptedAgent
 from saas_sim.runtime.attack_audits import AuditOptions
 from saas_sim.runtime.environment import Environment
 
@@ -57,3 +65,39 @@ async def test_the_unlabelled_bindings_name_the_real_record_by_its_group_s_lowes
         assert before["contact"]["id"] == min(i for i in groups if i.startswith("ct_"))
         moved += before["account"]["id"] != task.bindings["account"]["id"]
     assert 0 < moved < 8  # the real account holds the other id on some seeds, not all
+
+
+async def test_a_relabelled_episode_resumes_in_another_process_s_environment_to_the_same_state(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'events.db'}"
+    async with Environment(url) as first:
+        seed = 0
+        while all(a == b for a, b in (await first.task(REF, seed)).labels):
+            seed += 1
+        episode = await first.start(REF, seed, faults=None)
+        await ScriptedAgent("oracle", episode.task.scenario.spec.oracle).run(episode)
+        grade = await episode.grade(footer=False)
+        stream, head, content = episode.stream_id, episode.state_hash, episode.state.content_hash()
+    async with Environment(url) as second:  # nothing cached: the task is set up and the log folded anew
+        resumed = await second.resume(stream)
+        assert (resumed.state_hash, resumed.state.content_hash()) == (head, content)
+        assert (await resumed.grade(footer=False)).score == grade.score == 1.0
+
+
+def test_a_record_declared_twice_joins_one_group() -> None:
+    ctx = SetupContext(state=State(), params={}, rng=random.Random(0), now=datetime(2026, 1, 1, tzinfo=UTC),
+                       ids=IdFactory())
+    ctx.declare_lookalikes("ct_000001", "ct_000005")
+    ctx.declare_lookalikes("ct_000001", "ct_000007", "ct_000005")
+    ctx.declare_lookalikes("ct_000002")  # no copies: nothing to deal
+    assert ctx.lookalikes == [("ct_000001", "ct_000005", "ct_000007")]
+    assert replace(ctx, params={"x": 1}).lookalikes is ctx.lookalikes  # a sub-step's context shares the list
+
+
+def test_a_group_that_repeats_an_id_or_shares_one_with_another_is_a_scenario_error() -> None:
+    with pytest.raises(ScenarioError):
+        task_module._label_lookalikes([("ct_000001", "ct_000002"), ("ct_000002", "ct_000003")], random.Random(0))
+    with pytest.raises(ScenarioError):
+        task_module._label_lookalikes([("ct_000001", "ct_000001")], random.Random(0))
+    assert task_module._label_lookalikes([], random.Random(0)) is None
