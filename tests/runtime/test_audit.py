@@ -188,12 +188,13 @@ async def test_check_json_has_every_attack_report() -> None:
         (result,) = await audit(env, env.scenarios("notes/follow-up-note"), [0, 1], options=FAST)
     data = json.loads(json.dumps(result.to_json()))
     assert data["ok"], data["failures"]
-    assert {"hack_seeds", "hack_detail", "coverage", "transfer", "blind", "do_everything", "alternatives",
+    assert {"hack_seeds", "hack_detail", "coverage", "transfer", "blind", "do_everything", "alternatives", "lookalikes",
             "timings_s"} <= set(data)
     assert data["hack_seeds"] == list(range(6)) and len(data["transfer"]["pairs"]) == 3
     assert data["blind"]["seeds"] == [0, 1] and data["blind"]["trials"] == 60
     assert data["alternatives"]["count"] == 3 and data["coverage"]["missing"] == []
-    assert set(data["timings_s"]) == {"core", "hacks", "transfer", "blind", "do_everything", "alternatives"}
+    assert set(data["timings_s"]) == {"core", "hacks", "transfer", "blind", "do_everything", "alternatives",
+                                      "lookalikes"}
 
 
 class TestSchemaArgs:
