@@ -2,8 +2,10 @@
 
 An id is a prefix, an underscore and a zero-padded sequence number. Sequence
 numbers are allocated per prefix in order, so the same actions always produce
-the same ids and ids sort in creation order. Nothing here reads a uuid or a
-clock.
+the same ids and ids are allocated in creation order. (A task's setup then deals
+the ids of look-alike records out among them at random, `saas_sim.core.relabel`,
+so there an id's number says nothing about which record came first.) Nothing
+here reads a uuid or a clock.
 """
 
 from __future__ import annotations

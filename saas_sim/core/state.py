@@ -10,7 +10,8 @@ Reducers are pure: `apply(state, event) -> state`. A `Projection` maps event
 classes to reducers and folds streams of events.
 
 Iteration order is always sorted by id. Ids are zero-padded (`ct_000042`), so
-that is creation order, and it never depends on a process's hash seed.
+that is allocation order (but for the look-alike groups a task's setup deals out,
+`saas_sim.core.relabel`), and it never depends on a process's hash seed.
 """
 
 from __future__ import annotations
