@@ -7,7 +7,9 @@
 PostgreSQL comes from `SAAS_SIM_TEST_PG_URL`. Each test gets a fresh schema
 (`?schema=t_<hex>`), dropped afterwards. Without the URL the PostgreSQL cases
 skip with a visible reason, unless `CI` or `SAAS_SIM_REQUIRE_PG` is set: then
-they fail, because CI must never skip them silently.
+they fail, because CI must never skip them silently. The suite runs on several
+pytest-xdist workers at once: a test marked `pg_restart` (it stops the server)
+holds every other PostgreSQL test off while it runs (`pg_server_access`).
 
 A test module picks its own `EventRegistry` by overriding the `registry`
 fixture, so event names never clash across modules.
@@ -29,12 +31,14 @@ os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 import asyncio  # noqa: E402
 import dataclasses  # noqa: E402
+import fcntl  # noqa: E402
 import secrets  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping  # noqa: E402
 from pathlib import Path  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
 
 import asyncpg  # noqa: E402
 import hypothesis  # noqa: E402
@@ -81,6 +85,18 @@ def tree_artifacts(root: Path = ROOT) -> dict[str, int]:
                 except FileNotFoundError:  # removed while we walked
                     continue
     return found
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """With pytest-xdist disabled (`-p no:xdist`), accepts the options `addopts` passes it and ignores them.
+
+    `[tool.pytest.ini_options] addopts` runs the suite on xdist workers (`--numprocesses`, `--dist`); `-n 0`
+    runs it in this process instead, and so does `-p no:xdist`, which would otherwise stop at those options.
+    """
+    if not pluginmanager.has_plugin("xdist"):
+        group = parser.getgroup("xdist (disabled)")
+        group.addoption("--numprocesses", action="store", default=None, help="ignored: pytest-xdist is disabled")
+        group.addoption("--dist", action="store", default="no", help="ignored: pytest-xdist is disabled")
 
 
 _BEFORE: dict[str, int] = {}
@@ -218,7 +234,27 @@ async def drop_schema(schema: str) -> None:
 
 
 @pytest.fixture
-async def pg_url() -> AsyncIterator[str]:
+def pg_server_access(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Shares the PostgreSQL server with the other tests, or has it alone for a test marked `pg_restart`.
+
+    A restart cuts off every connection to the server, so while one runs no other PostgreSQL test may
+    (pytest-xdist's other workers, or another pytest run on this host): each holds a shared lock on a
+    file named for the server for its duration, and a `pg_restart` test an exclusive one. It waits for
+    the lock without a deadline: a test in progress always ends.
+    """
+    parts = urlsplit("postgresql://" + pg_base_url().partition("://")[2])
+    path = Path(tempfile.gettempdir()) / f"saas-sim-pg-{parts.hostname or 'localhost'}-{parts.port or 5432}.lock"
+    exclusive = request.node.get_closest_marker("pg_restart") is not None
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture
+async def pg_url(pg_server_access: None) -> AsyncIterator[str]:
     """A PostgreSQL store URL on a fresh schema, dropped after the test."""
     schema = f"t_{secrets.token_hex(8)}"
     url = with_option(pg_base_url(), "schema", schema)
