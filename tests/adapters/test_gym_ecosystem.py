@@ -17,9 +17,6 @@ import pytest
 
 from tests.adapters.test_openenv_ecosystem import ecosystem_python
 
-# Its module-scoped fixture is costly: one xdist worker runs the whole module (`--dist=loadgroup`).
-pytestmark = pytest.mark.xdist_group("gym-ecosystem")
-
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 DRIVE = HERE / "gym_drive.py"

@@ -41,9 +41,6 @@ from tests.adapters.test_cli_adapters import free_loopback_port, log_text, plugi
 from tests.adapters.test_openenv_ecosystem import ecosystem_python, run, wait_until
 from tests.runtime.conftest import notes_env
 
-# Its module-scoped fixture is costly: one xdist worker runs the whole module (`--dist=loadgroup`).
-pytestmark = pytest.mark.xdist_group("mcp-http")
-
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 CLIENTS = 512

@@ -30,9 +30,6 @@ from websockets.sync.client import connect
 
 from tests.adapters.test_cli_adapters import free_loopback_port, log_text, plugin_env, stop_server
 
-# Its module-scoped fixture is costly: one xdist worker runs the whole module (`--dist=loadgroup`).
-pytestmark = pytest.mark.xdist_group("openenv-ecosystem")
-
 HERE = Path(__file__).resolve().parent
 DRIVE = HERE / "openenv_drive.py"
 STARTUP_S = 90.0

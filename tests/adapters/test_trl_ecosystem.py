@@ -18,9 +18,6 @@ from saas_sim.runtime.environment import Environment
 from tests.adapters.test_openenv_ecosystem import ecosystem_python
 from tests.runtime.conftest import notes_env
 
-# Its module-scoped fixture is costly: one xdist worker runs the whole module (`--dist=loadgroup`).
-pytestmark = pytest.mark.xdist_group("trl-ecosystem")
-
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SCENARIOS = [s.spec.id for s in Environment(None).scenarios("*")] + [s.spec.id for s in notes_env().scenarios("*")]

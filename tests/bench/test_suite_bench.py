@@ -17,9 +17,6 @@ from saas_sim.cli import app
 from saas_sim.domains.crm.state import DEALS
 from saas_sim.runtime.environment import Environment
 
-# Its module-scoped fixture is costly: one xdist worker runs the whole module (`--dist=loadgroup`).
-pytestmark = pytest.mark.xdist_group("suite-bench")
-
 ZERO_ALLOWED = ("_errors", "episode_oracle_failures", "effects_failed")
 """Counts whose healthy value is 0; every other figure is a positive measurement or size."""
 

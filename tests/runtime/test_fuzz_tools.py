@@ -41,9 +41,6 @@ from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode
 from saas_sim.runtime.toolkit import Toolkit
 
-# Its module-scoped fixture is costly: one xdist worker runs the whole module (`--dist=loadgroup`).
-pytestmark = pytest.mark.xdist_group("fuzz-tools")
-
 EXAMPLES = 900
 """Generated batches; with `CALLS` each, over 20,000 calls in total."""
 CALLS = 24
