@@ -7,14 +7,17 @@
 PostgreSQL comes from `SAAS_SIM_TEST_PG_URL`. Each test gets a fresh schema
 (`?schema=t_<hex>`), dropped afterwards. Without the URL the PostgreSQL cases
 skip with a visible reason, unless `CI` or `SAAS_SIM_REQUIRE_PG` is set: then
-they fail, because CI must never skip them silently.
+they fail, because CI must never skip them silently. The suite may run on several
+pytest-xdist workers at once (`-n 2`): a test marked `pg_restart` (it stops the server)
+holds every other PostgreSQL test off while it runs (`pg_server_access`).
 
 A test module picks its own `EventRegistry` by overriding the `registry`
 fixture, so event names never clash across modules.
 
 The suite writes only under temporary folders: no bytecode (here or in any
 subprocess, which inherits `PYTHONDONTWRITEBYTECODE`), and Hypothesis keeps
-its storage in a temporary folder with no example database. The session fails
+its storage in a temporary folder with no example database and no deadline (a
+wall-time bound a loaded host breaks). The session fails
 if bytecode or Hypothesis files appeared or changed in the source tree anyway.
 """
 
@@ -29,12 +32,14 @@ os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 import asyncio  # noqa: E402
 import dataclasses  # noqa: E402
+import fcntl  # noqa: E402
 import secrets  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping  # noqa: E402
 from pathlib import Path  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
 
 import asyncpg  # noqa: E402
 import hypothesis  # noqa: E402
@@ -56,7 +61,9 @@ StoreFactory = Callable[..., Awaitable[EventStore]]
 # default) even without an example database; point it at a temporary folder, removed at the end.
 _HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="saas-sim-hypothesis-")
 hypothesis.configuration.set_hypothesis_home_dir(_HYPOTHESIS_HOME)
-hypothesis.settings.register_profile("saas_sim", database=None)
+# No deadline: Hypothesis fails an example that took over 200 ms of wall time, a timing a loaded host (the
+# suite's other xdist worker, other jobs) stretches; it failed a one-line property under load.
+hypothesis.settings.register_profile("saas_sim", database=None, deadline=None)
 hypothesis.settings.load_profile("saas_sim")
 
 _SKIP_DIRS = {".git", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
@@ -81,6 +88,18 @@ def tree_artifacts(root: Path = ROOT) -> dict[str, int]:
                 except FileNotFoundError:  # removed while we walked
                     continue
     return found
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """With pytest-xdist disabled (`-p no:xdist`), accepts its `--numprocesses` and `--dist` and ignores them.
+
+    So a command (or `addopts`, `PYTEST_ADDOPTS`) that asks for xdist workers still runs, in one process,
+    when `-p no:xdist` is added for debugging; without this it would stop at the unknown options.
+    """
+    if not pluginmanager.has_plugin("xdist"):
+        group = parser.getgroup("xdist (disabled)")
+        group.addoption("--numprocesses", action="store", default=None, help="ignored: pytest-xdist is disabled")
+        group.addoption("--dist", action="store", default="no", help="ignored: pytest-xdist is disabled")
 
 
 _BEFORE: dict[str, int] = {}
@@ -218,7 +237,27 @@ async def drop_schema(schema: str) -> None:
 
 
 @pytest.fixture
-async def pg_url() -> AsyncIterator[str]:
+def pg_server_access(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Shares the PostgreSQL server with the other tests, or has it alone for a test marked `pg_restart`.
+
+    A restart cuts off every connection to the server, so while one runs no other PostgreSQL test may
+    (pytest-xdist's other workers, or another pytest run on this host): each holds a shared lock on a
+    file named for the server for its duration, and a `pg_restart` test an exclusive one. It waits for
+    the lock without a deadline: a test in progress always ends.
+    """
+    parts = urlsplit("postgresql://" + pg_base_url().partition("://")[2])
+    path = Path(tempfile.gettempdir()) / f"saas-sim-pg-{parts.hostname or 'localhost'}-{parts.port or 5432}.lock"
+    exclusive = request.node.get_closest_marker("pg_restart") is not None
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture
+async def pg_url(pg_server_access: None) -> AsyncIterator[str]:
     """A PostgreSQL store URL on a fresh schema, dropped after the test."""
     schema = f"t_{secrets.token_hex(8)}"
     url = with_option(pg_base_url(), "schema", schema)

@@ -3,7 +3,8 @@
 The server behind `SAAS_SIM_TEST_PG_URL` is stopped while episodes are writing,
 kept down until the store has retried past the window it used to give up in
 (six attempts, about 1.55 s), then started again. It is always started again,
-and waited for, even when the test fails, so later tests find it up.
+and waited for, even when the test fails, so later tests find it up. It is marked
+`pg_restart`, so no other PostgreSQL test runs meanwhile (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tests.conftest import wait_until
 from tests.core.helpers import outage_retries, read_everything
 from tests.runtime.conftest import notes_env
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.pg_restart]
 
 KEYS = [(scenario, seed) for scenario in ("notes/archive-and-follow-up", "notes/flaky-archive") for seed in range(4)]
 WORKERS = 8

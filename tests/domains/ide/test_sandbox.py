@@ -147,7 +147,10 @@ class TestIsolation:
             hog_thread = threading.Thread(target=lambda: reports.setdefault(
                 "hog", run_python(PROJECT, code=hog, timeout_s=8, pool=pool)))
             hog_thread.start()
-            _wait_for_processes_of(run_user().uid, at_least=60, timeout_s=6)
+            # Only the pool's own processes count: another test process's sandboxes (pytest-xdist's other
+            # worker) are the same run user, and counting them could let the victim start before the hog holds 60.
+            _wait_for_processes_of(run_user().uid, at_least=60, timeout_s=6,
+                                   under=[w.proc.pid for w in list(pool._all)])
             victim = run_python(
                 {**PROJECT, "other.txt": "another episode"}, timeout_s=8, pool=pool,
                 code="import subprocess, sys\nprint(subprocess.run([sys.executable, '-c', 'print(42)'], "
@@ -675,14 +678,15 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _wait_for_processes_of(uid: int, *, at_least: int, timeout_s: float) -> None:
-    """Waits until `uid` owns at least `at_least` live processes on this host."""
+def _wait_for_processes_of(uid: int, *, at_least: int, timeout_s: float, under: list[int]) -> None:
+    """Waits until `uid` owns at least `at_least` live processes among `under` and their descendants."""
     import time
     from pathlib import Path
 
     def count() -> int:
         n = 0
-        for status in Path("/proc").glob("[0-9]*/status"):
+        for pid in {p for root in under for p in _descendants(root)}:
+            status = Path(f"/proc/{pid}/status")
             try:
                 uids = next(line for line in status.read_text().splitlines() if line.startswith("Uid:"))
             except (OSError, StopIteration):
