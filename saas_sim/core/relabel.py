@@ -49,12 +49,14 @@ class Relabeller:
 
     Args:
         mapping: Old id to new id; ids not in it stay as they are.
+        texts: Also rewrite ids quoted inside longer texts (else only a value that is a whole id).
     """
 
-    __slots__ = ("_json_pattern", "_mapping", "_pattern")
+    __slots__ = ("_json_pattern", "_mapping", "_pattern", "_texts")
 
-    def __init__(self, mapping: Mapping[str, str]) -> None:
+    def __init__(self, mapping: Mapping[str, str], *, texts: bool = True) -> None:
         self._mapping = {old: new for old, new in mapping.items() if old != new}
+        self._texts = texts
         # A whole token: not glued to a longer name before it, nor to more digits after it.
         alternatives = "|".join(re.escape(old) for old in sorted(self._mapping)) or "(?!)"
         self._pattern = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![0-9])")
@@ -106,7 +108,7 @@ class Relabeller:
         new = self._mapping.get(text)
         if new is not None:
             return new
-        if not self._pattern.search(text):
+        if not self._texts or not self._pattern.search(text):
             return text
         return self._pattern.sub(lambda m: self._mapping[m.group(0)], text)
 
@@ -120,18 +122,21 @@ def relabel_state(state: State, mapping: Mapping[str, str]) -> State:
             holding a record at only some ids of a group ends with records at their images).
 
     Each table becomes one new table (a record that names no mapped id is not touched), so the state's
-    hash is kept in O(records changed). Counters do not change: the same ids are in use.
+    hash is kept in O(records changed). Counters do not change: the same ids are in use. Ids quoted inside
+    texts are rewritten only in records keyed by an id: a record keyed by something else may be keyed by
+    its own text (a blob by the sha256 of its text, a file by its path), and only whole-id values move there.
     """
     check_permutation(mapping)
     relabel = Relabeller(mapping)
     if not relabel:
         return state
+    exact = Relabeller(mapping, texts=False)
     for name in state.table_names():
         table = state.raw_table(name)
         moved: list[Entity] = []
         for row in table:
             if relabel.mentions(row):
-                moved.append(relabel.model(row))  # type: ignore[arg-type]
+                moved.append((relabel if parse_id(row.id) else exact).model(row))  # type: ignore[arg-type]
         if moved:
             key = TableKey(name, Entity)
             state = state.put_many(key, moved)
