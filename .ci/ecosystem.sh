@@ -17,7 +17,9 @@ mkdir -p "$ROOT"
 make_venv() {
   local name=$1 requirement=$2 check=$3 var=$4
   local venv="$ROOT/$name" py="$ROOT/$name/bin/python"
-  if [ -x "$py" ] && "$py" -c "$check" >/dev/null 2>&1; then
+  # Checks run from $ROOT: from the checkout, `import saas_sim` would find the working tree beside it and pass
+  # for a venv whose editable install points at a checkout that is gone (seen: a deleted worktree's).
+  if [ -x "$py" ] && (cd "$ROOT" && "$py" -c "$check") >/dev/null 2>&1; then
     echo "ecosystem: $name ready ($requirement)" >&2
   else
     echo "ecosystem: creating $name ($requirement)" >&2
@@ -25,7 +27,7 @@ make_venv() {
     "$BASE_PY" -m venv "$venv"
     "$py" -m pip install -q --upgrade pip >&2
     "$py" -m pip install -q "$requirement" >&2
-    "$py" -c "$check" >&2
+    (cd "$ROOT" && "$py" -c "$check") >&2
   fi
   echo "export $var=$py"
 }
