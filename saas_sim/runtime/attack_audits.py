@@ -12,7 +12,7 @@
 6. Hack coverage (saas_sim/runtime/hack_coverage.py).
 7. Look-alikes: the oracle played over the bindings as they were before the setup's look-alike
    groups were dealt (`TaskInstance.unlabelled_bindings`), which is a policy that takes the lowest id
-   among same-looking records: on the hack seeds where that changes a call, at most
+   among same-looking records: on the hack seeds where the oracle writes a look-alike's id, at most
    `LOOKALIKE_MAX_MEAN` on average.
 
 Every attack draws its choices from `SeedTree("audit:<ref>:<seed>")`, so a report
@@ -69,7 +69,7 @@ MIN_ALTERNATIVES = 3
 LOOKALIKE_MAX_MEAN = 0.75
 """The most the lowest-id policy may score on average (it scored 1.0 while staged copies always came later)."""
 LOOKALIKE_MIN_SEEDS = 4
-"""The fewest seeds on which the lowest-id policy must differ from the oracle for its mean to be judged."""
+"""The fewest seeds whose oracle writes a look-alike's id for the lowest-id policy's mean to be judged."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,18 @@ async def _graded(env: Environment, scenario: Scenario, seed: int, agent: Agent)
     return score, episode
 
 
+async def _oracle_writes(env: Environment, scenario: Scenario, seed: int) -> list[tuple[str, Any]]:
+    """The oracle's WRITE calls on `seed` as recorded (tool, arguments); a retried call once."""
+    kinds = {t.name: t.kind for t in env.toolkit(scenario).allowed.values()}
+    _, source = await _graded(env, scenario, seed, ScriptedAgent("oracle", scenario.spec.oracle))
+    seen: dict[str, tuple[str, Any]] = {}
+    for step in source.trajectory.steps:  # a retried call appears once per attempt: keep the first
+        if kinds.get(step.tool) is ToolKind.WRITE:
+            seen.setdefault(step.call_id, (step.tool, step.args))
+    await source.close()
+    return list(seen.values())
+
+
 async def _score(env: Environment, scenario: Scenario, seed: int, agent: Agent) -> float:
     score, episode = await _graded(env, scenario, seed, agent)
     await episode.close()
@@ -168,19 +180,13 @@ async def lookalike_audit(env: Environment, scenario: Scenario, opts: AuditOptio
     declared no group, or where the oracle writes none of its ids (it only reads them, so which record it
     read changes nothing it does), is no test of the deal and is left out; a seed where the deal left the real
     record its lowest id counts, at the oracle's own score."""
-    spec = scenario.spec
-    kinds = {t.name: t.kind for t in env.toolkit(scenario).allowed.values()}
-    oracle = ScriptedAgent("oracle", spec.oracle)
-    lowest = ScriptedAgent("lowest-id", spec.oracle, bindings_of=lambda task: task.unlabelled_bindings())
+    lowest = ScriptedAgent("lowest-id", scenario.spec.oracle, bindings_of=lambda task: task.unlabelled_bindings())
 
     async def one(seed: int) -> float | None:
         labels = (await env.task(scenario, seed)).labels
         if not labels:
             return None
-        _, episode = await _graded(env, scenario, seed, oracle)
-        said = " ".join(json.dumps(s.args, sort_keys=True, default=str) for s in episode.trajectory.steps
-                        if kinds.get(s.tool) is ToolKind.WRITE)
-        await episode.close()
+        said = json.dumps(await _oracle_writes(env, scenario, seed), sort_keys=True, default=str)
         named = re.compile("|".join(rf"\b{re.escape(old)}\b" for old, _ in labels))
         return await _score(env, scenario, seed, lowest) if named.search(said) else None
 
@@ -203,21 +209,11 @@ async def transfer_audit(env: Environment, scenario: Scenario, opts: AuditOption
     when every seed shares one (an answer with a constant write) is the pair played as drawn.
     """
     spec = scenario.spec
-    kinds = {t.name: t.kind for t in env.toolkit(scenario).allowed.values()}
     written: dict[int, asyncio.Task[list[tuple[str, Any]]]] = {}
-
-    async def oracle_writes(seed: int) -> list[tuple[str, Any]]:
-        _, source = await _graded(env, scenario, seed, ScriptedAgent("oracle", spec.oracle))
-        seen: dict[str, tuple[str, Any]] = {}
-        for step in source.trajectory.steps:  # a retried call appears once per attempt: keep the first
-            if kinds.get(step.tool) is ToolKind.WRITE:
-                seen.setdefault(step.call_id, (step.tool, step.args))
-        await source.close()
-        return list(seen.values())
 
     def writes(seed: int) -> asyncio.Task[list[tuple[str, Any]]]:
         if seed not in written:
-            written[seed] = asyncio.ensure_future(oracle_writes(seed))
+            written[seed] = asyncio.ensure_future(_oracle_writes(env, scenario, seed))
         return written[seed]
 
     def keys(calls: list[tuple[str, Any]]) -> set[str]:

@@ -141,6 +141,8 @@ def _label_lookalikes(groups: list[tuple[str, ...]], rng: random.Random) -> IdsR
     a task is about holds any of its group's ids with equal chance; None when no group was declared (the
     task's events are then what they always were).
     """
+    if not groups:
+        return None
     seen: set[str] = set()
     pairs: list[tuple[str, str]] = []
     for group in groups:
@@ -150,8 +152,6 @@ def _label_lookalikes(groups: list[tuple[str, ...]], rng: random.Random) -> IdsR
         labels = sorted(group)
         rng.shuffle(labels)
         pairs += zip(sorted(group), labels, strict=True)
-    if not groups:
-        return None
     return IdsRelabeled(pairs=tuple(sorted(pairs)))
 
 
