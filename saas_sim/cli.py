@@ -280,6 +280,8 @@ def check(
     min_alternatives: Annotated[int, typer.Option("--min-alternatives", help="Fewest alternatives allowed.",
                                                   min=0)] = 3,
     jobs: Annotated[int, typer.Option("--jobs", help="Scenarios audited at once.", min=1)] = 4,
+    processes: Annotated[int, typer.Option("--processes", min=1,
+                                           help="Worker processes the scenarios are shared out over.")] = 1,
 ) -> None:
     """Self-audit: oracle 1.0, no-op baseline, determinism, replay, rebuild, fork, isolation, and six attacks.
 
@@ -304,7 +306,7 @@ def check(
 
                 opts = AuditOptions(hack_seeds=hack_seeds, blind_seeds=blind_seeds, blind_trials=blind_trials,
                                     min_alternatives=min_alternatives)
-                results = await audit(env, chosen, list(range(seeds)), tick, opts, jobs=jobs)
+                results = await audit(env, chosen, list(range(seeds)), tick, opts, jobs=jobs, processes=processes)
         calls = sum(r.random_calls for r in results)
         errors = sum(r.harness_errors for r in results)
         ok = all(r.ok for r in results)

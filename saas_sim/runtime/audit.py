@@ -285,6 +285,7 @@ async def _audit_scenario(env: Environment, scenario: Scenario, seeds: Sequence[
 async def audit(
     env: Environment, scenarios: Sequence[Scenario], seeds: Sequence[int],
     progress: Callable[[str], None] | None = None, options: AuditOptions | None = None, *, jobs: int = 4,
+    processes: int = 1,
 ) -> list[ScenarioAudit]:
     """Audits scenarios over seeds. Never raises for a scenario's failure: it is reported.
 
@@ -297,6 +298,9 @@ async def audit(
             scenario's attacks).
         options: How hard the attacks try; defaults to issue 9's counts.
         jobs: How many scenarios are audited at once.
+        processes: With more than 1, the scenarios' audits run in that many worker processes
+            (runtime/audit_pool.py), `jobs` at a time over all of them; the cross-process and
+            snapshot comparisons stay in this one. The verdicts do not depend on it.
     """
     say = progress or (lambda _m: None)
     opts = options or AuditOptions()
@@ -310,7 +314,13 @@ async def audit(
     every = sorted({(s.ref, seed) for s in scenarios for seed in seeds})
     elsewhere = asyncio.ensure_future(_subprocess_fingerprints(env, every, "12345")) if every else None
     try:
-        done = await asyncio.gather(*(one(s) for s in scenarios))
+        if processes > 1:
+            from saas_sim.runtime.audit_pool import audit_in_processes
+
+            done = await audit_in_processes(env.config, scenarios, seeds, opts, say, env.world_progress,
+                                            jobs=jobs, processes=processes)
+        else:
+            done = await asyncio.gather(*(one(s) for s in scenarios))
     except BaseException:
         if elsewhere is not None:
             elsewhere.cancel()
