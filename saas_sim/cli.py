@@ -283,10 +283,11 @@ def check(
     processes: Annotated[int, typer.Option("--processes", min=1,
                                            help="Worker processes the scenarios are shared out over.")] = 1,
 ) -> None:
-    """Self-audit: oracle 1.0, no-op baseline, determinism, replay, rebuild, fork, isolation, and six attacks.
+    """Self-audit: oracle 1.0, no-op baseline, determinism, replay, rebuild, fork, isolation, and seven attacks.
 
     The attacks: declared hacks on --hack-seeds seeds, the oracle's writes replayed on other seeds, a blind
-    search with the grade as feedback, a do-everything agent, the alternative solutions, and hack coverage.
+    search with the grade as feedback, a do-everything agent, the alternative solutions, hack coverage, and
+    the lowest id among look-alikes. --processes shares the scenarios out over worker processes.
     """
     from saas_sim.progress import progress_bar
     from saas_sim.runtime.audit import AuditOptions, audit
