@@ -7,6 +7,10 @@ class, never by a list of accepted phrases:
 * **Words.** At least `min_words` distinct words of two letters or more that
   hold a vowel (keyboard noise like "zxcv" holds none), besides the names the
   text may carry: "Call Ann Lee" says "call", "Ann Lee" alone says nothing.
+* **Not a key run.** A word mostly made of runs along a keyboard row or the
+  alphabet ("qwer", "asdf", "uiop", "poiu", "qwerty", "abc", "xyz") is noise
+  even though it holds a vowel; a real word holds such a run only in part
+  ("property" holds "erty").
 * **Language.** The words, names removed, are not classed as the filler sink
   (Latin, which takes lorem ipsum) by the language detector `email_substance`
   uses for emails. Short texts are too short for the emails' threshold on the
@@ -23,7 +27,7 @@ from collections.abc import Sequence
 from saas_sim.domains.crm.email_substance import sink_lead
 from saas_sim.domains.crm.matching import fold
 
-__all__ = ["SINK_CLEAR", "SINK_LEAD", "text_flaw"]
+__all__ = ["ALPHABET_RUN", "KEY_RUN", "RUN_SHARE", "SINK_CLEAR", "SINK_LEAD", "is_key_run", "text_flaw"]
 
 SINK_CLEAR = 0.3
 """The sink's confidence that makes a short text filler whatever the runner-up scores."""
@@ -32,6 +36,36 @@ SINK_LEAD = 0.05
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _VOWEL = re.compile(r"[aeiouy]")
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm", "qwertzuiop", "yxcvbnm", "azertyuiop", "qsdfghjklm", "wxcvbn")
+"""Letter rows of the QWERTY, QWERTZ and AZERTY keyboards the worlds' languages are typed on."""
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+KEY_RUN = 4
+"""Fewest letters of a keyboard-row run that count as noise ("wer" and "tre" are words; "qwer" is not)."""
+ALPHABET_RUN = 3
+"""Fewest letters of a word that is one run of the alphabet ("abc", "xyz", "nop"); only a whole word
+counts, since real words hold short runs ("hijo", "stub")."""
+RUN_SHARE = 2 / 3
+"""Share of a word's letters inside keyboard-row runs that makes the word noise."""
+
+
+def _runs(rows: tuple[str, ...], least: int) -> frozenset[str]:
+    """Every run of `least` letters along `rows`, both ways (a longer run is overlapping ones)."""
+    both = rows + tuple(r[::-1] for r in rows)
+    return frozenset(r[i:i + least] for r in both for i in range(len(r) - least + 1))
+
+
+_KEY_GRAMS = _runs(_ROWS, KEY_RUN)
+
+
+def is_key_run(word: str) -> bool:
+    """Whether `word` (folded) is typed noise: mostly runs along a keyboard row, or one run of the alphabet."""
+    if len(word) >= ALPHABET_RUN and (word in _ALPHABET or word in _ALPHABET[::-1]):
+        return True
+    covered: set[int] = set()
+    for i in range(len(word) - KEY_RUN + 1):
+        if word[i:i + KEY_RUN] in _KEY_GRAMS:
+            covered.update(range(i, i + KEY_RUN))
+    return bool(word) and len(covered) >= RUN_SHARE * len(word)
 
 
 def text_flaw(text: str | None, min_words: int = 1, names: Sequence[str] = ()) -> str | None:
@@ -44,7 +78,7 @@ def text_flaw(text: str | None, min_words: int = 1, names: Sequence[str] = ()) -
     """
     name_words = {w for n in names for w in _WORD.findall(fold(n))}
     raw = [w for w in _WORD.findall(text or "") if fold(w) not in name_words]
-    words = {fold(w) for w in raw if _VOWEL.search(fold(w))}
+    words = {fold(w) for w in raw if _VOWEL.search(fold(w)) and not is_key_run(fold(w))}
     if len(words) < min_words:
         return f"{text!r} has {len(words)} real words besides names (fewer than {min_words})"
     sink = sink_lead(" ".join(raw))

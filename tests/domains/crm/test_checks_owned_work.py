@@ -258,3 +258,26 @@ def test_a_backdated_call_breaks_the_gate_and_a_recent_one_does_not(crm: Caller,
 @pytest.mark.parametrize("text", ["Call Manon Paris", "Demo for Acme Corp", "Ping Livia"])
 def test_a_short_subject_with_a_foreign_name_is_no_filler(text: str) -> None:
     assert text_flaw(text) is None
+
+
+@pytest.mark.parametrize("text", ["qwer", "asdf", "uiop", "poiu", "fdsa", "qwerty", "asdfgh", "azerty", "qwerasdf",
+                                  "abc", "xyz", "nop", "qwer tyui", "Ann Lee qwer"])
+def test_keyboard_and_alphabet_runs_are_noise_though_they_hold_a_vowel(text: str) -> None:
+    assert text_flaw(text, names=["Ann Lee"]) is not None
+
+
+@pytest.mark.parametrize("text", ["Update the property record", "Liberty renewal", "Wert prüfen", "Hijo call",
+                                  "Stub out the quote", "Defend the price", "Were they reached?", "Tree review"])
+def test_real_words_that_hold_a_short_run_say_something(text: str) -> None:
+    assert text_flaw(text) is None
+
+
+@pytest.mark.parametrize("subject", ["qwer", "asdf", "qwerty", "xyz"])
+def test_a_followup_called_by_a_key_run_is_no_followup_and_breaks_the_gate(crm: Caller, world: State,
+                                                                             subject: str) -> None:
+    d = _open_deal(world)
+    crm("crm.create_task", subject=subject, due_at=DUE, deal_id=d.id)
+    ctx = _ctx(crm, world)
+    assert cd.task_due(ctx, d.id, DUE).score == 0.0
+    assert cd.task_within(ctx, d.id, EPOCH.isoformat(), 259200).score == 0.0
+    assert cd.texts_say_something(ctx).score == 0.0
