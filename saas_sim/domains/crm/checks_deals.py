@@ -196,16 +196,18 @@ def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float,
 
 
 @kit.check
-def next_step_changed(ctx: CheckContext, deal_id: str, min_words: int = 3) -> CheckOutcome:
+def next_step_changed(ctx: CheckContext, deal_id: str, min_words: int = 3, echo_of: str | None = None) -> CheckOutcome:
     """The deal has a new, concrete next step: at least `min_words` real words besides names, not the old one.
 
     Words of a language, not filler (`text_substance`): "Lorem ipsum dolor" has
-    three words and says nothing.
+    three words and says nothing. With `echo_of` (the task's instructions), a
+    next step mostly copied from them ("record a concrete next step on the deal")
+    restates the ask and plans nothing.
     """
     before, after = deal(ctx.initial, deal_id).next_step, deal(ctx.final, deal_id).next_step
     if fold(after or "") == fold(before or ""):
         return CheckOutcome.failed(f"next step unchanged ({after!r})")
-    flaw = text_flaw(after, min_words=min_words)
+    flaw = text_flaw(after, min_words=min_words, echo_of=echo_of)
     return CheckOutcome.of(flaw is None, flaw or f"next step {before!r} -> {after!r}")
 
 

@@ -16,6 +16,11 @@ class, never by a list of accepted phrases:
   uses for emails. Short texts are too short for the emails' threshold on the
   real languages, so only a clear sink verdict refuses them (`SINK_CLEAR`, `SINK_LEAD`).
 
+* **Not an echo.** When the check passes the task's instructions, at most
+  `ECHO_SHARE` of the text's words lie in runs of `ECHO_RUN` words copied from
+  them: a next step of "record a concrete next step on the deal" or "Do not
+  close the deal" restates the ask, it plans nothing.
+
 It decides nothing about truth: `checks_claims` judges what a text claims.
 """
 
@@ -24,11 +29,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from saas_sim.domains.crm.email_substance import sink_lead
+from saas_sim.domains.crm.email_substance import pasted_share, sink_lead
 from saas_sim.domains.crm.matching import fold
 
-__all__ = ["ALPHABET_RUN", "KEY_RUN", "RUN_SHARE", "SINK_CLEAR", "SINK_LEAD", "is_key_run", "text_flaw"]
+__all__ = [
+    "ALPHABET_RUN", "ECHO_RUN", "ECHO_SHARE", "KEY_RUN", "RUN_SHARE", "SINK_CLEAR", "SINK_LEAD",
+    "is_key_run", "text_flaw",
+]
 
+ECHO_RUN = 4
+"""Consecutive words shared with the instructions that count as copied (a short text has few words)."""
+ECHO_SHARE = 0.5
+"""Largest share of a short text's words that may lie in runs copied from the instructions."""
 SINK_CLEAR = 0.3
 """The sink's confidence that makes a short text filler whatever the runner-up scores."""
 SINK_LEAD = 0.05
@@ -68,19 +80,25 @@ def is_key_run(word: str) -> bool:
     return bool(word) and len(covered) >= RUN_SHARE * len(word)
 
 
-def text_flaw(text: str | None, min_words: int = 1, names: Sequence[str] = ()) -> str | None:
+def text_flaw(
+    text: str | None, min_words: int = 1, names: Sequence[str] = (), echo_of: str | None = None,
+) -> str | None:
     """Returns why `text` says nothing, or None when it says something.
 
     Args:
         text: The text (None or empty says nothing).
         min_words: Fewest distinct real words besides names.
         names: Names the text may carry (the person's, the deal's); they are not counted as words.
+        echo_of: The task's instructions, when the text must be the agent's own: a text mostly copied
+            from them restates the ask.
     """
     name_words = {w for n in names for w in _WORD.findall(fold(n))}
     raw = [w for w in _WORD.findall(text or "") if fold(w) not in name_words]
     words = {fold(w) for w in raw if _VOWEL.search(fold(w)) and not is_key_run(fold(w))}
     if len(words) < min_words:
         return f"{text!r} has {len(words)} real words besides names (fewer than {min_words})"
+    if echo_of and pasted_share(_WORD.findall(fold(text or "")), _WORD.findall(fold(echo_of)), ECHO_RUN) > ECHO_SHARE:
+        return f"{text!r} copies the task's instructions"
     sink = sink_lead(" ".join(raw))
     # A short text with a foreign name can tip the sink by a hair ("Call Manon Paris": 0.16 against 0.15): only
     # a clear sink verdict is filler (lorem ipsum scores about 0.7, noise leads by 0.05+).
