@@ -95,18 +95,24 @@ def next_step_quotes(ctx: CheckContext, deal_id: str, amount: str) -> CheckOutco
 
 
 @kit.check
-def incident_noted(ctx: CheckContext, account_id: str, amounts: Sequence[str]) -> CheckOutcome:
+def incident_noted(ctx: CheckContext, account_id: str, amounts: Sequence[str], as_refund: bool = False) -> CheckOutcome:
     """A note, call or meeting logged on the account (directly or through its deal or contact) states every
     amount of `amounts` (a goal, all or nothing: a note without the figures records nothing checkable).
+
+    With `as_refund`, each amount must be stated as refunded (`refund_claims`): the refund's figure named as
+    the charge ("Customer was charged 50.00 USD"), in a denial ("No refund was issued; 50.00 USD is owed") or
+    in a list of bare figures records no refund, though the figure is there.
     """
     want = {_amount(a) for a in amounts}
     on_account = [a for a in _logged(ctx) if a.account_id == account_id]
     for a in on_account:
-        stated = set(extract_amounts(f"{a.subject}\n{a.body or ''}"))
+        text = f"{a.subject}\n{a.body or ''}"
+        stated = {c.amount.value for c in refund_claims(text)} if as_refund else set(extract_amounts(text))
         if want <= stated:
             return CheckOutcome.passed(f"{a.kind} {a.id} on {account_id} states {sorted(map(str, want))}")
     if on_account:
-        return CheckOutcome.failed(f"notes on {account_id} do not state {sorted(map(str, want))}")
+        role = " as refunded" if as_refund else ""
+        return CheckOutcome.failed(f"notes on {account_id} do not state {sorted(map(str, want))}{role}")
     return CheckOutcome.failed(f"nothing was logged on account {account_id}")
 
 

@@ -162,6 +162,27 @@ def test_incident_noted_needs_the_figure_on_that_very_account(staged: tuple[Stat
     assert cb.activities_only_on(_ctx(stray, state), [account]).score == 0.0
 
 
+@pytest.mark.parametrize(("body", "ok"), [
+    ("Refunded $12.40.", True),
+    ("Pricing bug fixed; 12.40 USD refunded on the charge.", True),
+    ("Refund of 12.40 USD issued to the card on file.", True),
+    ("Credited back $12.40 after the fix.", True),
+    ("Customer was charged 12.40 USD for the plan; the right price is 10.00 USD.", False),
+    ("12.40 USD 50.00 USD 37.60 USD", False),
+    ("Pricing bug found. No refund was issued; 12.40 USD is still owed by the customer.", False),
+    ("The customer asked for a refund of 12.40 USD.", False),
+])
+def test_incident_noted_as_a_refund_needs_the_figure_stated_as_refunded(
+        staged: tuple[State, dict[str, Any]], body: str, ok: bool) -> None:
+    state, b = staged
+    crm = Caller(state)
+    crm("crm.log_activity", kind="note", contact_id=b["contact"]["id"], subject="Billing incident", body=body)
+    ctx = _ctx(crm, state)
+    assert (cb.incident_noted(ctx, b["account"]["id"], ["12.40"], as_refund=True).score == 1.0) is ok
+    # Without the role, the figure alone is enough.
+    assert cb.incident_noted(ctx, b["account"]["id"], ["12.40"]).score == 1.0
+
+
 def _foreign_deal(state: State, account_id: str) -> str:
     from saas_sim.domains.crm.state import DEALS
 
