@@ -355,3 +355,21 @@ def test_refund_claims_read_the_amount_told_of_a_refund_given(text: str, claimed
     from saas_sim.domains.crm.refund_claims import refund_claims
 
     assert [c.amount.value for c in refund_claims(text)] == [Decimal(x) for x in claimed]
+
+
+
+def test_a_quote_line_total_times_the_seats_is_no_true_figure(staged: tuple[State, dict[str, Any]]) -> None:
+    state, b = staged
+    deal_id = b["deal"]["id"]
+    seats = [{"count": 42, "unit": "seat"}]
+    line = [{"product_id": "prd_000005", "quantity": 1, "unit_price": "2100"}]
+    crm = Caller(state)
+    crm("crm.set_line_items", deal_id=deal_id, items=line)
+    crm("crm.update_deal", deal_id=deal_id, next_step="Quote 88200.00 USD to the buyer")  # 2100.00 x 42 seats
+    assert cb.plan_texts_true(_ctx(crm, state), deal_id, seats).score == 0.0
+    # The line's own total, and its share per seat, stay true.
+    for text in ("The connector line is 2100.00 USD", "The connector is 50.00 USD per seat"):
+        ok = Caller(state)
+        ok("crm.set_line_items", deal_id=deal_id, items=line)
+        ok("crm.update_deal", deal_id=deal_id, next_step=text)
+        assert cb.plan_texts_true(_ctx(ok, state), deal_id, seats).score == 1.0, text
