@@ -303,3 +303,12 @@ def test_a_next_step_of_the_agents_own_words_counts_beside_the_ask(crm: Caller, 
     d = _open_deal(world)
     crm("crm.update_deal", deal_id=d.id, next_step=text)
     assert cd.next_step_changed(_ctx(crm, world), d.id, echo_of=_ASK).score == 1.0
+
+
+def test_a_next_step_copied_from_the_ask_breaks_the_gate_when_the_ask_is_known(crm: Caller, world: State) -> None:
+    d = _open_deal(world)
+    crm("crm.update_deal", deal_id=d.id, next_step="record a concrete next step on the deal")
+    assert cd.texts_say_something(_ctx(crm, world), echo_of=_ASK).score == 0.0
+    assert cd.texts_say_something(_ctx(crm, world)).score == 1.0
+    crm("crm.update_deal", deal_id=d.id, next_step="Review call to resolve open points")
+    assert cd.texts_say_something(_ctx(crm, world), echo_of=_ASK).score == 1.0
