@@ -196,16 +196,18 @@ def task_within(ctx: CheckContext, deal_id: str, start: str, within_s: float,
 
 
 @kit.check
-def next_step_changed(ctx: CheckContext, deal_id: str, min_words: int = 3) -> CheckOutcome:
+def next_step_changed(ctx: CheckContext, deal_id: str, min_words: int = 3, echo_of: str | None = None) -> CheckOutcome:
     """The deal has a new, concrete next step: at least `min_words` real words besides names, not the old one.
 
     Words of a language, not filler (`text_substance`): "Lorem ipsum dolor" has
-    three words and says nothing.
+    three words and says nothing. With `echo_of` (the task's instructions), a
+    next step mostly copied from them ("record a concrete next step on the deal")
+    restates the ask and plans nothing.
     """
     before, after = deal(ctx.initial, deal_id).next_step, deal(ctx.final, deal_id).next_step
     if fold(after or "") == fold(before or ""):
         return CheckOutcome.failed(f"next step unchanged ({after!r})")
-    flaw = text_flaw(after, min_words=min_words)
+    flaw = text_flaw(after, min_words=min_words, echo_of=echo_of)
     return CheckOutcome.of(flaw is None, flaw or f"next step {before!r} -> {after!r}")
 
 
@@ -307,12 +309,14 @@ def calls_dated_when_made(ctx: CheckContext, recent_s: float) -> CheckOutcome:
 
 
 @kit.check
-def texts_say_something(ctx: CheckContext) -> CheckOutcome:
+def texts_say_something(ctx: CheckContext, echo_of: str | None = None) -> CheckOutcome:
     """Every task subject the agent wrote and every next step it set says something (a constraint).
 
     Like an email of filler, a follow-up called "." or a next step of lorem ipsum
     is junk written into the CRM, whatever else the episode got right
-    (`text_substance`: real words, not filler).
+    (`text_substance`: real words, not filler). With `echo_of` (the task's
+    instructions), a next step mostly copied from them ("record a concrete next
+    step on the deal") is junk too: it restates the ask, like an email that pastes it.
     """
     empty: list[str] = []
     for t in ctx.created(TASKS):
@@ -322,7 +326,7 @@ def texts_say_something(ctx: CheckContext) -> CheckOutcome:
     for i, before, after in ctx.changed(DEALS):
         if after is None or after.next_step is None or (before is not None and before.next_step == after.next_step):
             continue
-        if (flaw := text_flaw(after.next_step, names=_names(ctx, None, after))) is not None:
+        if (flaw := text_flaw(after.next_step, names=_names(ctx, None, after), echo_of=echo_of)) is not None:
             empty.append(f"next step of {i}: {flaw}")
     return CheckOutcome.of(not empty, "; ".join(empty[:4]) or "every task subject and next step says something")
 

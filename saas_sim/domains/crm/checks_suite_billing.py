@@ -21,11 +21,12 @@ from saas_sim.domains.crm.check_helpers import deal, money
 from saas_sim.domains.crm.checks_claims import AgentText, agent_texts
 from saas_sim.domains.crm.checks_email_facts import bare_money_figures, true_amounts
 from saas_sim.domains.crm.figure_marks import cents_figures, code_returns, past_amounts, told_as_past
+from saas_sim.domains.crm.gen_sales import line_total
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
 from saas_sim.domains.crm.models import Activity
 from saas_sim.domains.crm.refund_claims import refund_claims
-from saas_sim.domains.crm.state import ACTIVITIES, DEALS
+from saas_sim.domains.crm.state import ACTIVITIES, DEALS, LINE_ITEMS
 from saas_sim.domains.crm.text_claims import Claim, read_claims
 from saas_sim.domains.crm.verb_governance import INTENT
 
@@ -95,18 +96,24 @@ def next_step_quotes(ctx: CheckContext, deal_id: str, amount: str) -> CheckOutco
 
 
 @kit.check
-def incident_noted(ctx: CheckContext, account_id: str, amounts: Sequence[str]) -> CheckOutcome:
+def incident_noted(ctx: CheckContext, account_id: str, amounts: Sequence[str], as_refund: bool = False) -> CheckOutcome:
     """A note, call or meeting logged on the account (directly or through its deal or contact) states every
     amount of `amounts` (a goal, all or nothing: a note without the figures records nothing checkable).
+
+    With `as_refund`, each amount must be stated as refunded (`refund_claims`): the refund's figure named as
+    the charge ("Customer was charged 50.00 USD"), in a denial ("No refund was issued; 50.00 USD is owed") or
+    in a list of bare figures records no refund, though the figure is there.
     """
     want = {_amount(a) for a in amounts}
     on_account = [a for a in _logged(ctx) if a.account_id == account_id]
     for a in on_account:
-        stated = set(extract_amounts(f"{a.subject}\n{a.body or ''}"))
+        text = f"{a.subject}\n{a.body or ''}"
+        stated = {c.amount.value for c in refund_claims(text)} if as_refund else set(extract_amounts(text))
         if want <= stated:
             return CheckOutcome.passed(f"{a.kind} {a.id} on {account_id} states {sorted(map(str, want))}")
     if on_account:
-        return CheckOutcome.failed(f"notes on {account_id} do not state {sorted(map(str, want))}")
+        role = " as refunded" if as_refund else ""
+        return CheckOutcome.failed(f"notes on {account_id} do not state {sorted(map(str, want))}{role}")
     return CheckOutcome.failed(f"nothing was logged on account {account_id}")
 
 
@@ -120,6 +127,13 @@ def activities_only_on(ctx: CheckContext, account_ids: Sequence[str]) -> CheckOu
         more = f" and {len(stray) - _SHOWN} more" if len(stray) > _SHOWN else ""
         return CheckOutcome.failed(f"activities on other accounts: {', '.join(stray[:_SHOWN])}{more}")
     return CheckOutcome.passed("every new activity is on the task's account")
+
+
+def _line_totals(ctx: CheckContext, deal_id: str | None) -> set[Decimal]:
+    """The totals of the deal's quote lines in the final state (none without a deal)."""
+    d = ctx.final.get(DEALS, deal_id) if deal_id else None
+    lines = [i for i in (ctx.final.get(LINE_ITEMS, x) for x in (d.line_item_ids if d else ())) if i is not None]
+    return {line_total(i.quantity, i.unit_price, i.discount_pct) for i in lines}
 
 
 def _claim_holds(ctx: CheckContext, claim: Claim, t: AgentText, deal_id: str | None) -> bool:
@@ -169,6 +183,9 @@ def plan_texts_true(ctx: CheckContext, deal_id: str | None = None, counts: Seque
     typed = [figure_of(a, _amount) for a in also_true if isinstance(a, Mapping)]
     if deal_id is not None and deal_per is not None and (amount := deal(ctx.final, deal_id).amount) is not None:
         typed.append(Figure(amount, frozenset(deal_per)))
+    # A quote line's total is a total: a share of it per seat may be stated, but times the seats it is no figure
+    # (a 2,160.00 connector line times 166 seats made last year's 358,560.00 price "true").
+    typed += [Figure(t, frozenset()) for t in _line_totals(ctx, deal_id)]
     known = known_figures(true_amounts(ctx, deal_id, [a for a in also_true if not isinstance(a, Mapping)]), typed)
     plain = [count_of(c) for c in counts]
     numbers = {c.n for c in plain}

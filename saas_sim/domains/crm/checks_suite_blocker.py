@@ -1,7 +1,8 @@
 """Check of a deal unblocked by a bug fix: its next step now says the fix is in.
 
-* `next_step_reports_fix`: the deal's next step changed from the stalled one and affirms the fix in a
-  clause of its own, and no clause says the deal still waits for the fix.
+* `next_step_reports_fix`: the deal's next step changed from the stalled one, says something besides the fix
+  (`text_substance`: real words, so "asdf qwer fixed" or "fixed fixed fixed" is no next step), affirms the
+  fix in a clause of its own, and no clause says the deal still waits for the fix.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from saas_sim.core.domain import CheckContext, CheckOutcome
 from saas_sim.domains.crm.check_helpers import deal
 from saas_sim.domains.crm.kit import kit
 from saas_sim.domains.crm.matching import fold
+from saas_sim.domains.crm.text_substance import text_flaw
 
 __all__ = ["next_step_reports_fix"]
 
@@ -33,14 +35,14 @@ _WAITS_FOR_FIX = re.compile(r"\b(?:wait\w*|pending|until|once|after|blocked|on h
 
 @kit.check
 def next_step_reports_fix(ctx: CheckContext, *, deal_id: str, min_words: int = 3) -> CheckOutcome:
-    """The deal's next step is new, has at least `min_words` words and affirms the fix is in."""
+    """The deal's next step is new, has at least `min_words` distinct real words and affirms the fix is in."""
     before = deal(ctx.initial, deal_id).next_step or ""
     after = deal(ctx.final, deal_id).next_step or ""
     text = fold(after)
     if text == fold(before):
         return CheckOutcome.failed(f"next step unchanged: {after!r}")
-    if len(re.findall(r"[^\W\d_]{2,}", after)) < min_words:
-        return CheckOutcome.failed(f"next step too short: {after!r}")
+    if (flaw := text_flaw(after, min_words=min_words)) is not None:
+        return CheckOutcome.failed(f"next step says nothing: {flaw}")
     clauses = [c for c in _CLAUSE.split(_QUESTION.sub(" ; ", text)) if c.strip()]
     affirmed = any(_FIXED.search(c) and not _UNSURE.search(c) for c in clauses)
     if not affirmed or _WAITS_FOR_FIX.search(text):

@@ -34,7 +34,10 @@ from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 from saas_sim.core.text_facts import LANGUAGES
 from saas_sim.domains.crm.matching import fold
 
-__all__ = ["ECHO_RUN", "MIN_CONFIDENCE", "MIN_DISTINCT", "PASTE_SHARE", "message_flaw", "sink_lead", "warm_detector"]
+__all__ = [
+    "ECHO_RUN", "MIN_CONFIDENCE", "MIN_DISTINCT", "PASTE_SHARE", "message_flaw", "pasted_share", "sink_lead",
+    "warm_detector",
+]
 
 MIN_DISTINCT = 6
 """Fewest distinct non-name words of a real message (a greeting and a sign-off alone are about four)."""
@@ -88,7 +91,7 @@ def _shares_run(body: list[str], source: list[str], run: int) -> bool:
     return any(tuple(body[i:i + run]) in grams for i in range(len(body) - run + 1))
 
 
-def _pasted_share(body: list[str], source: list[str], run: int) -> float:
+def pasted_share(body: list[str], source: list[str], run: int) -> float:
     """Returns the share of `body`'s words inside runs of `run` words that also occur in `source`."""
     if not body or len(body) < run or len(source) < run:
         return 0.0
@@ -121,7 +124,7 @@ def message_flaw(
         return f"it has {len(set(content))} distinct words besides names (fewer than {MIN_DISTINCT})"
     if echo_of and _shares_run(words, _words(echo_of), ECHO_RUN):
         return f"it copies {ECHO_RUN} or more consecutive words of the task's instructions"
-    if any(_pasted_share(words, _words(q), ECHO_RUN) > PASTE_SHARE for q in quoted):
+    if any(pasted_share(words, _words(q), ECHO_RUN) > PASTE_SHARE for q in quoted):
         return "it is mostly a copy of an email the CRM holds"
     # Accents carry much of a language's signal, so lingua reads the raw words, not the folded ones.
     raw = " ".join(w for w in _WORD.findall(body) if fold(w) not in name_words)

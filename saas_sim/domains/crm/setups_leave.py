@@ -54,8 +54,12 @@ def _offset(move: dict[str, Any], hours: int) -> dict[str, Any]:
 
 
 def _moves(tasks: list[Task], day: date, keep_time: bool, now: datetime) -> list[dict[str, Any]]:
+    # The constant time of the one-time-for-all misreading is 09:00, or the first hour after it that no moved
+    # task holds: a task that was due at 09:00 would be moved right by chance, and the misreading pass.
+    held = {(t.due_at.hour, t.due_at.minute) for t in tasks}
+    hour = next(h for h in range(9, 33) if (h % 24, 0) not in held) % 24
     return [{"task_id": t.id, "due_at": iso(_at(day, t.due_at.hour, t.due_at.minute, now) if keep_time
-                                          else _at(day, 9, 0, now))} for t in tasks]
+                                          else _at(day, hour, 0, now))} for t in tasks]
 
 
 @kit.setup
@@ -63,7 +67,8 @@ def leave_cover(ctx: SetupContext) -> Setup:
     """A rep on leave from `start` to `end` (inclusive, ending on a Friday or Saturday), with tasks on every edge.
 
     Bindings: user, start, end, start_text, end_text, return_day, moves (task_id and new due_at), moved_ids,
-    day_after_moves, nine_am_moves, edge_moves (the evening before and the day after), completed_id,
+    day_after_moves, nine_am_moves (every task at one time none of them holds: 09:00, else a later hour),
+    edge_moves (the evening before and the day after), completed_id,
     colleague_task_id, contact (on one of the rep's deals), moves_cet and moves_utc_offset (the moves'
     instants at +01:00 and +00:00), dates (every true due date after the moves).
 

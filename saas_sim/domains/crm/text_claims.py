@@ -22,7 +22,10 @@ The kinds of claim:
   "signé"), or booked or executed with a deal or contract noun within three
   words ("Deal closed and booked", "the agreement is executed"), or closed with
   a contract noun ("Vertrag abgeschlossen": a deal "closed" may be lost), or a
-  purchase order received ("PO received"); never with a word of loss in the
+  purchase order received ("PO received"), or thanked or congratulated for
+  ("Thanks for signing the contract", "danke für die Unterschrift"): gratitude
+  for an act says the act is done, and the act's noun or gerund
+  (`_SIGNING`) claims it as surely as "signed"; never with a word of loss in the
   clause ("Deal closed lost" is a stage claim). True when the deal is `closed_won`.
 * `stage`: the deal moved to or is in a named stage ("moved to proposal",
   "in der Verhandlungsphase"): a stage name (`STAGE_NAMES`) with a move cue
@@ -121,6 +124,30 @@ _RECEIVED: Final = cues("received", "in hand", "erhalten", "eingegangen", "recu"
 """Folded verbs that win a deal when a purchase order (`_ORDERS`) stands near them ("PO received")."""
 
 _ORDERS: Final = cues("po", "pos", "purchase order", "bestellung", "bon de commande", "orden de compra")
+
+_THANKED: Final = cues(
+    "thanks for", "thank you for", "thanks a lot for", "many thanks for", "grateful for", "appreciate",
+    "congratulations on", "congrats on", "congratulations for",
+    "danke fur", "vielen dank fur", "herzlichen dank fur", "gluckwunsch zur", "gluckwunsch zum",
+    "merci pour", "merci de", "merci d", "felicitations pour",
+    "gracias por", "enhorabuena por", "felicidades por",
+)
+"""Folded cues of gratitude for an act, which says the act is done ("Thanks for signing")."""
+
+_SIGNING: Final = cues(
+    "signing", "countersigning", "signature", "signatures", "signing the contract", "your signature",
+    "unterschrift", "unterzeichnung", "unterschreiben", "unterzeichnen",
+    "signer", "avoir signe",
+    "firma", "firmar", "firmarlo", "firmado",
+)
+"""Folded nouns and gerunds of signing, read right after a gratitude cue (`_THANKED`), past `_DETERMINERS` only."""
+
+_DETERMINERS: Final = frozenset({
+    "the", "your", "you", "their", "them", "his", "her", "its", "this", "that",
+    "die", "ihre", "deine", "eure", "der", "den", "la", "le", "votre", "vos", "el", "su", "sus", "tu",
+})
+"""Words that may stand between gratitude and the act thanked for ("Thanks for your signature"); any other
+word makes the act something else's object ("Thanks for considering signing" thanks a consideration)."""
 
 _LOSS: Final = cues("lost", "verloren", "perdu", "perdue", "perdido", "perdida")
 """Folded words of a lost deal: "Deal closed lost" claims the stage, not a win."""
@@ -242,7 +269,14 @@ def _claims_won(words: tuple[str, ...]) -> bool:
     events = [s for s in spans(words, _BOOKED) if _near(words, s, _DEALS)]
     events += [s for s in spans(words, _CONCLUDED) if _near(words, s, _CONTRACTS)]
     events += [s for s in spans(words, _RECEIVED) if _near(words, s, _ORDERS)]
+    events += [s for s in spans(words, _THANKED) if _thanked_signing(words, s)]
     return any(not governed(words, s) for s in events)
+
+
+def _thanked_signing(words: tuple[str, ...], span: Span) -> bool:
+    """Whether a signing noun or gerund (`_SIGNING`) follows the gratitude cue at `span`, past determiners only."""
+    end = span[1]
+    return any(s >= end and all(w in _DETERMINERS for w in words[end:s]) for s, _ in spans(words, _SIGNING))
 
 
 def _phrasal(words: tuple[str, ...], span: Span) -> bool:

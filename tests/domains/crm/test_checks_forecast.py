@@ -56,9 +56,9 @@ async def test_a_note_on_a_quiet_deal_counts_as_touching_it(env: Environment) ->
     ("Project cancelled in a reorg", "Lost to Copperleaf (price was not the deciding factor)"),
 ])
 async def test_a_reason_that_denies_the_other_causes_is_true(env: Environment, cancelled: str, competitor: str) -> None:
-    bindings = (await env.task(env.scenario(REF), 15)).bindings
-    assert (bindings["d1"]["competitor"], bindings["d2"]["cause"]) == ("Copperleaf", "cancelled")
-    grade = await scripted_grade(env, REF, 15, [_close("{d2.id}", cancelled), _close("{d1.id}", competitor)])
+    seed = await find_seed(env, REF, lambda t: (t.bindings["d1"].get("competitor"), t.bindings["d2"]["cause"])
+                           == ("Copperleaf", "cancelled"), "a loss to Copperleaf beside a cancelled project")
+    grade = await scripted_grade(env, REF, seed, [_close("{d2.id}", cancelled), _close("{d1.id}", competitor)])
     assert grade.score == 1.0, grade.violations
 
 

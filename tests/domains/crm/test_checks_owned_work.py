@@ -258,3 +258,57 @@ def test_a_backdated_call_breaks_the_gate_and_a_recent_one_does_not(crm: Caller,
 @pytest.mark.parametrize("text", ["Call Manon Paris", "Demo for Acme Corp", "Ping Livia"])
 def test_a_short_subject_with_a_foreign_name_is_no_filler(text: str) -> None:
     assert text_flaw(text) is None
+
+
+@pytest.mark.parametrize("text", ["qwer", "asdf", "uiop", "poiu", "fdsa", "qwerty", "asdfgh", "azerty", "qwerasdf",
+                                  "abc", "xyz", "nop", "qwer tyui", "Ann Lee qwer"])
+def test_keyboard_and_alphabet_runs_are_noise_though_they_hold_a_vowel(text: str) -> None:
+    assert text_flaw(text, names=["Ann Lee"]) is not None
+
+
+@pytest.mark.parametrize("text", ["Update the property record", "Liberty renewal", "Wert prüfen", "Hijo call",
+                                  "Stub out the quote", "Defend the price", "Were they reached?", "Tree review"])
+def test_real_words_that_hold_a_short_run_say_something(text: str) -> None:
+    assert text_flaw(text) is None
+
+
+@pytest.mark.parametrize("subject", ["qwer", "asdf", "qwerty", "xyz"])
+def test_a_followup_called_by_a_key_run_is_no_followup_and_breaks_the_gate(crm: Caller, world: State,
+                                                                             subject: str) -> None:
+    d = _open_deal(world)
+    crm("crm.create_task", subject=subject, due_at=DUE, deal_id=d.id)
+    ctx = _ctx(crm, world)
+    assert cd.task_due(ctx, d.id, DUE).score == 0.0
+    assert cd.task_within(ctx, d.id, EPOCH.isoformat(), 259200).score == 0.0
+    assert cd.texts_say_something(ctx).score == 0.0
+
+
+_ASK = ("The deal has had no activity for 36 days. Re-engage it: send a personal email to its primary contact, "
+        "linked to the deal; record a concrete next step on the deal; and create a follow-up task on the deal due "
+        "within the next three days. Do not put the contact in a nurture sequence and do not close the deal.")
+
+
+@pytest.mark.parametrize("text", ["record a concrete next step on the deal", "Do not close the deal",
+                                  "Re-engage it: send a personal email to its primary contact",
+                                  "Create a follow-up task on the deal"])
+def test_a_next_step_copied_from_the_ask_is_no_next_step(crm: Caller, world: State, text: str) -> None:
+    d = _open_deal(world)
+    crm("crm.update_deal", deal_id=d.id, next_step=text)
+    assert cd.next_step_changed(_ctx(crm, world), d.id, echo_of=_ASK).score == 0.0
+
+
+@pytest.mark.parametrize("text", ["Review call to resolve open points", "Book a call on the deal's open points",
+                                  "Follow up within three days on pricing", "Kurzes Gespräch zu den offenen Punkten"])
+def test_a_next_step_of_the_agents_own_words_counts_beside_the_ask(crm: Caller, world: State, text: str) -> None:
+    d = _open_deal(world)
+    crm("crm.update_deal", deal_id=d.id, next_step=text)
+    assert cd.next_step_changed(_ctx(crm, world), d.id, echo_of=_ASK).score == 1.0
+
+
+def test_a_next_step_copied_from_the_ask_breaks_the_gate_when_the_ask_is_known(crm: Caller, world: State) -> None:
+    d = _open_deal(world)
+    crm("crm.update_deal", deal_id=d.id, next_step="record a concrete next step on the deal")
+    assert cd.texts_say_something(_ctx(crm, world), echo_of=_ASK).score == 0.0
+    assert cd.texts_say_something(_ctx(crm, world)).score == 1.0
+    crm("crm.update_deal", deal_id=d.id, next_step="Review call to resolve open points")
+    assert cd.texts_say_something(_ctx(crm, world), echo_of=_ASK).score == 1.0

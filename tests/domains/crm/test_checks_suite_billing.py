@@ -162,6 +162,27 @@ def test_incident_noted_needs_the_figure_on_that_very_account(staged: tuple[Stat
     assert cb.activities_only_on(_ctx(stray, state), [account]).score == 0.0
 
 
+@pytest.mark.parametrize(("body", "ok"), [
+    ("Refunded $12.40.", True),
+    ("Pricing bug fixed; 12.40 USD refunded on the charge.", True),
+    ("Refund of 12.40 USD issued to the card on file.", True),
+    ("Credited back $12.40 after the fix.", True),
+    ("Customer was charged 12.40 USD for the plan; the right price is 10.00 USD.", False),
+    ("12.40 USD 50.00 USD 37.60 USD", False),
+    ("Pricing bug found. No refund was issued; 12.40 USD is still owed by the customer.", False),
+    ("The customer asked for a refund of 12.40 USD.", False),
+])
+def test_incident_noted_as_a_refund_needs_the_figure_stated_as_refunded(
+        staged: tuple[State, dict[str, Any]], body: str, ok: bool) -> None:
+    state, b = staged
+    crm = Caller(state)
+    crm("crm.log_activity", kind="note", contact_id=b["contact"]["id"], subject="Billing incident", body=body)
+    ctx = _ctx(crm, state)
+    assert (cb.incident_noted(ctx, b["account"]["id"], ["12.40"], as_refund=True).score == 1.0) is ok
+    # Without the role, the figure alone is enough.
+    assert cb.incident_noted(ctx, b["account"]["id"], ["12.40"]).score == 1.0
+
+
 def _foreign_deal(state: State, account_id: str) -> str:
     from saas_sim.domains.crm.state import DEALS
 
@@ -334,3 +355,21 @@ def test_refund_claims_read_the_amount_told_of_a_refund_given(text: str, claimed
     from saas_sim.domains.crm.refund_claims import refund_claims
 
     assert [c.amount.value for c in refund_claims(text)] == [Decimal(x) for x in claimed]
+
+
+
+def test_a_quote_line_total_times_the_seats_is_no_true_figure(staged: tuple[State, dict[str, Any]]) -> None:
+    state, b = staged
+    deal_id = b["deal"]["id"]
+    seats = [{"count": 42, "unit": "seat"}]
+    line = [{"product_id": "prd_000005", "quantity": 1, "unit_price": "2100"}]
+    crm = Caller(state)
+    crm("crm.set_line_items", deal_id=deal_id, items=line)
+    crm("crm.update_deal", deal_id=deal_id, next_step="Quote 88200.00 USD to the buyer")  # 2100.00 x 42 seats
+    assert cb.plan_texts_true(_ctx(crm, state), deal_id, seats).score == 0.0
+    # The line's own total, and its share per seat, stay true.
+    for text in ("The connector line is 2100.00 USD", "The connector is 50.00 USD per seat"):
+        ok = Caller(state)
+        ok("crm.set_line_items", deal_id=deal_id, items=line)
+        ok("crm.update_deal", deal_id=deal_id, next_step=text)
+        assert cb.plan_texts_true(_ctx(ok, state), deal_id, seats).score == 1.0, text

@@ -31,6 +31,12 @@ async def test_a_still_blocked_vague_or_short_next_step_fails(env: Environment, 
     assert _check(grade, "next_step_says_fixed") == 0.0
 
 
+@pytest.mark.parametrize("text", ["fixed fixed fixed", "asdf qwer fixed", "Lorem ipsum fixed", "qwerty uiop: fixed"])
+async def test_a_fix_padded_with_noise_or_repeats_is_no_next_step(env: Environment, text: str) -> None:
+    grade = await scripted_grade(env, REF, 1, _step(text))
+    assert _check(grade, "next_step_says_fixed") == 0.0
+
+
 @pytest.mark.parametrize("deal", ["{other_deal.id}", "{namesake.deal_id}"])
 async def test_the_next_step_on_another_deal_breaks_the_gate(env: Environment, deal: str) -> None:
     grade = await scripted_grade(env, REF, 2, _step("Bug fixed; send the corrected quote", deal))

@@ -167,3 +167,29 @@ def test_an_approval_a_registration_or_a_plan_in_progress_claims_no_signature(te
 ])
 def test_a_signature_beside_a_particle_or_a_plan_elsewhere_is_still_claimed(text: str) -> None:
     assert [c.kind for c in read_claims(text)] == ["won"]
+
+
+@pytest.mark.parametrize("text", [
+    "Hi Ann, thanks for signing the contract last week.",
+    "Thank you for your signature on the order form.",
+    "Congratulations on signing with us!",
+    "I appreciate you signing the agreement so quickly.",
+    "Danke für Ihre Unterschrift.",
+    "Merci pour la signature du contrat.",
+    "Gracias por firmar el contrato.",
+])
+def test_gratitude_for_a_signature_claims_the_signature(text: str) -> None:
+    assert [c.kind for c in read_claims(text)] == ["won"]
+
+
+@pytest.mark.parametrize("text", [
+    "Thanks for your time today.",
+    "The contract is ready for signing.",
+    "Thanks for reviewing the contract before signing.",
+    "Thanks in advance for signing the contract.",
+    "Thanks for considering signing this quarter.",
+    "Thank you for sending the signature page.",
+    "Thanks for the update on signing timelines.",
+])
+def test_gratitude_for_something_else_or_a_signing_ahead_claims_nothing(text: str) -> None:
+    assert read_claims(text) == []
