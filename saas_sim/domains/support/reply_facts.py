@@ -47,6 +47,7 @@ from saas_sim.domains.support.done_anaphora import done_by_reference, pending, t
 from saas_sim.domains.support.idle_mentions import without_idle_mentions
 from saas_sim.domains.support.loose_payouts import states_goods_sent_again, states_loose_payout
 from saas_sim.domains.support.models import Message, Ticket
+from saas_sim.domains.support.refund_counts import claims_further, counts_claimed, sums_claimed
 from saas_sim.domains.support.refund_shares import Share, order_refunded, refund_shares
 from saas_sim.domains.support.side_amounts import without_side_amounts
 from saas_sim.domains.support.threads import agent_replies, reply_text
@@ -534,6 +535,32 @@ class ReplyFacts:
     def claimed_extras(self) -> list[Decimal]:
         """Amounts a refund claim states as one more refund ("another 34.00", "an additional refund of 34.00")."""
         return [a for claim in self._refund_claims for a in _extra_figures(claim) if str(a) not in self.codes]
+
+    @functools.cached_property
+    def _money_clauses(self) -> tuple[Sentence, ...]:
+        """The clauses of the refund claims that themselves claim money coming back (the whole claim when it is
+        one clause, or when only together its clauses claim it: "I did that again" after the refund it names)."""
+        out: list[Sentence] = []
+        for claim in self._refund_claims:
+            parts = claim.parts(_CLAUSE)
+            out += [c for c in parts if claims_money(c)] or [claim]
+        return tuple(out)
+
+    def further_claims(self) -> list[Sentence]:
+        """Clauses that claim one more refund than some other, with or without an amount ("another 1 x 24.99",
+        "I refunded it again", "the rest will be refunded next week", `refund_counts.claims_further`)."""
+        return [c for c in self._money_clauses
+                if claims_further(without_idle_mentions(_WISH.sub(" ", c.text), c.lang))]
+
+    def claimed_counts(self, terms: OrderTerms | None = None) -> list[int]:
+        """Counts of refunded units the refund claims state with no rate ("I have refunded 3 items"); a whole
+        ("1 of your 3 lamps") and other units ("the other 2") are none (`refund_counts.counts_claimed`)."""
+        nouns = (terms or OrderTerms()).refunded_nouns
+        return [n for c in self._money_clauses for n in counts_claimed(c.text, nouns)]
+
+    def claimed_sums(self) -> list[Decimal]:
+        """Sums the refund claims write out ("I refunded 24.99 + 24.99"): what was refunded is the sum."""
+        return [a for c in self._money_clauses for a in sums_claimed(c.text, c.lang)]
 
     def reasons(self) -> set[str]:
         """Policy reasons the replies name: `final_sale` and/or `window` (a 30-day window)."""
