@@ -23,7 +23,7 @@ from saas_sim.core.text_facts import extract_amounts
 from saas_sim.domains.support.models import Order, Refund
 from saas_sim.domains.support.unit_rates import AMOUNT_TEXT, unit_count_spans
 
-__all__ = ["claims_further", "counts_claimed", "sums_claimed", "true_counts"]
+__all__ = ["claims_further", "counts_claimed", "promises_later", "sums_claimed", "true_counts"]
 
 # Nouns a further refund is told with ("another refund", "an additional payment of ...", "a second transfer").
 # Not "charge" or "payment" after "second": "I refunded the second charge" is the duplicate, one refund.
@@ -41,12 +41,17 @@ _FURTHER = re.compile(
     r"(?<!charged )(?<!billed )(?<!paid )(?<!debited )(?<!taken )\b(?:again|once more|a second time|twice|two times|"
     r"noch einmal|nochmals|erneut|zweimal|de nuevo|otra vez|dos veces|de nouveau|encore une fois|deux fois)\b|"
     # "twice that amount", "double the refund", "the same again".
-    r"\b(?:double|triple|doppelte[nr]?|el doble|le double)\b|\bthe same (?:\w+\s+)?again\b|"
-    # The other units or the rest of the money: "the rest will be refunded", "refunded the other lamps too".
+    r"\b(?:double|triple|doppelte[nr]?|el doble|le double)\b|\bthe same (?:\w+\s+)?again\b",
+    re.IGNORECASE)
+# The other units or the rest of the money. Told of the units this refund is for ("I refunded 25.00 for the
+# remaining damaged mugs" after an earlier fix), it is the refund told; it is one more refund only as a promise
+# ("the rest will be refunded next week") or beside "too" ("I refunded the other lamps too").
+_REST = re.compile(
     r"\b(?:the rest|the remainder|the remaining|remaining|the other|den rest|der rest|restliche[nrs]?|el resto|"
     r"los demás|las demás|le reste|les autres)\b(?!\s+(?:[^\W\d_][\w'-]*\s+)?(?:charges?|payments?|transactions?|"
     r"orders?|purchases?|cards?|accounts?|methods?|banks?|tickets?|requests?|messages?|day\b))",
     re.IGNORECASE)
+_ALSO = re.compile(r"\b(?:too|as well|also|auch|ebenfalls|también|aussi|également)\b", re.IGNORECASE)
 # A count that tells the whole the refunded units are part of ("1 of your 3 lamps", "one out of three"), or the
 # units no refund is for ("the other 2"): not a count of refunded units.
 _WHOLE_BEFORE = re.compile(r"(?:\b(?:of|out of|from|von|de|sur|among)\s+(?:all\s+)?(?:(?:your|the|those|these|its|"
@@ -62,9 +67,26 @@ _COUNT_OF = re.compile(r"(?<![\w.,])(\d{1,4}|one|two|three|four|five|six|seven|e
 _PLUS = re.compile(rf"{AMOUNT_TEXT}(?:\s*(?:\+|\bplus\b)\s*{AMOUNT_TEXT})+(?!\s*(?:=|\d))", re.IGNORECASE)
 
 
+# A refund still to come: every refund in the records is made, so a further one promised for later ("and will
+# refund it again next week", "another refund follows") needs a second refund made on this ticket.
+_TO_COME = re.compile(r"\b(?:will|shall|going to|follows?|following|next|later|soon|tomorrow|upcoming|wird|werden|"
+                      r"folgt|folgen|nächste\w*|später|demnächst|va|vamos|seguirá|próxim\w*|más tarde|suivra|"
+                      r"prochain\w*|plus tard|sera|allons)\b|['\u2019]ll\b|"
+                      r"\b(?:reembolsar|devolver|abonar|transferir|rembourser|verser|créditer)(?:á|án|é|emos|a|ai|ons)\b",
+                      re.IGNORECASE)
+
+
+def promises_later(clause: str) -> bool:
+    """Whether a clause tells of something still to come (`_TO_COME`)."""
+    return bool(_TO_COME.search(clause))
+
+
 def claims_further(clause: str) -> bool:
-    """Whether a clause that claims money coming back says it is one more refund than some other (see `_FURTHER`)."""
-    return bool(_FURTHER.search(clause))
+    """Whether a clause that claims money coming back says it is one more refund than some other (`_FURTHER`,
+    or `_REST` promised or told with "too")."""
+    if _FURTHER.search(clause):
+        return True
+    return bool(_REST.search(clause)) and (bool(_ALSO.search(clause)) or promises_later(clause))
 
 
 def counts_claimed(clause: str, nouns: frozenset[str]) -> list[int]:
