@@ -45,7 +45,7 @@ from saas_sim.domains.support.conditions import (
 )
 from saas_sim.domains.support.done_anaphora import done_by_reference, pending, topic_of
 from saas_sim.domains.support.idle_mentions import without_idle_mentions
-from saas_sim.domains.support.loose_payouts import states_goods_sent_again, states_loose_payout
+from saas_sim.domains.support.loose_payouts import states_goods_sent_again, states_loose_payout, states_money_kept
 from saas_sim.domains.support.models import Message, Ticket
 from saas_sim.domains.support.refund_counts import claims_further, counts_claimed, sums_claimed
 from saas_sim.domains.support.refund_shares import Share, order_refunded, refund_shares
@@ -397,6 +397,12 @@ class ReplyFacts:
     @functools.cached_property
     def _refund_claims(self) -> tuple[Sentence, ...]:
         named = tuple(s for s in self._claims if claims_money(s))
+        # "You won't lose the 89.00" is negated, yet promises the money: read from every clause not governed by a
+        # condition or asked, where the bank or the dispute is not the payer.
+        kept = tuple(c for s in self.sentences for c in s.parts(_CLAUSE)
+                     if states_money_kept(c.text) and not c.governed and not QUESTION.search(c.text)
+                     and not c.conditional and not _THIRD_PARTY_PAYS.search(s.text) and c not in named)
+        named += kept
         return named + tuple(c for c, topic in self._done_by_reference if topic == "refund" and c not in named)
 
     @functools.cached_property

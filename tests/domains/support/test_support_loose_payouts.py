@@ -23,6 +23,15 @@ from saas_sim.domains.support.reply_facts import read_facts
     "You won't be out of pocket: the 89.00 is yours again.",
     "Ihr Geld wurde zurückgezahlt.",
     "Le montant vous a été reversé.",
+    # The loss denied, though negated, promises the money back; a charge undone in loose words.
+    "Rest assured, you won't lose the 89.00.",
+    "You will not be out of pocket.",
+    "You won't lose a cent over this.",
+    "Don't worry, you won't pay twice for it.",
+    "Sie verlieren keinen Cent.",
+    "Vous ne perdrez rien.",
+    "The double charge has been taken care of.",
+    "Your duplicate payment is sorted.",
 ])
 def test_money_moved_back_in_loose_words_is_a_refund_claim(text: str) -> None:
     assert read_facts([text]).refund_claims()
@@ -59,6 +68,11 @@ def test_goods_sent_again_in_loose_words_are_a_replacement_claim(text: str) -> N
     "Ich habe Ihnen einen neuen Link geschickt.",
     "Le hemos enviado una etiqueta nueva.",
     "Je vous ai envoyé une nouvelle étiquette.",
+    "You won't lose access to your account.",
+    "You will not lose your warranty by opening it.",
+    "If the parcel is lost, you won't lose anything.",
+    "You won't lose anything: your bank will settle it through the dispute.",
+    "The charge is being reviewed by our billing team.",
 ])
 def test_the_same_words_about_a_charge_an_order_or_a_label_claim_nothing(text: str) -> None:
     facts = read_facts([text])
