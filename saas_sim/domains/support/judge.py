@@ -200,6 +200,12 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     units = true_counts(order, every) if order is not None and every else None
     if units is not None and (counts := sorted({n for n in facts.claimed_counts(terms) if n not in units})):
         problems.append(f"a reply says {counts} units were refunded; the refunds make {sorted(units)}")
+    # "..., which covers every unit" claims all of a refunded line's units (or the whole order's).
+    if units is not None and order is not None and (whole := facts.all_units_claims()) and not any(
+            ln.quantity in units for ln in order.lines if ln.id in lines or None in lines):
+        problems.append(f"a reply says every unit was refunded, but the refunds make {sorted(units)} of "
+                        f"{[ln.quantity for ln in order.lines if ln.id in lines or None in lines]}: "
+                        f"{[c.text[:60] for c in whole[:2]]}")
     if order is not None:
         # What this ticket's refunds add up to is true too, also when the order had refunds before it.
         allowed = true_amounts(state, order) | {a.quantize(Decimal("0.01")) for a in refunded}

@@ -23,7 +23,8 @@ from saas_sim.core.text_facts import extract_amounts
 from saas_sim.domains.support.models import Order, Refund
 from saas_sim.domains.support.unit_rates import AMOUNT_TEXT, unit_count_spans
 
-__all__ = ["claims_further", "counts_claimed", "promises_later", "sums_claimed", "true_counts"]
+__all__ = ["claims_all_units", "claims_further", "counts_claimed", "opens_with_more", "promises_later", "sums_claimed",
+           "true_counts"]
 
 # Nouns a further refund is told with ("another refund", "an additional payment of ...", "a second transfer").
 # Not "charge" or "payment" after "second": "I refunded the second charge" is the duplicate, one refund.
@@ -74,6 +75,32 @@ _TO_COME = re.compile(r"\b(?:will|shall|going to|follows?|following|next|later|s
                       r"prochain\w*|plus tard|sera|allons)\b|['\u2019]ll\b|"
                       r"\b(?:reembolsar|devolver|abonar|transferir|rembourser|verser|créditer)(?:á|án|é|emos|a|ai|ons)\b",
                       re.IGNORECASE)
+
+
+# A claim opening with one more ("Plus, I credited 24.99 to your card", "In addition, ..."): a further payout.
+_OPENS_WITH_MORE = re.compile(r"^\s*(?:plus|in addition|additionally|on top of (?:that|this|it)|what's more|besides|"
+                              r"außerdem|zusätzlich|darüber hinaus|además|adicionalmente|en plus|de plus|en outre)\b",
+                              re.IGNORECASE)
+# Every unit of the line claimed refunded with no count ("which covers every unit", "the whole line", "all of
+# your items"): true when some refund covers all of a line's units. "All of them" is left out: it is as often the
+# damaged ones the reply just named ("both damaged mugs, all of them at 12.00").
+_ALL_UNITS = re.compile(
+    r"\b(?:(?:the\s+)?(?:whole|full|entire|complete)\s+(?:line|quantity|lot|set)|every\s+(?:single\s+)?(?:unit|item|"
+    r"piece|one)|all\s+(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+)?(?:units|items|pieces)|"
+    r"each\s+(?:and every\s+)?(?:unit|item|one)\s+(?:on|of)\s+the\s+line|die ganze position|alle (?:artikel|einheiten)|"
+    r"toda la línea|todas las unidades|toute la ligne|toutes les unités)\b"
+    # Narrowed down after it, they are some units: "every one of the 2 damaged mugs", "all the items you returned".
+    r"(?!\s+(?:of|that|which|who|you|we|i|damaged|broken|affected|missing|faulty|defective)\b)", re.IGNORECASE)
+
+
+def opens_with_more(claim: str) -> bool:
+    """Whether a refund claim opens as one more on top of something ("Plus, I credited ...", `_OPENS_WITH_MORE`)."""
+    return bool(_OPENS_WITH_MORE.match(claim))
+
+
+def claims_all_units(clause: str) -> bool:
+    """Whether a money-claiming clause says every unit of the line was refunded, with no count (`_ALL_UNITS`)."""
+    return bool(_ALL_UNITS.search(clause))
 
 
 def promises_later(clause: str) -> bool:

@@ -47,7 +47,13 @@ from saas_sim.domains.support.done_anaphora import done_by_reference, pending, t
 from saas_sim.domains.support.idle_mentions import without_idle_mentions
 from saas_sim.domains.support.loose_payouts import states_goods_sent_again, states_loose_payout, states_money_kept
 from saas_sim.domains.support.models import Message, Ticket
-from saas_sim.domains.support.refund_counts import claims_further, counts_claimed, sums_claimed
+from saas_sim.domains.support.refund_counts import (
+    claims_all_units,
+    claims_further,
+    counts_claimed,
+    opens_with_more,
+    sums_claimed,
+)
 from saas_sim.domains.support.refund_shares import Share, order_refunded, refund_shares
 from saas_sim.domains.support.side_amounts import without_side_amounts
 from saas_sim.domains.support.threads import agent_replies, reply_text
@@ -241,6 +247,9 @@ _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|ow
                                r"cobrado|cuesta|payé|facturé|coûte)\b")
 # Words that join what follows to the refund before it ("the bottle at 29.95 is included", "..., too").
 _JOINS_REFUND = re.compile(r"\bback\b|\b(?:includ\w*|inclus\w*|incluid\w*|enthalten|as well|too|auch|también|aussi)\b")
+# A clause that goes on about the money of the clause before it: "..., which covers every unit", "..., i.e. ...".
+_CONTINUES = re.compile(r"\s*(?:which|that is|that's|i\.e\.|ie|covering|meaning|das sind|das ist|was|lo que|es decir|"
+                        r"ce qui|soit|c'est)\b")
 # A clause that restates what came before: "..., that is 50% of what you paid".
 _RESTATES = re.compile(r"\s*(?:that is|that's|which is|this is|i\.e\.|das sind|das ist|es decir|soit|c'est)\b")
 # A refund claimed as one more on top of another ("another 34.00", "an additional refund of 34.00", "34.00 more"):
@@ -549,14 +558,25 @@ class ReplyFacts:
         out: list[Sentence] = []
         for claim in self._refund_claims:
             parts = claim.parts(_CLAUSE)
-            out += [c for c in parts if claims_money(c)] or [claim]
+            money = [c for c in parts if claims_money(c)]
+            # A clause that goes on about the money claimed ("..., which covers every unit", "..., i.e. the whole
+            # line") tells more of the same claim.
+            money += [c for prev, c in itertools.pairwise(parts) if prev in money and c not in money
+                      and _CONTINUES.match(c.text)]
+            out += money or [claim]
         return tuple(out)
 
     def further_claims(self) -> list[Sentence]:
         """Clauses that claim one more refund than some other, with or without an amount ("another 1 x 24.99",
         "I refunded it again", "the rest will be refunded next week", `refund_counts.claims_further`)."""
         return [c for c in self._money_clauses
-                if claims_further(without_idle_mentions(_WISH.sub(" ", c.text), c.lang))]
+                if claims_further(without_idle_mentions(_WISH.sub(" ", c.text), c.lang))] + [
+            c for c in self._refund_claims if opens_with_more(c.text)]
+
+    def all_units_claims(self) -> list[Sentence]:
+        """Clauses that claim every unit of the line refunded with no count ("which covers every unit", "the whole
+        line", `refund_counts.claims_all_units`)."""
+        return [c for c in self._money_clauses if claims_all_units(c.text)]
 
     def claimed_counts(self, terms: OrderTerms | None = None) -> list[int]:
         """Counts of refunded units the refund claims state with no rate ("I have refunded 3 items"); a whole
