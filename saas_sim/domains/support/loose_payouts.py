@@ -10,6 +10,7 @@ name neither, and a false claim in them escaped the truth check:
   your card", "I've arranged for the 89.00 to go back to you", "the money is headed your way";
 - an amount handed over as done: "consider the 89.00 returned", "the 89.00 is yours again";
 - a charge undone: "the double charge has been taken care of";
+- money made good: "you will be compensated", "it's on us", "we'll cover the cost", "the amount was written off";
 - the loss denied (a negated clause, read apart): "you won't lose the 89.00", "you will not pay twice";
 - goods sent again: "we've shipped you another lamp", "a second one is on its way".
 
@@ -105,9 +106,29 @@ _LOSS_DENIED = re.compile(
     r"lose\s+(?:out\b|(?:(?:any|the|your|a single|a|one|that|this|those)\s+)?(?:(?:\S+\s+)?(?:money|cents?|penny|"
     r"pennies|dollars?|euros?|amount|funds|payment|anything|a thing)\b|[$€£]?\d))|be out of pocket|"
     r"be left out of pocket|out of pocket|be out\b|end up paying|pay (?:for (?:it|this|that|them) )?twice|"
-    r"be charged twice|be charged (?:for (?:it|this|that) )?twice|miss out on)|"
+    r"be charged twice|be charged (?:for (?:it|this|that) )?twice|miss out on|"
+    # Not charged for the goods bought: "you will not be charged for it" after the sale is the price given back.
+    r"(?:be|get)\s+charged\s+for\s+(?:it|this|that|them|the item|this item|these|those)\b(?!\s+again))|"
     r"\bsie\s+(?:verlieren|zahlen)\s+(?:\S+\s+){0,2}?(?:nichts|kein(?:en)?\s+(?:cent|geld)|nicht doppelt)\b|"
     r"\bno\s+(?:perderá|pagará dos veces|perderás)\b|\bvous ne (?:perdrez|paierez) (?:pas|rien)\b")
+
+
+# A payout in the words of making good: "you will be compensated", "we'll make it right with 29.95", "it's on us",
+# "we'll cover the cost", "I zeroed the charge", "the amount was written off".
+_MADE_GOOD = re.compile(
+    r"\byou(?:['\u2019]ll|\s+will|\s+are going to|['\u2019]re|\s+are|\s+have been|['\u2019]ve been|\s+were|\s+get)?\s+"
+    r"(?:be\s+)?(?:fully\s+|properly\s+|duly\s+)?(?:compensated|reimbursed|made whole|paid back)\b|"
+    rf"\bmake\s+(?:it|this|that|things|it all)\s+(?:right|good|up to you)\s+(?:\S+\s+){{0,2}}?{_AMOUNT}|"
+    r"\b(?:it['\u2019]s|it is|this is|that['\u2019]s|that is|this one is|that one is|it will be|it['\u2019]ll be)\s+"
+    r"(?:completely\s+|entirely\s+)?on (?:us|the house)\b(?!\s+to\b)|\bon the house\b|"
+    # Covering the price of the goods, not of a return or a label ("we will cover the cost of the return label").
+    r"\b(?:we|i)(?:['\u2019]ll|\s+will|\s+have|['\u2019]ve|\s+are going to)\s+(?:fully\s+)?cover(?:ed)?\s+(?:the|your|its)\s+"
+    r"(?:full\s+)?(?:cost|price|amount|purchase|charge)\b(?!\s+of\s+(?:the\s+|your\s+)?(?:return|shipping|label|postage|"
+    r"courier|repair|delivery|re-?delivery))|"
+    r"\b(?:zeroed|zero|wrote off|written off|write off|forgave|forgiven|forgive)\s+(?:out\s+)?(?:the|your|this|that)\s+"
+    r"(?:\S+\s+){0,2}?(?:charge|amount|cost|price|balance|payment|bill)\b|"
+    r"\b(?:the|your|this|that)\s+(?:\S+\s+){0,2}?(?:charge|amount|cost|price|balance|payment|bill)\s+(?:was|has been|is|"
+    r"will be|have been|were)\s+(?:\S+\s+)?(?:written off|zeroed(?: out)?|forgiven)\b")
 
 
 def states_money_kept(text: str) -> bool:
@@ -125,7 +146,8 @@ def states_loose_payout(text: str) -> bool:
     Returns:
         True when the clause names money (an amount, "your money", "the funds") and moves it to the customer.
     """
-    if _RETURNED.search(text) or _COMES_BACK.search(text) or _HANDED_OVER.search(text) or _CHARGE_UNDONE.search(text):
+    if (_RETURNED.search(text) or _COMES_BACK.search(text) or _HANDED_OVER.search(text) or _CHARGE_UNDONE.search(text)
+            or _MADE_GOOD.search(text)):
         return True
     return bool(_ARRIVES.search(text)) and not _CHARGE.search(text)
 
