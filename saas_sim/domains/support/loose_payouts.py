@@ -122,13 +122,13 @@ _MADE_GOOD = re.compile(
     r"\b(?:it['\u2019]s|it is|this is|that['\u2019]s|that is|this one is|that one is|it will be|it['\u2019]ll be)\s+"
     r"(?:completely\s+|entirely\s+)?on (?:us|the house)\b(?!\s+to\b)|\bon the house\b|"
     # Covering the price of the goods, not of a return or a label ("we will cover the cost of the return label").
-    r"\b(?:we|i)(?:['\u2019]ll|\s+will|\s+have|['\u2019]ve|\s+are going to)\s+(?:fully\s+)?cover(?:ed)?\s+(?:the|your|its)\s+"
-    r"(?:full\s+)?(?:cost|price|amount|purchase|charge)\b(?!\s+of\s+(?:the\s+|your\s+)?(?:return|shipping|label|postage|"
+    r"\b(?:we|i)(?:['\u2019]ll|\s+will|\s+have|['\u2019]ve|\s+are going to)\s+(?:fully\s+)?cover(?:ed)?\s+"
+    r"(?:the|your|its)\s+(?:full\s+)?(?:cost|price|amount|purchase|charge)\b(?!\s+of\s+(?:the\s+|your\s+)?(?:return|shipping|label|postage|"
     r"courier|repair|delivery|re-?delivery))|"
     r"\b(?:zeroed|zero|wrote off|written off|write off|forgave|forgiven|forgive)\s+(?:out\s+)?(?:the|your|this|that)\s+"
     r"(?:\S+\s+){0,2}?(?:charge|amount|cost|price|balance|payment|bill)\b|"
-    r"\b(?:the|your|this|that)\s+(?:\S+\s+){0,2}?(?:charge|amount|cost|price|balance|payment|bill)\s+(?:was|has been|is|"
-    r"will be|have been|were)\s+(?:\S+\s+)?(?:written off|zeroed(?: out)?|forgiven)\b")
+    r"\b(?:the|your|this|that)\s+(?:\S+\s+){0,2}?(?:charge|amount|cost|price|balance|payment|bill)\s+"
+    r"(?:was|has been|is|will be|have been|were)\s+(?:\S+\s+)?(?:written off|zeroed(?: out)?|forgiven)\b")
 
 
 def states_money_kept(text: str) -> bool:
