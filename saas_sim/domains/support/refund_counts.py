@@ -63,6 +63,9 @@ _CENT = Decimal("0.01")
 _COUNT_OF = re.compile(r"(?<![\w.,])(\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten)\s+of\s+(?:all\s+)?"
                        r"(?:your|the|these|those|ihre[nrs]?|sus|vos)\s+(?!\d|(?:one|two|three|four|five|six|seven|"
                        r"eight|nine|ten)\b)", re.IGNORECASE)
+# "Both items", "beide Artikel", "ambos artículos", "les deux articles": a count of two.
+_BOTH = re.compile(r"\b(?:both|beide[n]?|ambos|ambas|les deux)\s+(?:of\s+(?:your|the|these|those)\s+)?(?!\d)",
+                   re.IGNORECASE)
 # A sum written out ("24.99 + 5.00", "24.99 plus 24.99"), not a sum shown with its result ("17.00 + 17.00 = 34.00",
 # which states the result as the claim).
 _PLUS = re.compile(rf"{AMOUNT_TEXT}(?:\s*(?:\+|\bplus\b)\s*{AMOUNT_TEXT})+(?!\s*(?:=|\d))", re.IGNORECASE)
@@ -120,7 +123,7 @@ def counts_claimed(clause: str, nouns: frozenset[str]) -> list[int]:
     """The counts of refunded units a money-claiming clause states ("I have refunded 3 items", "your two lamps
     were refunded"), but for a whole ("1 of your 3 lamps") and other units ("the other 2")."""
     out: list[int] = []
-    clause = _COUNT_OF.sub(r"\1 ", clause)
+    clause = _BOTH.sub("2 ", _COUNT_OF.sub(r"\1 ", clause))
     for n, start in unit_count_spans(clause, nouns):
         if not _WHOLE_BEFORE.search(clause[:start]):
             out.append(n)

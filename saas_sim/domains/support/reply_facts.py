@@ -571,7 +571,13 @@ class ReplyFacts:
         "I refunded it again", "the rest will be refunded next week", `refund_counts.claims_further`)."""
         return [c for c in self._money_clauses
                 if claims_further(without_idle_mentions(_WISH.sub(" ", c.text), c.lang))] + [
-            c for c in self._refund_claims if opens_with_more(c.text)]
+            c for c in self._refund_claims if opens_with_more(c.text) and self._refund_claimed_before(c)]
+
+    def _refund_claimed_before(self, claim: Sentence) -> bool:
+        """Whether a sentence before the one holding `claim` claims a refund: "Plus, I refunded 25.00" is one more
+        on top of a refund only after one ("I've replaced the bulbs. Additionally, I've refunded 25.00" is one)."""
+        at = next((i for i, s in enumerate(self.sentences) if claim.text in s.text), 0)
+        return any(c.text in s.text for s in self.sentences[:at] for c in self._refund_claims)
 
     def all_units_claims(self) -> list[Sentence]:
         """Clauses that claim every unit of the line refunded with no count ("which covers every unit", "the whole

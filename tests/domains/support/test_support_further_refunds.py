@@ -72,6 +72,21 @@ async def test_every_unit_or_one_more_payout_beside_a_partial_refund_is_false(en
     assert await _truthful(env, REFUND, seed, [fill(HEAD + said, words)]) == 0.0
 
 
+async def test_one_more_opening_a_refund_after_a_replacement_is_no_further_refund(env: Environment) -> None:
+    # "Additionally" adds the refund to the replacement told before it, not to another refund.
+    body = ("Hi {customer.first_name}, sorry about order #{order.number}. I've replaced the {broken_qty} broken "
+            "{broken.name}. Additionally, I've refunded {amount} {order.currency} for the missing {missing.name}.")
+    steps = [{"tool": "support.create_replacement", "args": {
+                 "order_id": "{order.id}", "line_id": "{broken.id}", "quantity": "{broken_qty}", "reason": "damaged",
+                 "ticket_id": "{ticket.id}"}},
+             {"tool": "support.issue_refund", "args": {
+                 "order_id": "{order.id}", "line_id": "{missing.id}", "amount": "{amount}", "reason": "missing_item",
+                 "ticket_id": "{ticket.id}"}},
+             _reply(body), SOLVE]
+    grade = await scripted_grade(env, "support/partial-refund-and-replacement", 0, steps)
+    assert next(c.score for c in grade.checks if c.name == "replies_truthful") == 1.0
+
+
 @pytest.mark.parametrize("said", [
     "I have refunded {amount} {order.currency} for every one of the damaged {nouns}.",
     "I have refunded {amount} {order.currency}, which covers the damaged {noun}.",
@@ -145,6 +160,8 @@ def test_a_sum_written_out_in_a_refund_claim_is_claimed_as_its_total(text: str, 
     ("I have refunded 24.99 for 1 of your 3 items.", []),
     ("I have refunded the damaged unit, and the other 2 units are fine.", []),
     ("Your 3 items arrived; I have refunded one unit.", [1]),
+    ("Both items are fully refunded.", [2]),
+    ("I have refunded both of your items.", [2]),
 ])
 def test_counts_of_refunded_units_are_read_from_the_clauses_claiming_money(text: str, counts: list[int]) -> None:
     assert read_facts([text]).claimed_counts() == counts
