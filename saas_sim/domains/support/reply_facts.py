@@ -185,9 +185,17 @@ _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(
                    r"\b(?:pidió|solicitó|ha pedido|ha solicitado|había pedido|quería|quiere|desea|deseaba|solicita)\s+"
                    r"(?:usted\s+)?(?:un|el|su)\s+reembolso\b|"
                    r"\b(?:avez demandé|aviez demandé|demandez|souhaitez|souhaitiez|voulez|vouliez|désirez)\s+"
-                   r"(?:un|le|votre)\s+remboursement\b")
+                   r"(?:un|le|votre)\s+remboursement\b|"
+                   # The customer's wish with its amount: "you mentioned you expected 179.97 back", "you asked for
+                   # all 179.97 back".
+                   r"\byou\s+(?:\w+\s+){0,3}?(?:hoped|hoping|asked|asking|wanted|expected|expecting|requested|wished|"
+                   r"would like|['\u2019]d like|were hoping|were expecting)\s+(?:for\s+|to get\s+|to receive\s+|to have\s+)?"
+                   r"(?:all\s+|the full\s+|the\s+|your\s+)?(?:[$€£]\s?)?\d[\d.,]*(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|"
+                   r"[$€£]))?\s+back\b")
 # The wish granted is the refund claimed: "your refund request has been approved".
-_WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:has been|have been|was|is|got|"
+# What the request was for may stand between: "your refund request of 179.97 has been approved".
+_WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:(?:of|for|von|über|de|por|pour)\s+"
+                           r"(?:[^\s!?]+\s+){1,5}?)?(?:has been|have been|was|is|got|"
                            r"wurde|ist|ha sido|fue|a été|est)\s+(?:\w+\s+)?(?:approved|accepted|granted|processed|"
                            r"honou?red|completed|genehmigt|angenommen|bewilligt|aprobad[oa]|aceptad[oa]|"
                            r"approuvée?|acceptée?)\b")
@@ -770,8 +778,9 @@ def _extra_figures(claim: Sentence) -> tuple[Decimal, ...]:
 
 
 def _beside_read_out(claim: Sentence) -> Sentence:
-    """The claim with the amounts it states beside the refund blanked (`side_amounts`), its flags kept."""
-    text = without_side_amounts(claim.text)
+    """The claim with the amounts it states beside the refund blanked (`side_amounts`), and the customer's wish
+    ("you wanted 179.97 back, and I refunded 59.99") unless it is granted, its flags kept."""
+    text = without_side_amounts(claim.text if _WISH_GRANTED.search(claim.text) else _WISH.sub(" ", claim.text))
     return claim if text == claim.text else Sentence(text, claim.negated, claim.conditional, claim.lang, claim.governed)
 
 

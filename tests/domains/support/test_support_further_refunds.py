@@ -165,3 +165,15 @@ def test_a_sum_written_out_in_a_refund_claim_is_claimed_as_its_total(text: str, 
 ])
 def test_counts_of_refunded_units_are_read_from_the_clauses_claiming_money(text: str, counts: list[int]) -> None:
     assert read_facts([text]).claimed_counts() == counts
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    # The customer's wish with its amount is no claim of it, beside a claim or alone.
+    ("You mentioned you expected 179.97 back.", []),
+    ("You wanted 179.97 back, and I refunded 59.99.", [Decimal("59.99")]),
+    # A wish granted is the claim, with the amount it names.
+    ("Your refund request of 179.97 USD has been approved.", [Decimal("179.97")]),
+    ("Your request for 179.97 back has been approved.", [Decimal("179.97")]),
+])
+def test_a_wish_names_its_amount_without_claiming_it_until_granted(text: str, claimed: list[Decimal]) -> None:
+    assert read_facts([text]).claimed_amounts() == claimed
