@@ -189,9 +189,9 @@ _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(
                    # The customer's wish with its amount: "you mentioned you expected 179.97 back", "you asked for
                    # all 179.97 back".
                    r"\byou\s+(?:\w+\s+){0,3}?(?:hoped|hoping|asked|asking|wanted|expected|expecting|requested|wished|"
-                   r"would like|['\u2019]d like|were hoping|were expecting)\s+(?:for\s+|to get\s+|to receive\s+|to have\s+)?"
-                   r"(?:all\s+|the full\s+|the\s+|your\s+)?(?:[$€£]\s?)?\d[\d.,]*(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|"
-                   r"[$€£]))?\s+back\b")
+                   r"would like|['\u2019]d like|were hoping|were expecting)\s+"
+                   r"(?:for\s+|to get\s+|to receive\s+|to have\s+)?(?:all\s+|the full\s+|the\s+|your\s+)?"
+                   r"(?:[$€£]\s?)?\d[\d.,]*(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?\s+back\b")
 # The wish granted is the refund claimed: "your refund request has been approved".
 # What the request was for may stand between: "your refund request of 179.97 has been approved".
 _WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:(?:of|for|von|über|de|por|pour)\s+"
