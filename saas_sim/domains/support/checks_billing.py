@@ -118,6 +118,8 @@ _DENIED_VERB = re.compile(
 # A hand-off on a condition ("if you withdraw the chargeback, billing will handle it", "billing will handle it
 # unless you withdraw it") tells of none: a clause a condition governs claims nothing (`Sentence.claims`), while
 # "our billing team has taken over and will reach out if they need anything" tells the hand-off.
+_APPOSITION = re.compile(r",\s*(?:who|which|whose|die|der|das|welche[rs]?|que|quien|quienes|qui|lequel|laquelle)\b"
+                         r"[^,;:.!?]*,")
 _NOBODY = re.compile(r"\b(?:nobody|no one|no-one|niemand|nadie|personne)\b")
 
 
@@ -132,8 +134,10 @@ def _handoff_told(facts: ReplyFacts, team: str) -> tuple[bool, bool]:
     not passed anything to our billing team" or "nobody will look at your dispute" denies it.
     """
     name = _team_name(team)
+    # A relative clause set off by commas ("our billing team, who will decide on the refund, now has your case")
+    # splits the team from what it does: the sentence without it is read too.
     told = any(c.claims and name.search(c.text) and _HAS_IT.search(c.text)
-               for s in facts.sentences for c in s.parts(CLAUSE))
+               for s in facts.sentences for whole in (s, s.without(_APPOSITION)) for c in whole.parts(CLAUSE))
     denied = any(c.negated and not c.conditional and _DENIED_VERB.search(c.text)
                  and (name.search(c.text) or _NOBODY.search(c.text)) for c in clauses(facts))
     return told, denied

@@ -18,7 +18,9 @@ and, in a sentence that states no money and reports nothing done ("regarding a r
   one coming to them ("on their way");
 - a hypothetical: "a refund from us on top of the chargeback would pay you twice", "that would pay you twice";
   the customer's own refund ("your refund would ...") stays a claim;
-- a decision left to others: "the returns team will decide on a refund or replacement".
+- a decision left to others: "the returns team will decide on a refund or replacement", "the refund decision is
+  theirs";
+- the customer's own refund as a heading: "About your refund: our billing team has the case".
 
 Everything else that names a refund stays for the claim readers (reply_facts), whose stems flag it: "I've issued
 the refund", "Refund: 58.00 EUR.", "a refund of 89.00 has been approved", "your refund is on its way".
@@ -70,6 +72,14 @@ _TOPIC = re.compile(
     r"en cuanto a|en relación con|concernant|au sujet d(?:e|u|')|à propos d(?:e|u|')|quant à)\s*"
     r"(?:(?:a|an|any|possible|potential|eine[rnms]?|einer|un|una|une|un|eventual|éventuel(?:le)?|"
     rf"possible)\s+){{0,2}}{_NP}{_NO_AMOUNT}")
+# 2b. The customer's own refund as the heading of what follows ("About your refund: our billing team has the case",
+# "Regarding your refund, ..."): at the opening of the sentence, before a colon, comma or dash, or alone as a clause.
+# What follows is read on its own; "About your refund: it's done" still claims one (`done_anaphora`), and a heading
+# with its amount ("about your refund of 89.00") is a claim of it.
+_HEADING = re.compile(
+    r"^\s*(?:about|regarding|concerning|re:?|as for|as to|as regards|with regard to|with respect to|wegen|"
+    r"bezüglich|zu|hinsichtlich|sobre|acerca de|respecto a|en cuanto a|concernant|au sujet de|à propos de|quant à)\s+"
+    rf"(?:your|ihrer?|ihren|ihrem|su|votre)\s+{_NP}{_NO_AMOUNT}\s*(?=[:,\u2013\u2014-]|$)")
 # 3. A generic plural ("refunds are only available ..."), unless a determiner makes it the customer's.
 _PLURAL = re.compile(rf"(?:{_OTHER}{_JOIN})?\b(?:refunds|reimbursements|replacements|vouchers|gift cards|coupons|"
                      r"(?:rück)?erstattungen|rückzahlungen|gutscheine|reembolsos|reemplazos|remboursements|"
@@ -91,7 +101,10 @@ _DECISION = re.compile(
     r"prüft|decidir|decidirá|decidirán|evaluar|evaluará|evaluarán|décider|décidera|décideront|statuer|statuera|"
     r"examiner|examinera)\s+(?:(?:on|about|upon|over|whether|if|the|a|an|any|possible|über|eine[nr]?|sobre|si|"
     rf"un|una|une|d'un|d'une|de|sur|le|la)\s+){{0,3}}{_NP}{_NO_AMOUNT}|"
-    rf"\büber\s+{_ARTICLE}{_NP}{_NO_AMOUNT}\s+(?:\w+\s+){{0,2}}?(?:entscheiden|entscheidet|befinden|befindet)\b")
+    rf"\büber\s+{_ARTICLE}{_NP}{_NO_AMOUNT}\s+(?:\w+\s+){{0,2}}?(?:entscheiden|entscheidet|befinden|befindet)\b|"
+    # The decision as a noun the refund modifies: "the refund decision is theirs", "whether you get a refund".
+    rf"\b{_NP}\s+(?:decision|entscheidung|decisión|décision)\b|"
+    rf"\bwhether\s+(?:or not\s+)?you\s+(?:get|receive|are given)\s+{_ARTICLE}{_NP}{_NO_AMOUNT}")
 # 6. An alternative rejected, the noun (or act) it names: "rather than as store credit", "instead of refunding".
 # Not the customer's own ("instead of waiting, your refund ..." rejects the waiting) and not one with its amount.
 _REJECTED = re.compile(
@@ -107,13 +120,17 @@ def without_idle_mentions(text: str, lang: str | None) -> str:
     """`text` (a lowercased clause or sentence) with every mention that claims nothing blanked out (see the
     module's rule); what is left names a refund, replacement or credit only where one is claimed. Memoized: the
     claim readers ask for the same clauses at every regrade."""
+    # A semicolon joins statements that stand alone: "I passed your order to billing; the refund decision is
+    # theirs" reports the hand-off done, not the refund, so each is read on its own.
+    if ";" in text:
+        return ";".join(without_idle_mentions(part, lang) for part in text.split(";"))
     for pattern in (_MODIFIER, _REJECTED):
         text = pattern.sub(" ", text)
     # A topic, a decision, a hypothetical or a rule is idle only in a sentence that states no money and reports
     # nothing done: "regarding a refund, it has been issued" and "about a refund: 89.00 to your card" claim one.
     if _MONEY.search(text) or reports_done(text, lang):
         return text
-    for pattern in (_DECISION, _HYPOTHETICAL, _TOPIC):
+    for pattern in (_DECISION, _HYPOTHETICAL, _TOPIC, _HEADING):
         text = pattern.sub(" ", text)
     if not _PLURAL.search(text) or _COMING.search(text):
         return text

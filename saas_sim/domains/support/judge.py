@@ -25,6 +25,7 @@ from saas_sim.domains.support.check_helpers import (
 from saas_sim.domains.support.models import Order, OrderLine, Ticket, TicketTruth
 from saas_sim.domains.support.named_orders import named_orders
 from saas_sim.domains.support.people import person_records
+from saas_sim.domains.support.refund_counts import promises_later, true_counts
 from saas_sim.domains.support.refund_shares import false_shares
 from saas_sim.domains.support.reply_facts import ReplyFacts
 from saas_sim.domains.support.shipping_claims import shipping_claim_problems
@@ -179,6 +180,32 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
     if extra:
         problems.append(f"a reply says {[str(a) for a in extra]} was refunded on top of an earlier refund; the "
                         f"order's refunds were {[str(r.amount) for r in every]}")
+    # "... and will refund it again", "the rest follows next week": one more refund than one is claimed, which only
+    # a second refund on the order makes true (its amount, when stated, is judged above).
+    # One still to come ("and will refund it again next week") needs a second refund made now: an earlier
+    # ticket's refund is no base for a promise of more.
+    again = facts.further_claims() if order is not None else []
+    if again and len(every) < 2:
+        problems.append(f"a reply claims a further refund, but the order has {len(every)} refund(s): "
+                        f"{[c.text[:60] for c in again[:2]]}")
+    elif (later_too := [c for c in again if promises_later(c.text)]) and len(refunds) < 2:
+        problems.append(f"a reply promises a further refund still to come, but this ticket made {len(refunds)}: "
+                        f"{[c.text[:60] for c in later_too[:2]]}")
+    # "24.99 + 24.99" claims their sum refunded, whatever each term is.
+    if summed := sorted({a for a in facts.claimed_sums() if a.quantize(Decimal("0.01")) not in
+                         {r.quantize(Decimal("0.01")) for r in refunded | history}}):
+        problems.append(f"a reply says {[str(a) for a in summed]} (a sum written out) was refunded; the records say "
+                        f"{sorted(str(a) for a in refunded if a)}")
+    # "I have refunded 3 items" when one was: a count of units no refund makes.
+    units = true_counts(order, every) if order is not None and every else None
+    if units is not None and (counts := sorted({n for n in facts.claimed_counts(terms) if n not in units})):
+        problems.append(f"a reply says {counts} units were refunded; the refunds make {sorted(units)}")
+    # "..., which covers every unit" claims all of a refunded line's units (or the whole order's).
+    if units is not None and order is not None and (whole := facts.all_units_claims()) and not any(
+            ln.quantity in units for ln in order.lines if ln.id in lines or None in lines):
+        problems.append(f"a reply says every unit was refunded, but the refunds make {sorted(units)} of "
+                        f"{[ln.quantity for ln in order.lines if ln.id in lines or None in lines]}: "
+                        f"{[c.text[:60] for c in whole[:2]]}")
     if order is not None:
         # What this ticket's refunds add up to is true too, also when the order had refunds before it.
         allowed = true_amounts(state, order) | {a.quantize(Decimal("0.01")) for a in refunded}

@@ -9,6 +9,9 @@ name neither, and a false claim in them escaped the truth check:
 - an amount (or the money) arriving with the customer: "89.00 will land in your account", "the 89.00 will reach
   your card", "I've arranged for the 89.00 to go back to you", "the money is headed your way";
 - an amount handed over as done: "consider the 89.00 returned", "the 89.00 is yours again";
+- a charge undone: "the double charge has been taken care of";
+- money made good: "you will be compensated", "it's on us", "we'll cover the cost", "the amount was written off";
+- the loss denied (a negated clause, read apart): "you won't lose the 89.00", "you will not pay twice";
 - goods sent again: "we've shipped you another lamp", "a second one is on its way".
 
 Each pattern needs both the money (or the goods) and the move toward the customer, so "your payment of 89.00
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["states_goods_sent_again", "states_loose_payout"]
+__all__ = ["states_goods_sent_again", "states_loose_payout", "states_money_kept"]
 
 # An amount as the replies write it (digits with cents, a currency beside or not), or the money named as a whole.
 _AMOUNT = r"(?:[$€£]\s?\d[\d.,]*|\d[\d.,]*\d(?:\s?(?:usd|eur|gbp|\$|€|£|dollars?|euros?))?)"
@@ -86,6 +89,54 @@ _SENT_AGAIN = re.compile(
     rf"{_NOT_GOODS}\s+\w+(?:\s+\w+){{0,3}}?\s+(?:neuf|neuve)\b")
 
 
+# A charge undone in loose words: "the double charge has been taken care of", "your duplicate payment is sorted".
+_CHARGE_UNDONE = re.compile(
+    r"\b(?:the|your|this|that|die|ihre|el|su|la|votre|le)\s+(?:\S+\s+){0,2}?(?:charges?|payments?|overcharges?|"
+    r"debits?|belastung|abbuchung|cargos?|cobros?|prélèvements?|débits?)\s+(?:has been|have been|was|were|is|are|"
+    r"wurde|ist|ha sido|fue|está|a été|est)\s+(?:now\s+|already\s+|fully\s+|all\s+)?(?:taken care of|sorted(?: out)?|"
+    r"resolved|fixed|handled|dealt with|cleared|removed|corrected|undone|erledigt|behoben|gelöst|resuelto|"
+    r"solucionado|corregido|réglée?|résolue?|corrigée?)\b")
+# The loss of the money denied: "you won't lose the 89.00", "you will not be out of pocket", "you won't pay twice".
+# Negated, so the claim readers never see it as a clause that affirms: it is read from every clause
+# (`ReplyFacts._refund_claims`).
+_LOSS_DENIED = re.compile(
+    r"\byou(?:['\u2019]ll|\s+will|\s+shall|\s+are going to|['\u2019]re|\s+are|\s+do)?\s*(?:not|never|n['\u2019]t|"
+    r"won['\u2019]t|will not|don['\u2019]t|do not|shan['\u2019]t|aren['\u2019]t)\s+(?:\w+\s+)?(?:"
+    # What is lost is money: "lose the 89.00", "lose a cent", "lose anything"; not "lose access to your account".
+    r"lose\s+(?:out\b|(?:(?:any|the|your|a single|a|one|that|this|those)\s+)?(?:(?:\S+\s+)?(?:money|cents?|penny|"
+    r"pennies|dollars?|euros?|amount|funds|payment|anything|a thing)\b|[$€£]?\d))|be out of pocket|"
+    r"be left out of pocket|out of pocket|be out\b|end up paying|pay (?:for (?:it|this|that|them) )?twice|"
+    r"be charged twice|be charged (?:for (?:it|this|that) )?twice|miss out on|"
+    # Not charged for the goods bought: "you will not be charged for it" after the sale is the price given back.
+    r"(?:be|get)\s+charged\s+for\s+(?:it|this|that|them|the item|this item|these|those)\b(?!\s+again))|"
+    r"\bsie\s+(?:verlieren|zahlen)\s+(?:\S+\s+){0,2}?(?:nichts|kein(?:en)?\s+(?:cent|geld)|nicht doppelt)\b|"
+    r"\bno\s+(?:perderá|pagará dos veces|perderás)\b|\bvous ne (?:perdrez|paierez) (?:pas|rien)\b")
+
+
+# A payout in the words of making good: "you will be compensated", "we'll make it right with 29.95", "it's on us",
+# "we'll cover the cost", "I zeroed the charge", "the amount was written off".
+_MADE_GOOD = re.compile(
+    r"\byou(?:['\u2019]ll|\s+will|\s+are going to|['\u2019]re|\s+are|\s+have been|['\u2019]ve been|\s+were|\s+get)?\s+"
+    r"(?:be\s+)?(?:fully\s+|properly\s+|duly\s+)?(?:compensated|reimbursed|made whole|paid back)\b|"
+    rf"\bmake\s+(?:it|this|that|things|it all)\s+(?:right|good|up to you)\s+(?:\S+\s+){{0,2}}?{_AMOUNT}|"
+    r"\b(?:it['\u2019]s|it is|this is|that['\u2019]s|that is|this one is|that one is|it will be|it['\u2019]ll be)\s+"
+    r"(?:completely\s+|entirely\s+)?on (?:us|the house)\b(?!\s+to\b)|\bon the house\b|"
+    # Covering the price of the goods, not of a return or a label ("we will cover the cost of the return label").
+    r"\b(?:we|i)(?:['\u2019]ll|\s+will|\s+have|['\u2019]ve|\s+are going to)\s+(?:fully\s+)?cover(?:ed)?\s+"
+    r"(?:the|your|its)\s+(?:full\s+)?(?:cost|price|amount|purchase|charge)\b(?!\s+of\s+(?:the\s+|your\s+)?(?:return|shipping|label|postage|"
+    r"courier|repair|delivery|re-?delivery))|"
+    r"\b(?:zeroed|zero|wrote off|written off|write off|forgave|forgiven|forgive)\s+(?:out\s+)?(?:the|your|this|that)\s+"
+    r"(?:\S+\s+){0,2}?(?:charge|amount|cost|price|balance|payment|bill)\b|"
+    r"\b(?:the|your|this|that)\s+(?:\S+\s+){0,2}?(?:charge|amount|cost|price|balance|payment|bill)\s+"
+    r"(?:was|has been|is|will be|have been|were)\s+(?:\S+\s+)?(?:written off|zeroed(?: out)?|forgiven)\b")
+
+
+def states_money_kept(text: str) -> bool:
+    """Whether a lowercase clause, negated or not, tells the customer they will not lose the money (see
+    `_LOSS_DENIED`): a promise of it back."""
+    return bool(_LOSS_DENIED.search(text))
+
+
 def states_loose_payout(text: str) -> bool:
     """Whether a lowercase clause claims or promises money coming back in words no refund reader flags.
 
@@ -95,7 +146,8 @@ def states_loose_payout(text: str) -> bool:
     Returns:
         True when the clause names money (an amount, "your money", "the funds") and moves it to the customer.
     """
-    if _RETURNED.search(text) or _COMES_BACK.search(text) or _HANDED_OVER.search(text):
+    if (_RETURNED.search(text) or _COMES_BACK.search(text) or _HANDED_OVER.search(text) or _CHARGE_UNDONE.search(text)
+            or _MADE_GOOD.search(text)):
         return True
     return bool(_ARRIVES.search(text)) and not _CHARGE.search(text)
 

@@ -45,8 +45,15 @@ from saas_sim.domains.support.conditions import (
 )
 from saas_sim.domains.support.done_anaphora import done_by_reference, pending, topic_of
 from saas_sim.domains.support.idle_mentions import without_idle_mentions
-from saas_sim.domains.support.loose_payouts import states_goods_sent_again, states_loose_payout
+from saas_sim.domains.support.loose_payouts import states_goods_sent_again, states_loose_payout, states_money_kept
 from saas_sim.domains.support.models import Message, Ticket
+from saas_sim.domains.support.refund_counts import (
+    claims_all_units,
+    claims_further,
+    counts_claimed,
+    opens_with_more,
+    sums_claimed,
+)
 from saas_sim.domains.support.refund_shares import Share, order_refunded, refund_shares
 from saas_sim.domains.support.side_amounts import without_side_amounts
 from saas_sim.domains.support.threads import agent_replies, reply_text
@@ -178,9 +185,17 @@ _WISH = re.compile(r"\b(?:refund|return|erstattungs?|reembolso|remboursement) ?(
                    r"\b(?:pidió|solicitó|ha pedido|ha solicitado|había pedido|quería|quiere|desea|deseaba|solicita)\s+"
                    r"(?:usted\s+)?(?:un|el|su)\s+reembolso\b|"
                    r"\b(?:avez demandé|aviez demandé|demandez|souhaitez|souhaitiez|voulez|vouliez|désirez)\s+"
-                   r"(?:un|le|votre)\s+remboursement\b")
+                   r"(?:un|le|votre)\s+remboursement\b|"
+                   # The customer's wish with its amount: "you mentioned you expected 179.97 back", "you asked for
+                   # all 179.97 back".
+                   r"\byou\s+(?:\w+\s+){0,3}?(?:hoped|hoping|asked|asking|wanted|expected|expecting|requested|wished|"
+                   r"would like|['\u2019]d like|were hoping|were expecting)\s+"
+                   r"(?:for\s+|to get\s+|to receive\s+|to have\s+)?(?:all\s+|the full\s+|the\s+|your\s+)?"
+                   r"(?:[$€£]\s?)?\d[\d.,]*(?:\s?(?:usd|eur|gbp|chf|dollars?|euros?|[$€£]))?\s+back\b")
 # The wish granted is the refund claimed: "your refund request has been approved".
-_WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:has been|have been|was|is|got|"
+# What the request was for may stand between: "your refund request of 179.97 has been approved".
+_WISH_GRANTED = re.compile(r"(?:request|anfrage|antrag|solicitud|demande)\w*\s+(?:(?:of|for|von|über|de|por|pour)\s+"
+                           r"(?:[^\s!?]+\s+){1,5}?)?(?:has been|have been|was|is|got|"
                            r"wurde|ist|ha sido|fue|a été|est)\s+(?:\w+\s+)?(?:approved|accepted|granted|processed|"
                            r"honou?red|completed|genehmigt|angenommen|bewilligt|aprobad[oa]|aceptad[oa]|"
                            r"approuvée?|acceptée?)\b")
@@ -240,6 +255,9 @@ _OTHER_MONEY_FACT = re.compile(r"\b(?:paid|pay|charged|cost|costs|costing|owe|ow
                                r"cobrado|cuesta|payé|facturé|coûte)\b")
 # Words that join what follows to the refund before it ("the bottle at 29.95 is included", "..., too").
 _JOINS_REFUND = re.compile(r"\bback\b|\b(?:includ\w*|inclus\w*|incluid\w*|enthalten|as well|too|auch|también|aussi)\b")
+# A clause that goes on about the money of the clause before it: "..., which covers every unit", "..., i.e. ...".
+_CONTINUES = re.compile(r"\s*(?:which|that is|that's|i\.e\.|ie|covering|meaning|das sind|das ist|was|lo que|es decir|"
+                        r"ce qui|soit|c'est)\b")
 # A clause that restates what came before: "..., that is 50% of what you paid".
 _RESTATES = re.compile(r"\s*(?:that is|that's|which is|this is|i\.e\.|das sind|das ist|es decir|soit|c'est)\b")
 # A refund claimed as one more on top of another ("another 34.00", "an additional refund of 34.00", "34.00 more"):
@@ -396,6 +414,12 @@ class ReplyFacts:
     @functools.cached_property
     def _refund_claims(self) -> tuple[Sentence, ...]:
         named = tuple(s for s in self._claims if claims_money(s))
+        # "You won't lose the 89.00" is negated, yet promises the money: read from every clause not governed by a
+        # condition or asked, where the bank or the dispute is not the payer.
+        kept = tuple(c for s in self.sentences for c in s.parts(_CLAUSE)
+                     if states_money_kept(c.text) and not c.governed and not QUESTION.search(c.text)
+                     and not c.conditional and not _THIRD_PARTY_PAYS.search(s.text) and c not in named)
+        named += kept
         return named + tuple(c for c, topic in self._done_by_reference if topic == "refund" and c not in named)
 
     @functools.cached_property
@@ -534,6 +558,49 @@ class ReplyFacts:
     def claimed_extras(self) -> list[Decimal]:
         """Amounts a refund claim states as one more refund ("another 34.00", "an additional refund of 34.00")."""
         return [a for claim in self._refund_claims for a in _extra_figures(claim) if str(a) not in self.codes]
+
+    @functools.cached_property
+    def _money_clauses(self) -> tuple[Sentence, ...]:
+        """The clauses of the refund claims that themselves claim money coming back (the whole claim when it is
+        one clause, or when only together its clauses claim it: "I did that again" after the refund it names)."""
+        out: list[Sentence] = []
+        for claim in self._refund_claims:
+            parts = claim.parts(_CLAUSE)
+            money = [c for c in parts if claims_money(c)]
+            # A clause that goes on about the money claimed ("..., which covers every unit", "..., i.e. the whole
+            # line") tells more of the same claim.
+            money += [c for prev, c in itertools.pairwise(parts) if prev in money and c not in money
+                      and _CONTINUES.match(c.text)]
+            out += money or [claim]
+        return tuple(out)
+
+    def further_claims(self) -> list[Sentence]:
+        """Clauses that claim one more refund than some other, with or without an amount ("another 1 x 24.99",
+        "I refunded it again", "the rest will be refunded next week", `refund_counts.claims_further`)."""
+        return [c for c in self._money_clauses
+                if claims_further(without_idle_mentions(_WISH.sub(" ", c.text), c.lang))] + [
+            c for c in self._refund_claims if opens_with_more(c.text) and self._refund_claimed_before(c)]
+
+    def _refund_claimed_before(self, claim: Sentence) -> bool:
+        """Whether a sentence before the one holding `claim` claims a refund: "Plus, I refunded 25.00" is one more
+        on top of a refund only after one ("I've replaced the bulbs. Additionally, I've refunded 25.00" is one)."""
+        at = next((i for i, s in enumerate(self.sentences) if claim.text in s.text), 0)
+        return any(c.text in s.text for s in self.sentences[:at] for c in self._refund_claims)
+
+    def all_units_claims(self) -> list[Sentence]:
+        """Clauses that claim every unit of the line refunded with no count ("which covers every unit", "the whole
+        line", `refund_counts.claims_all_units`)."""
+        return [c for c in self._money_clauses if claims_all_units(c.text)]
+
+    def claimed_counts(self, terms: OrderTerms | None = None) -> list[int]:
+        """Counts of refunded units the refund claims state with no rate ("I have refunded 3 items"); a whole
+        ("1 of your 3 lamps") and other units ("the other 2") are none (`refund_counts.counts_claimed`)."""
+        nouns = (terms or OrderTerms()).refunded_nouns
+        return [n for c in self._money_clauses for n in counts_claimed(c.text, nouns)]
+
+    def claimed_sums(self) -> list[Decimal]:
+        """Sums the refund claims write out ("I refunded 24.99 + 24.99"): what was refunded is the sum."""
+        return [a for c in self._money_clauses for a in sums_claimed(c.text, c.lang)]
 
     def reasons(self) -> set[str]:
         """Policy reasons the replies name: `final_sale` and/or `window` (a 30-day window)."""
@@ -711,8 +778,9 @@ def _extra_figures(claim: Sentence) -> tuple[Decimal, ...]:
 
 
 def _beside_read_out(claim: Sentence) -> Sentence:
-    """The claim with the amounts it states beside the refund blanked (`side_amounts`), its flags kept."""
-    text = without_side_amounts(claim.text)
+    """The claim with the amounts it states beside the refund blanked (`side_amounts`), and the customer's wish
+    ("you wanted 179.97 back, and I refunded 59.99") unless it is granted, its flags kept."""
+    text = without_side_amounts(claim.text if _WISH_GRANTED.search(claim.text) else _WISH.sub(" ", claim.text))
     return claim if text == claim.text else Sentence(text, claim.negated, claim.conditional, claim.lang, claim.governed)
 
 

@@ -20,7 +20,8 @@ from saas_sim.core.text_facts import extract_amounts, numbers_as_digits
 from saas_sim.domains.support.models import Order
 
 __all__ = ["AMOUNT_TEXT", "GENERIC_UNITS", "LineTerms", "OrderTerms", "bound_counts", "order_terms", "per_unit_amounts",
-           "products", "rate_lines", "rate_makes", "states_line_price", "unit_counts"]
+           "products", "rate_lines", "rate_makes", "states_line_price", "unit_count_spans",
+           "unit_counts"]
 
 GENERIC_UNITS = frozenset({
     "unit", "units", "item", "items", "piece", "pieces", "seat", "seats", "licence", "licences", "license",
@@ -256,8 +257,14 @@ def _best_named(words: set[str], terms: OrderTerms) -> frozenset[int]:
 def unit_counts(text: str, lang: str | None, nouns: frozenset[str] = GENERIC_UNITS) -> list[int]:
     """The counts of units of one of `nouns` that `text` states ("your 3 units", "the one damaged lamp", "2 Glow
     Smart Bulb 4-packs"), in order."""
+    return [n for n, _ in unit_count_spans(text, nouns)]
+
+
+def unit_count_spans(text: str, nouns: frozenset[str] = GENERIC_UNITS) -> list[tuple[int, int]]:
+    """The `unit_counts` of `text`, each with where its count starts (to read the words before it)."""
     _, _, count = _patterns(nouns)
-    return [int(n) if n.isdigit() else _SMALL[n] for n in (m.group(1).lower() for m in count.finditer(text))]
+    return [(int(n) if n.isdigit() else _SMALL[n], m.start(1))
+            for m in count.finditer(text) for n in (m.group(1).lower(),)]
 
 
 def rate_makes(rate: Decimal, counts: Collection[int], sums: Collection[Decimal], lines: Iterable[LineTerms]) -> bool:

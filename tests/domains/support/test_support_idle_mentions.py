@@ -40,6 +40,12 @@ def _reply(body: str, ticket: str = "{ticket.id}") -> dict[str, Any]:
     "Un reembolso además del contracargo le pagaría dos veces.",
     "Les remboursements sont possibles dans les 30 jours suivant la livraison.",
     "C'est conforme à notre politique de remboursement.",
+    # The customer's own refund as a heading, and the decision on it left to others.
+    "About your refund: our billing team now has your case about order 100482.",
+    "Regarding your refund, the billing team will contact you.",
+    "Bezüglich Ihrer Erstattung: Unser Billing-Team hat Ihren Fall.",
+    "I passed order 100482 to our billing team; the refund decision is theirs.",
+    "I passed order 100482 to our billing team; whether you get a refund is up to them.",
 ])
 def test_a_mention_that_asserts_no_refund_is_no_claim(text: str) -> None:
     facts = read_facts([text])
@@ -64,6 +70,12 @@ def test_a_mention_that_asserts_no_refund_is_no_claim(text: str) -> None:
     "Ich habe Ihnen 25,00 € erstattet.",
     "Hemos emitido un reembolso de 25,00 €.",
     "Nous avons remboursé 25,00 €.",
+    # A heading followed by the refund claimed by a pronoun, or with its amount, is still a claim.
+    "About your refund: it is on its way.",
+    "About your refund, I processed it today.",
+    "About your refund of 89.00: it is done.",
+    "Refund decision: approved.",
+    "I passed your case on; your refund has been issued.",
 ])
 def test_a_refund_asserted_in_any_wording_is_still_a_claim(text: str) -> None:
     assert read_facts([text]).refund_claims()

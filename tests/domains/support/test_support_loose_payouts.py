@@ -23,6 +23,23 @@ from saas_sim.domains.support.reply_facts import read_facts
     "You won't be out of pocket: the 89.00 is yours again.",
     "Ihr Geld wurde zurückgezahlt.",
     "Le montant vous a été reversé.",
+    # The loss denied, though negated, promises the money back; a charge undone in loose words.
+    "Rest assured, you won't lose the 89.00.",
+    "You will not be out of pocket.",
+    "You won't lose a cent over this.",
+    "Don't worry, you won't pay twice for it.",
+    "Sie verlieren keinen Cent.",
+    "Vous ne perdrez rien.",
+    "The double charge has been taken care of.",
+    "Your duplicate payment is sorted.",
+    # Money made good in other words.
+    "I'll make sure you are compensated.",
+    "We'll make it right with 29.95 USD.",
+    "Keep it, it's on us.",
+    "You can keep the item and we'll cover the cost.",
+    "I went ahead and zeroed the charge.",
+    "The amount was written off.",
+    "You will not be charged for it.",
 ])
 def test_money_moved_back_in_loose_words_is_a_refund_claim(text: str) -> None:
     assert read_facts([text]).refund_claims()
@@ -59,6 +76,16 @@ def test_goods_sent_again_in_loose_words_are_a_replacement_claim(text: str) -> N
     "Ich habe Ihnen einen neuen Link geschickt.",
     "Le hemos enviado una etiqueta nueva.",
     "Je vous ai envoyé une nouvelle étiquette.",
+    "You won't lose access to your account.",
+    "You will not lose your warranty by opening it.",
+    "If the parcel is lost, you won't lose anything.",
+    "You won't lose anything: your bank will settle it through the dispute.",
+    "The charge is being reviewed by our billing team.",
+    "The return shipping is on us.",
+    "It's on us to fix this.",
+    "We will cover the cost of the return label.",
+    "We cover the cost of return shipping on damaged items.",
+    "You won't be charged for it again.",
 ])
 def test_the_same_words_about_a_charge_an_order_or_a_label_claim_nothing(text: str) -> None:
     facts = read_facts([text])

@@ -426,6 +426,18 @@ async def test_the_bank_refunding_through_the_dispute_is_no_refund_of_ours(env: 
     assert (await _grade(env, CHARGEBACK, 0, steps))["replies_truthful"] == 1.0
 
 
+@pytest.mark.parametrize("told", [
+    "Our billing team, who will decide on the refund, now has your case about order #{duplicate.number}.",
+    "About your refund: our billing team now has your case about order #{duplicate.number}.",
+    "I passed order #{duplicate.number} to our billing team; the refund decision is theirs.",
+])
+async def test_a_hand_off_told_around_a_refund_left_to_billing_is_paid_in_full(env: Environment, told: str) -> None:
+    # The refund named as a heading, a relative clause or a decision left to billing claims none, and the
+    # team named before a relative clause still has the case.
+    body = "Hi {customer.first_name}, thanks for writing. " + told
+    assert (await _grade(env, CHARGEBACK, 0, [ESCALATE, _reply("{ticket.id}", body)]))["score"] == 1.0
+
+
 async def test_our_refund_still_counts_beside_the_bank(env: Environment) -> None:
     # Nothing was refunded: "your refund will show once the bank processes it" is our refund claimed.
     body = ("Unfortunately we cannot refund the {line.name} on order {order.number}: {reason_sentence}. "
