@@ -140,7 +140,8 @@ async def test_the_one_refund_told_truly_passes(env: Environment, said: str) -> 
 async def test_a_further_refund_after_an_earlier_ticket_is_judged_by_when(env: Environment, said: str,
                                                                           truthful: float) -> None:
     body = "Hi {customer.first_name}, about order {order.number}: " + said
-    assert await _truthful(env, REST, 0, [body]) == truthful
+    seed = await find_seed(env, REST, lambda t: t.bindings["fixed_by"] == "refund", "an earlier refund")
+    assert await _truthful(env, REST, seed, [body]) == truthful
 
 
 @pytest.mark.parametrize(("text", "sums"), [

@@ -520,9 +520,10 @@ async def test_a_further_refund_promised_beside_the_one_made_is_false(env: Envir
     "{amount} {order.currency}.",
 ])
 async def test_a_further_refund_after_an_earlier_one_is_true(env: Environment, said: str) -> None:
-    # Seed 0's earlier ticket refunded one unit; this ticket's refund is the order's second.
+    # The earlier ticket refunded some units; this ticket's refund is the order's second.
+    seed = await find_seed(env, REST, lambda t: t.bindings["fixed_by"] == "refund", "an earlier refund")
     body = "Hi {customer.first_name}, about the damaged {line.name} on order {order.number}. " + said
-    result = await _grade(env, REST, 0, [REST_REFUND, _reply("{ticket.id}", body), SOLVE])
+    result = await _grade(env, REST, seed, [REST_REFUND, _reply("{ticket.id}", body), SOLVE])
     assert result["replies_truthful"] == 1.0
 
 

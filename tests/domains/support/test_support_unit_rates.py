@@ -9,6 +9,7 @@ import pytest
 
 from saas_sim.domains.support.reply_facts import read_facts
 from saas_sim.domains.support.setup_helpers import money
+from saas_sim.domains.support.tool_helpers import REFUND_LIMIT
 from saas_sim.domains.support.unit_rates import (
     LineTerms,
     OrderTerms,
@@ -43,8 +44,12 @@ async def _truthful(env: Environment, ref: str, seed: int, refund: dict[str, Any
 
 async def _several_units(env: Environment, ref: str, least: int = 2) -> tuple[int, dict[str, Any]]:
     """A seed of `ref` (a price drop, or one damaged unit refunded) on a line of at least `least` units, found (a
-    version bump re-seeds every task), and the words for its line (`task_picks.line_words`)."""
-    fits = one_unit_of(least) if ref == DAMAGED else (lambda t: int(t.bindings["qty"]) >= least)
+    version bump re-seeds every task), and the words for its line (`task_picks.line_words`). A damaged line's
+    whole total is within the agent's refund limit, since tests refund it whole without an approval."""
+    def damaged_fits(task: TaskInstance) -> bool:
+        return one_unit_of(least)(task) and Decimal(str(task.bindings["line"]["total"])) <= REFUND_LIMIT
+
+    fits = damaged_fits if ref == DAMAGED else (lambda t: int(t.bindings["qty"]) >= least)
     seed = await find_seed(env, ref, fits, f"a line of at least {least} units")
     return seed, line_words(await env.task(env.scenario(ref), seed))
 
