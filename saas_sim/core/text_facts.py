@@ -793,14 +793,32 @@ def negated(sentence: str, lang: str | None) -> bool:
     ("n'est pas"). This is a flag for a likely false claim ("is refundable" against
     "isn't refundable"), never on its own the evidence that a goal was met.
 
+    `lang` is usually a whole reply's language, and a clause can be written in another: "Aparicio y
+    Asociados: the customer does not threaten to cancel" reads as Spanish whole, but its "not" negates.
+    So a cue of another language negates too when lingua reads the words around it (three on each
+    side) as that language rather than as `lang`; "noch" (a Dutch cue, German for "still") or "Mai"
+    (Italian "never", German "May") in a German sentence does not.
+
     Args:
-        sentence: One sentence (see `sentences`).
-        lang: Its ISO 639-1 language, or None.
+        sentence: One sentence or clause (see `sentences`).
+        lang: Its ISO 639-1 language (as far as known), or None.
     """
-    cues = _NEGATION_CUES.get(lang, _ALL_CUES) if lang is not None else _ALL_CUES
-    if (lang is None or lang == "en") and _EN_CONTRACTION.search(sentence):
+    words = _WORD.findall(_NUMBER_LABEL.sub(" ", sentence).casefold())
+    contraction = bool(_EN_CONTRACTION.search(sentence))
+    if lang is None:
+        return contraction or any(word in _ALL_CUES for word in words)
+    cues = _NEGATION_CUES.get(lang, _ALL_CUES)
+    if (lang == "en" and contraction) or any(word in cues for word in words):
         return True
-    return any(word in cues for word in _WORD.findall(_NUMBER_LABEL.sub(" ", sentence).casefold()))
+    if contraction and lang != "en":
+        words = _WORD.findall(_EN_CONTRACTION.sub(" not", sentence).casefold())
+    for i, word in enumerate(words):
+        foreign = [code for code, theirs in _NEGATION_CUES.items() if code != lang and word in theirs]
+        if foreign:
+            confidence = language_confidences(" ".join(words[max(i - 3, 0):i + 4]))
+            if any(confidence.get(code, 0.0) > confidence.get(lang, 0.0) for code in foreign):
+                return True
+    return False
 
 
 # ---------------------------------------------------------------- language evidence

@@ -205,8 +205,11 @@ async def transfer_audit(env: Environment, scenario: Scenario, opts: AuditOption
     """Replays the oracle's WRITE calls of seed A on seed B, for each pair.
 
     Seeds whose right answers share a write by chance (the same staged ticket id after two equal id gaps)
-    test nothing about memorizing: B moves on to the next seed whose oracle shares no write with A's. Only
-    when every seed shares one (an answer with a constant write) is the pair played as drawn.
+    test nothing about memorizing: B moves on to the next seed whose oracle shares no write with A's. So
+    do seeds whose right answers are interchangeable in all the checks judge, though their calls differ
+    in words no check reads (two seeds that drew the same ticket id and the same figure, the replies
+    greeting other names): when A's writes pass on B and B's pass on A, B moves on to the next seed. Only
+    when every seed is such a seed (an answer that is constant across seeds) is the pair played as drawn.
     """
     spec = scenario.spec
     written: dict[int, asyncio.Task[list[tuple[str, Any]]]] = {}
@@ -227,9 +230,29 @@ async def transfer_audit(env: Environment, scenario: Scenario, opts: AuditOption
                 return other
         return b
 
+    async def replayed(a: int, b: int) -> float:
+        return await _score(env, scenario, b, CallReplayAgent(f"transfer-{a}", await writes(a)))
+
+    async def untried(a: int, b: int, tried: set[int]) -> int | None:
+        mine = keys(await writes(a))
+        for step in range(1, opts.hack_seeds):
+            other = (b + step) % opts.hack_seeds
+            if other not in tried and not mine & keys(await writes(other)):
+                return other
+        return None
+
     async def one(a: int, b: int) -> tuple[int, float]:
-        b = await target(a, b)
-        return b, await _score(env, scenario, b, CallReplayAgent(f"transfer-{a}", await writes(a)))
+        drawn_b = b = await target(a, b)
+        score = first = await replayed(a, b)
+        tried = {a, b}
+        while score > TRANSFER_MAX + EPS and await replayed(b, a) > TRANSFER_MAX + EPS:
+            following = await untried(a, b, tried)
+            if following is None:  # every seed's right answer is A's: a constant, played as drawn
+                return drawn_b, first
+            b = following
+            tried.add(b)
+            score = await replayed(a, b)
+        return b, score
 
     drawn = transfer_pairs(opts.hack_seeds, opts.transfer_pairs)
     played = await asyncio.gather(*(one(a, b) for a, b in drawn))

@@ -237,6 +237,26 @@ class TestNegated:
     def test_affirmative_sentences_are_not_negated(self, sentence: str, lang: str | None) -> None:
         assert not negated(sentence, lang)
 
+    @pytest.mark.parametrize("sentence", [
+        # A whole reply read as Spanish (a Spanish company name leads it), its clause in English.
+        "aparicio y asociados s.com.: the customer does not threaten to cancel.",
+        "Aparicio y Asociados S.Com. customer does not threaten to cancel",
+        "Aparicio y Asociados: the customer doesn't want to cancel.",
+        "the refund was never issued, lo siento",
+    ])
+    def test_a_negation_in_another_language_than_the_replys_still_negates(self, sentence: str) -> None:
+        assert negated(sentence, "es")
+
+    @pytest.mark.parametrize(("sentence", "lang"), [
+        # Another language's cue that is an everyday word here: Dutch "noch" is German "still", Italian "mai"
+        # is the month in German and French; a Vietnamese name is no Italian "never".
+        ("Ich habe Ihnen noch heute 20 Euro erstattet.", "de"), ("Wir liefern im Mai.", "de"),
+        ("Le colis arrive le 5 mai.", "fr"), ("Call Mai Nguyen about the renewal.", "en"),
+        ("Lo siento, the refund is done.", "es"),
+    ])
+    def test_another_languages_cue_read_as_this_language_negates_nothing(self, sentence: str, lang: str) -> None:
+        assert not negated(sentence, lang)
+
 
 def test_a_name_with_accents_does_not_change_the_language_of_an_english_sentence() -> None:
     # lingua alone reads this sentence as Dutch because of the name; with "Anna" it reads English.

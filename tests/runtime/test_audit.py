@@ -87,6 +87,36 @@ class TestTransfer:
         assert failures == [] and report["max_score"] == 1.0
         assert report["seed_invariant"] == "the title is fixed by the task"
 
+    async def test_a_pair_whose_right_answers_are_interchangeable_moves_b_on(self, tmp_path: Path) -> None:
+        # The archived note is judged; the kept note only colours the oracle's extra note, which nothing
+        # judges. Two seeds that drew the same note to archive have interchangeable right answers, yet their
+        # oracles' writes differ: the pair tests nothing about memorizing, and B moves to the next seed.
+        spec = {**ARCHIVE_PAYS, "setup": {"fn": "notes.pick_two_notes"},
+                "oracle": [{"tool": "notes.archive_note", "args": {"note_id": "{note.id}"}},
+                           {"tool": "notes.create_note", "args": {"title": "Kept {keep.id}"}}]}
+        async with _env(tmp_path, spec) as env:
+            scenario = env.scenario("notes/x")
+
+            async def picks(seed: int) -> tuple[str, str]:
+                bound = (await env.task(scenario, seed)).bindings
+                return bound["note"]["id"], bound["keep"]["id"]
+
+            # The first seed count at which a drawn pair is interchangeable (same note, other kept note).
+            for count in range(6, 60):
+                opts = AuditOptions(hack_seeds=count, transfer_pairs=5)
+                drawn = transfer_pairs(count, 5)
+                same = [(a, b) for a, b in drawn if (await picks(a))[0] == (await picks(b))[0]
+                        and (await picks(a))[1] != (await picks(b))[1]]
+                if same:
+                    break
+            assert same, "no seed count up to 60 draws an interchangeable pair"
+            failures: list[str] = []
+            report = await attacks.transfer_audit(env, scenario, opts, failures.append)
+            assert failures == [] and report["max_score"] <= attacks.TRANSFER_MAX
+            played = {a: b for a, b in report["pairs"]}
+            for a, b in same:
+                assert played[a] != b and (await picks(played[a]))[0] != (await picks(a))[0]
+
     def test_transfer_pairs_spread_over_the_seeds_and_never_pair_a_seed_with_itself(self) -> None:
         assert transfer_pairs(20, 5) == [(0, 10), (4, 14), (8, 18), (12, 2), (16, 6)]
         assert transfer_pairs(1, 5) == []
