@@ -30,8 +30,8 @@ from typing import IO, Any
 
 from saas_sim.errors import HarnessError
 from saas_sim.runtime.attack_audits import AuditOptions
-from saas_sim.runtime.audit import ScenarioAudit, _audit_scenario
 from saas_sim.runtime.environment import Environment
+from saas_sim.runtime.scenario_audit import ScenarioAudit, audit_scenario
 from saas_sim.scenarios.loader import Scenario
 
 __all__ = ["audit_in_processes", "worker_main"]
@@ -177,7 +177,7 @@ async def _serve(header: dict[str, Any], requests: asyncio.StreamReader, out: IO
 
     async def one(ref: str) -> None:
         async with gate:
-            result, sequential = await _audit_scenario(env, env.scenario(ref), seeds, options,
+            result, sequential = await audit_scenario(env, env.scenario(ref), seeds, options,
                                                        lambda msg: emit({"say": msg}))
         emit({"ref": ref, "audit": dataclasses.asdict(result), "sequential": sequential})
 

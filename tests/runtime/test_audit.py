@@ -113,7 +113,7 @@ class TestTransfer:
             failures: list[str] = []
             report = await attacks.transfer_audit(env, scenario, opts, failures.append)
             assert failures == [] and report["max_score"] <= attacks.TRANSFER_MAX
-            played = {a: b for a, b in report["pairs"]}
+            played = dict(report["pairs"])
             for a, b in same:
                 assert played[a] != b and (await picks(played[a]))[0] != (await picks(a))[0]
 

@@ -188,8 +188,8 @@ class TestSubmit:
 
 class TestThroughTheRuntime:
     async def test_run_tools_record_replay_and_fork_exactly(self) -> None:
-        from saas_sim.runtime.audit import reissued_call_id
         from saas_sim.runtime.environment import Environment
+        from saas_sim.runtime.episode import reissued_call_id
         from saas_sim.runtime.replay import replay
 
         async with Environment("sqlite+aiosqlite:///:memory:") as env:
