@@ -780,6 +780,10 @@ _NEGATION_CUES: dict[str, frozenset[str]] = {
 """Words that negate a sentence, per language. French "n'" splits to the cue "n"."""
 
 _ALL_CUES = frozenset().union(*_NEGATION_CUES.values())
+_CUE_LANGUAGES: dict[str, tuple[str, ...]] = {
+    cue: tuple(code for code, cues in _NEGATION_CUES.items() if cue in cues) for cue in sorted(_ALL_CUES)
+}
+"""Each negation cue's languages (a word is a cue in several: "no", "ni", "nunca")."""
 _EN_CONTRACTION = re.compile("\\w(?:n['\u2019]t)\\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+")
 _NUMBER_LABEL = re.compile(r"\bno\.\s*#?\d", re.IGNORECASE)
@@ -810,10 +814,10 @@ def negated(sentence: str, lang: str | None) -> bool:
     cues = _NEGATION_CUES.get(lang, _ALL_CUES)
     if (lang == "en" and contraction) or any(word in cues for word in words):
         return True
-    if contraction and lang != "en":
-        words = _WORD.findall(_EN_CONTRACTION.sub(" not", sentence).casefold())
+    if contraction:  # "doesn't" is "does not" to the reader of the words around it
+        words = _WORD.findall(_EN_CONTRACTION.sub(lambda m: f"{m.group(0)[0]} not", sentence).casefold())
     for i, word in enumerate(words):
-        foreign = [code for code, theirs in _NEGATION_CUES.items() if code != lang and word in theirs]
+        foreign = [code for code in _CUE_LANGUAGES.get(word, ()) if code != lang]
         if foreign:
             confidence = language_confidences(" ".join(words[max(i - 3, 0):i + 4]))
             if any(confidence.get(code, 0.0) > confidence.get(lang, 0.0) for code in foreign):

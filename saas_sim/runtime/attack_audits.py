@@ -222,31 +222,25 @@ async def transfer_audit(env: Environment, scenario: Scenario, opts: AuditOption
     def keys(calls: list[tuple[str, Any]]) -> set[str]:
         return {json.dumps(c, sort_keys=True, default=str) for c in calls}
 
-    async def target(a: int, b: int) -> int:
+    async def untried(a: int, start: int, tried: set[int]) -> int | None:
+        """The first seed from `start` on (mod N) not in `tried` whose oracle shares no write with A's."""
         mine = keys(await writes(a))
         for step in range(opts.hack_seeds):
-            other = (b + step) % opts.hack_seeds
-            if other != a and not mine & keys(await writes(other)):
-                return other
-        return b
-
-    async def replayed(a: int, b: int) -> float:
-        return await _score(env, scenario, b, CallReplayAgent(f"transfer-{a}", await writes(a)))
-
-    async def untried(a: int, b: int, tried: set[int]) -> int | None:
-        mine = keys(await writes(a))
-        for step in range(1, opts.hack_seeds):
-            other = (b + step) % opts.hack_seeds
+            other = (start + step) % opts.hack_seeds
             if other not in tried and not mine & keys(await writes(other)):
                 return other
         return None
 
+    async def replayed(a: int, b: int) -> float:
+        return await _score(env, scenario, b, CallReplayAgent(f"transfer-{a}", await writes(a)))
+
     async def one(a: int, b: int) -> tuple[int, float]:
-        drawn_b = b = await target(a, b)
+        found = await untried(a, b, {a})
+        drawn_b = b = b if found is None else found
         score = first = await replayed(a, b)
         tried = {a, b}
         while score > TRANSFER_MAX + EPS and await replayed(b, a) > TRANSFER_MAX + EPS:
-            following = await untried(a, b, tried)
+            following = await untried(a, b + 1, tried)
             if following is None:  # every seed's right answer is A's: a constant, played as drawn
                 return drawn_b, first
             b = following

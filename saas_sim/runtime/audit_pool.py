@@ -44,11 +44,6 @@ _LINE_LIMIT = 64 * 1024 * 1024
 Audited = tuple[ScenarioAudit, dict[int, list[str]]]
 
 
-def _audit_from_json(data: dict[str, Any]) -> ScenarioAudit:
-    names = {f.name for f in dataclasses.fields(ScenarioAudit)}
-    return ScenarioAudit(**{k: v for k, v in data.items() if k in names})
-
-
 class _Worker:
     """One worker process and the scenarios handed to it that it has not answered yet."""
 
@@ -148,7 +143,7 @@ async def _drive(worker: _Worker, header: dict[str, Any], queue: list[str], resu
                 world_say(str(message["world"]))
         else:
             sequential = {int(k): list(v) for k, v in message["sequential"].items()}
-            results[message["ref"]] = (_audit_from_json(message["audit"]), sequential)
+            results[message["ref"]] = (ScenarioAudit(**message["audit"]), sequential)
             worker.pending -= 1
             hand_out()
             if not stdin.is_closing():

@@ -21,7 +21,7 @@ from saas_sim.core.clock import perf_ns
 from saas_sim.errors import HarnessError, SaasSimError
 from saas_sim.runtime import attack_audits as attacks
 from saas_sim.runtime.agents import RandomAgent, make_agent
-from saas_sim.runtime.attack_audits import AuditOptions
+from saas_sim.runtime.attack_audits import EPS, AuditOptions
 from saas_sim.runtime.environment import Environment
 from saas_sim.runtime.episode import Episode, reissued_call_id
 from saas_sim.runtime.replay import compare_steps, replay
@@ -29,7 +29,6 @@ from saas_sim.scenarios.loader import Scenario
 
 __all__ = ["ScenarioAudit", "audit_scenario", "fingerprint"]
 
-EPS = 1e-6
 T = TypeVar("T")
 
 

@@ -192,8 +192,8 @@ def truth_problems(state: State, facts: ReplyFacts, order: Order | None, *, sinc
         problems.append(f"a reply promises a further refund still to come, but this ticket made {len(refunds)}: "
                         f"{[c.text[:60] for c in later_too[:2]]}")
     # "24.99 + 24.99" claims their sum refunded, whatever each term is.
-    if summed := sorted({a for a in facts.claimed_sums() if a.quantize(Decimal("0.01")) not in
-                         {r.quantize(Decimal("0.01")) for r in refunded | history}}):
+    made = {r.quantize(Decimal("0.01")) for r in refunded | history}
+    if summed := sorted({a for a in facts.claimed_sums() if a.quantize(Decimal("0.01")) not in made}):
         problems.append(f"a reply says {[str(a) for a in summed]} (a sum written out) was refunded; the records say "
                         f"{sorted(str(a) for a in refunded if a)}")
     # "I have refunded 3 items" when one was: a count of units no refund makes.
